@@ -1,0 +1,126 @@
+"""orch-apiserver: the HTTP API server of a container-cluster control plane."""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from flask import Flask, g, request
+
+from app.api.errors import install_error_handlers
+from app.api.resources import group_version_blueprint
+from app.auth.authn import authenticate, client_certificate
+from app.auth.authz import parse_modes
+from app.auth.user import current_user
+from app.context import Services
+from app.durations import parse_duration
+from app.naming import Naming
+from app.registry.namespaces import NamespaceLifecycle
+from app.registry.store import Registry
+from app.storage.hub import WatchHub
+from app.storage.store import Compactor, Storage
+from config import defaults
+
+DEFAULTS: dict[str, Any] = {
+    "DATA_DIR": defaults.DATA_DIR,
+    "DATABASE_URL": defaults.DATABASE_URL,
+    "API_DOMAIN": defaults.API_DOMAIN,
+    "HISTORY_WINDOW_SECONDS": parse_duration(defaults.HISTORY_WINDOW),
+    "AUTHORIZATION_MODE": defaults.AUTHORIZATION_MODE,
+    "WATCH_POLL_INTERVAL": 0.25,  # how often a process looks for other processes' writes
+    "BACKGROUND": True,  # background threads (namespace lifecycle, compaction, watch hub)
+}
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """Wire storage, registry, auth and HTTP. Touches no database until the first request."""
+    import os
+
+    app = Flask(__name__)
+    app.config.update(DEFAULTS)
+    app.config.update(config or {})
+    if not app.config["DATABASE_URL"]:
+        data_dir = os.path.abspath(app.config["DATA_DIR"])
+        os.makedirs(data_dir, exist_ok=True)
+        app.config["DATABASE_URL"] = f"sqlite:///{data_dir}/{defaults.SQLITE_FILE}"
+    parse_modes(app.config["AUTHORIZATION_MODE"])
+
+    from app.resources import build_catalog
+
+    naming = Naming(app.config["API_DOMAIN"])
+    catalog = build_catalog(naming)
+    storage = Storage(app.config["DATABASE_URL"], float(app.config["HISTORY_WINDOW_SECONDS"]))
+    registry = Registry(storage, catalog, naming)
+    hub = WatchHub(storage, poll_interval=float(app.config["WATCH_POLL_INTERVAL"]))
+    svc = Services(naming=naming, catalog=catalog, storage=storage, registry=registry, hub=hub,
+                   settings=dict(app.config))
+    app.extensions["orch"] = svc
+    lifecycle = NamespaceLifecycle(registry, catalog, naming)
+    app.extensions["orch.lifecycle"] = lifecycle
+
+    install_error_handlers(app)
+    _register_blueprints(app, svc)
+    _install_startup(app, svc, lifecycle)
+    _install_authentication(app)
+    from app.storage.cli import db_cli
+
+    app.cli.add_command(db_cli)
+    return app
+
+
+def _register_blueprints(app: Flask, svc: Services) -> None:
+    from app.api import discovery, health, openapi
+
+    for bp in (discovery.bp, openapi.bp, health.bp):
+        app.register_blueprint(bp)
+    for group, versions in svc.catalog.group_versions().items():
+        for version in versions:
+            app.register_blueprint(group_version_blueprint(group, version))
+
+
+def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -> None:
+    """System namespaces and background threads start with the first request of each process."""
+    lock = threading.Lock()
+    started = {"done": False}
+
+    @app.before_request
+    def _start_once() -> None:
+        if started["done"]:
+            return
+        with lock:
+            if started["done"]:
+                return
+            lifecycle.bootstrap()
+            if app.config["BACKGROUND"]:
+                lifecycle.start()
+                compactor.start()
+                svc.hub.start()
+            started["done"] = True
+
+    def stop() -> None:
+        """Stop the background threads and close connections (tests, graceful shutdown)."""
+        lifecycle.stop()
+        compactor.stop()
+        svc.hub.stop()
+        svc.storage.dispose()
+
+    compactor = Compactor(svc.storage)
+    app.extensions["orch.stop"] = stop
+
+
+def _install_authentication(app: Flask) -> None:
+    authenticators = [client_certificate]
+
+    @app.before_request
+    def _authenticate() -> None:
+        g.user = authenticate(request.environ, authenticators)
+        g.user_token = current_user.set(g.user)
+
+    @app.teardown_request
+    def _forget_user(_exc: BaseException | None) -> None:
+        token = g.pop("user_token", None)
+        if token is not None:
+            current_user.reset(token)
+
+
+logging.getLogger(__name__).addHandler(logging.NullHandler())

@@ -1,0 +1,217 @@
+"""Legacy discovery (/api, /apis, group and group-version documents) and /version.
+
+Every document is derived from the catalog; the builders are pure so they can be tested without
+an app. Aggregated discovery (apidiscovery v2) is not served: clients fall back to these legacy
+documents when the response Content-Type is plain JSON.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import platform
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import Any
+
+from flask import Blueprint, Response, request
+
+from app.api.render import json_response
+from app.catalog import Catalog, ResourceType, Subresource
+from app.context import services
+from app.errors import RouteNotFound
+
+bp = Blueprint("discovery", __name__)
+
+#: the reference release whose behaviour we follow; clients compare minors for skew warnings.
+REFERENCE_MAJOR = "1"
+REFERENCE_MINOR = "23"
+PACKAGE_NAME = "orch-apiserver"
+FALLBACK_PACKAGE_VERSION = "0.1.0"
+CACHE_CONTROL = "no-cache, private"
+
+# Build date of a source install is unknowable; the process start is the closest honest stand-in.
+_STARTED = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+_ARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64", "i386": "386",
+         "i686": "386", "armv7l": "arm", "ppc64le": "ppc64le", "s390x": "s390x"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Pure builders
+
+
+def package_version() -> str:
+    try:
+        return metadata.version(PACKAGE_NAME)
+    except metadata.PackageNotFoundError:
+        return FALLBACK_PACKAGE_VERSION
+
+
+def git_version() -> str:
+    return f"v{REFERENCE_MAJOR}.{REFERENCE_MINOR}.0-orch.{package_version()}"
+
+
+def platform_string() -> str:
+    machine = platform.machine().lower()
+    return f"{platform.system().lower()}/{_ARCH.get(machine, machine)}"
+
+
+def version_info() -> dict[str, str]:
+    """The /version document (version.Info): every value is a string."""
+    return {
+        "major": REFERENCE_MAJOR,
+        "minor": REFERENCE_MINOR,
+        "gitVersion": git_version(),
+        "gitCommit": "",
+        "gitTreeState": "clean",
+        "buildDate": _STARTED,
+        "goVersion": f"python{platform.python_version()}",
+        "compiler": platform.python_implementation().lower(),
+        "platform": platform_string(),
+    }
+
+
+def storage_version_hash(group: str, version: str, kind: str) -> str:
+    """base64 of the first 8 bytes of SHA-256 over "<group>/<version>/<Kind>" (core group empty)."""
+    digest = hashlib.sha256(f"{group}/{version}/{kind}".encode()).digest()
+    return base64.b64encode(digest[:8]).decode()
+
+
+def api_versions(catalog: Catalog, server_address: str) -> dict[str, Any]:
+    """GET /api: no apiVersion field, as the reference strips it for backward compatibility."""
+    return {
+        "kind": "APIVersions",
+        "versions": list(catalog.group_versions().get("", [])),
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": server_address}],
+    }
+
+
+def _group_entry(name: str, versions: list[str]) -> dict[str, Any]:
+    gvs = [{"groupVersion": f"{name}/{v}", "version": v} for v in versions]
+    return {"name": name, "versions": gvs, "preferredVersion": dict(gvs[0])}
+
+
+def api_group_list(catalog: Catalog) -> dict[str, Any]:
+    groups = [_group_entry(g, vs) for g, vs in catalog.group_versions().items() if g]
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
+
+
+def api_group(catalog: Catalog, group: str) -> dict[str, Any] | None:
+    """GET /apis/<group>, or None when the catalog serves no such (named) group."""
+    versions = catalog.group_versions().get(group) if group else None
+    if not versions:
+        return None
+    return {"kind": "APIGroup", "apiVersion": "v1", **_group_entry(group, versions)}
+
+
+def _is_stored(rt: ResourceType) -> bool:
+    # Virtual kinds (reviews, bindings, componentstatuses) have no storage version in the reference.
+    return {"create", "get"} <= set(rt.verbs)
+
+
+def api_resource(rt: ResourceType) -> dict[str, Any]:
+    """The APIResource entry of a main resource."""
+    entry: dict[str, Any] = {
+        "name": rt.plural,
+        "singularName": rt.singular_name,
+        "namespaced": rt.namespaced,
+        "kind": rt.kind,
+        "verbs": sorted(rt.verbs),
+    }
+    if rt.short_names:
+        entry["shortNames"] = list(rt.short_names)
+    if rt.categories:
+        entry["categories"] = list(rt.categories)
+    if _is_stored(rt):
+        entry["storageVersionHash"] = storage_version_hash(rt.group, rt.version, rt.kind)
+    return entry
+
+
+def subresource_entry(rt: ResourceType, sub: Subresource) -> dict[str, Any]:
+    """The APIResource entry `<plural>/<sub>`; group/version only when the view lives elsewhere."""
+    entry: dict[str, Any] = {"name": f"{rt.plural}/{sub.name}", "singularName": "",
+                             "namespaced": rt.namespaced}
+    if sub.group is not None:
+        entry["group"] = sub.group
+    if sub.version is not None:
+        entry["version"] = sub.version
+    entry["kind"] = sub.kind or rt.kind
+    entry["verbs"] = sorted(sub.verbs)
+    return entry
+
+
+def api_resource_list(catalog: Catalog, group: str, version: str) -> dict[str, Any] | None:
+    """GET /api/v1 or /apis/<g>/<v>, or None when that group/version is not served."""
+    types = catalog.resources(group, version)
+    if not types:
+        return None
+    entries = []
+    for rt in types:
+        entries.append(api_resource(rt))
+        entries.extend(subresource_entry(rt, sub) for sub in rt.subresources)
+    # The reference registers storage paths in sorted order, so subresources follow their parent.
+    entries.sort(key=lambda e: e["name"])
+    doc: dict[str, Any] = {"kind": "APIResourceList"}
+    if group:
+        doc["apiVersion"] = "v1"  # the core list omits apiVersion, as the reference does
+    doc["groupVersion"] = f"{group}/{version}" if group else version
+    doc["resources"] = entries
+    return doc
+
+
+# ---------------------------------------------------------------------------------------------
+# HTTP
+
+
+def _server_address() -> str:
+    host = request.host
+    if host.endswith("]") or ":" not in host:  # no port in the Host header (bare name or [v6])
+        host = f"{host}:{request.environ.get('SERVER_PORT', '443')}"
+    return host
+
+
+def _respond(doc: dict[str, Any]) -> Response:
+    return json_response(doc, headers={"Cache-Control": CACHE_CONTROL})
+
+
+@bp.get("/version")
+@bp.get("/version/")
+def get_version() -> Response:
+    return _respond(version_info())
+
+
+@bp.get("/api")
+@bp.get("/api/")
+def get_api() -> Response:
+    return _respond(api_versions(services().catalog, _server_address()))
+
+
+@bp.get("/apis")
+@bp.get("/apis/")
+def get_apis() -> Response:
+    return _respond(api_group_list(services().catalog))
+
+
+@bp.get("/apis/<group>")
+def get_group(group: str) -> Response:
+    doc = api_group(services().catalog, group)
+    if doc is None:
+        raise RouteNotFound()
+    return _respond(doc)
+
+
+@bp.get("/api/<version>")
+def get_core_version(version: str) -> Response:
+    return _resource_list("", version)
+
+
+@bp.get("/apis/<group>/<version>")
+def get_group_version(group: str, version: str) -> Response:
+    return _resource_list(group, version)
+
+
+def _resource_list(group: str, version: str) -> Response:
+    doc = api_resource_list(services().catalog, group, version)
+    if doc is None:
+        raise RouteNotFound()
+    return _respond(doc)

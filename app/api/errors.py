@@ -1,0 +1,48 @@
+"""Rendering every failure once, as a `Status` (never an HTML page or a traceback)."""
+from __future__ import annotations
+
+import logging
+
+import orjson
+from flask import Flask, Response, request
+from werkzeug.exceptions import HTTPException
+
+from app.errors import ApiError, InternalError, MethodNotAllowed, RequestEntityTooLarge
+
+log = logging.getLogger(__name__)
+RESOURCE_PREFIXES = ("/api/", "/apis/")
+
+
+def status_response(error: ApiError) -> Response:
+    resp = Response(orjson.dumps(error.status()), status=error.code)
+    # exactly application/json: some clients parse Status bodies only then
+    resp.headers["Content-Type"] = "application/json"
+    for k, v in error.headers.items():
+        resp.headers[k] = v
+    return resp
+
+
+def install_error_handlers(app: Flask) -> None:
+    @app.errorhandler(ApiError)
+    def _api_error(error: ApiError) -> Response:
+        return status_response(error)
+
+    @app.errorhandler(HTTPException)
+    def _http_error(error: HTTPException) -> Response:
+        if error.code == 404:
+            path = request.path
+            if path.startswith(RESOURCE_PREFIXES) or path in ("/api", "/apis"):
+                return status_response(ApiError(404, "NotFound", "the server could not find the requested "
+                                                "resource", {}))
+            return Response("404 page not found\n", status=404, headers={"Content-Type": "text/plain; charset=utf-8",
+                                                                         "X-Content-Type-Options": "nosniff"})
+        if error.code == 405:
+            return status_response(MethodNotAllowed())
+        if error.code == 413:
+            return status_response(RequestEntityTooLarge("Request entity too large: limit is 3145728"))
+        return status_response(ApiError(error.code or 500, "", error.description or error.name))
+
+    @app.errorhandler(Exception)
+    def _unexpected(error: Exception) -> Response:
+        log.exception("unhandled error serving %s %s", request.method, request.path)
+        return status_response(InternalError(f"{type(error).__name__}: {error}"))

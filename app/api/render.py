@@ -1,0 +1,43 @@
+"""Encoding responses: JSON (compact, or indented with ?pretty) and YAML."""
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import yaml
+from flask import Response, request
+
+JSON = "application/json"
+YAML = "application/yaml"
+
+
+def wants_pretty() -> bool:
+    value = request.args.get("pretty")
+    if value is not None:
+        return value.lower() not in ("false", "0")
+    agent = request.headers.get("User-Agent", "")
+    return agent.startswith(("curl", "Wget", "Mozilla/5.0"))
+
+
+def encode(obj: Any, media_type: str = JSON, pretty: bool = False) -> bytes:
+    if media_type == YAML:
+        return yaml.safe_dump(orjson.loads(orjson.dumps(obj)), sort_keys=False).encode()
+    if pretty:
+        return orjson.dumps(obj, option=orjson.OPT_INDENT_2) + b"\n"
+    return orjson.dumps(obj)
+
+
+def json_response(obj: Any, code: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """A JSON response (YAML when the client asked only for YAML), honouring ?pretty."""
+    media = YAML if _prefers_yaml() else JSON
+    body = encode(obj, media, wants_pretty())
+    resp = Response(body, status=code, mimetype=media)
+    resp.headers["Content-Type"] = media
+    for k, v in (headers or {}).items():
+        resp.headers[k] = v
+    return resp
+
+
+def _prefers_yaml() -> bool:
+    accept = request.headers.get("Accept", "")
+    return bool(accept) and accept.split(",")[0].split(";")[0].strip() == YAML

@@ -1,0 +1,204 @@
+"""Resource endpoints: one blueprint per API group version, one handler per verb.
+
+Paths are parsed like the reference's RequestInfoFactory; every kind is served by the same
+handlers from its catalog entry.
+"""
+from __future__ import annotations
+
+import orjson
+from flask import Blueprint, Response, request, stream_with_context
+
+from app.api import fieldvalidation
+from app.api.negotiation import (
+    body_media_type,
+    choose_media_type,
+    decode_object,
+    read_body,
+)
+from app.api.render import JSON, encode, wants_pretty
+from app.api.request_info import RequestInfo, parse_resource_path
+from app.api.watch import WatchStream
+from app.catalog import ResourceType
+from app.context import services
+from app.errors import (
+    BadRequest,
+    MethodNotAllowed,
+    NotFound,
+    RouteNotFound,
+    UnsupportedMediaType,
+)
+from app.registry.options import DeleteOptions, ListOptions, parse_bool, parse_dry_run
+from app.registry.patch import JSON_PATCH, MERGE_PATCH
+from app.registry.store import ListResult
+
+PATCH_TYPES = (JSON_PATCH, MERGE_PATCH)
+
+
+def group_version_blueprint(group: str, version: str) -> Blueprint:
+    prefix = f"/apis/{group}/{version}" if group else f"/api/{version}"
+    name = f"{group or 'core'}_{version}".replace(".", "_")
+    bp = Blueprint(name, __name__, url_prefix=prefix)
+
+    @bp.route("/<path:rest>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+    def dispatch(rest: str) -> Response:
+        return handle(group, version, parse_resource_path(rest))
+
+    return bp
+
+
+def handle(group: str, version: str, info: RequestInfo) -> Response:
+    rt = services().catalog.lookup(group, version, info.resource)
+    if rt is None:
+        raise RouteNotFound()
+    if info.namespace is not None and not rt.namespaced:
+        raise RouteNotFound()
+    if info.name is None:
+        if info.namespace is None and rt.namespaced and request.method != "GET":
+            raise MethodNotAllowed()
+        return _collection(rt, info)
+    if rt.namespaced and info.namespace is None:
+        raise RouteNotFound()
+    return _item(rt, info)
+
+
+def _collection(rt: ResourceType, info: RequestInfo) -> Response:
+    method = request.method
+    if method == "GET":
+        opts = ListOptions.from_query(request.args)
+        if opts.watch:
+            return _watch(rt, info.namespace, opts)
+        _require_verb(rt, "list")
+        return _render_list(services().registry.list(rt, info.namespace, opts))
+    if method == "POST":
+        _require_verb(rt, "create")
+        media = choose_media_type(request.headers.get("Accept"))
+        obj, warnings = _decode_checked(rt.kind, rt.version)
+        created = services().registry.create(rt, info.namespace, obj, parse_dry_run(request.args))
+        return _render(created, 201, media, warnings)
+    if method == "DELETE":
+        _require_verb(rt, "deletecollection")
+        registry = services().registry
+        opts = _delete_options()
+        result = registry.delete_collection(rt, info.namespace, ListOptions.from_query(request.args), opts)
+        return _render_list(result)
+    raise MethodNotAllowed()
+
+
+def _item(rt: ResourceType, info: RequestInfo) -> Response:
+    registry = services().registry
+    method, name, ns = request.method, info.name or "", info.namespace
+    sub = info.subresource
+    if sub is not None and rt.subresource(sub) is None:
+        raise NotFound(f"{rt.plural}/{sub}", rt.group, "")
+    media = choose_media_type(request.headers.get("Accept"))
+    if method == "GET":
+        if sub is None and parse_bool(request.args.get("watch")):
+            return _watch_one(rt, ns, name)
+        _require_verb(rt, "get", sub)
+        obj = registry.get(rt, ns, name, request.args.get("resourceVersion", ""))
+        subresource = rt.subresource(sub) if sub else None
+        if subresource is not None and subresource.view is not None:
+            obj = subresource.view(obj)
+        return _render(obj, 200, media)
+    if method == "PUT":
+        _require_verb(rt, "update", sub)
+        kind = (rt.subresource(sub).kind if sub else None) or rt.kind
+        obj, warnings = _decode_checked(kind, rt.version)
+        result, created = registry.update(rt, ns, name, obj, sub, parse_dry_run(request.args))
+        return _render(_sub_view(rt, sub, result), 201 if created else 200, media, warnings)
+    if method == "PATCH":
+        _require_verb(rt, "patch", sub)
+        patch_type = body_media_type(request)
+        if patch_type not in PATCH_TYPES:
+            raise UnsupportedMediaType(list(PATCH_TYPES))
+        result = registry.patch(rt, ns, name, patch_type, read_body(request), sub, parse_dry_run(request.args))
+        return _render(_sub_view(rt, sub, result), 200, media)
+    if method == "DELETE":
+        if sub is not None:
+            raise MethodNotAllowed()
+        _require_verb(rt, "delete")
+        body, _ = registry.delete(rt, ns, name, _delete_options())
+        return _render(body, 200, media)
+    raise MethodNotAllowed()
+
+
+def _decode_checked(kind: str, version: str) -> tuple[object, list[str]]:
+    """The request body, with fieldValidation applied (Strict raises, Warn returns warnings)."""
+    mode = fieldvalidation.directive(request.args.get("fieldValidation"))
+    body = read_body(request)
+    obj = decode_object(request, body, kind, version)
+    findings = fieldvalidation.problems(obj, body, body_media_type(request) == JSON)
+    return obj, fieldvalidation.enforce(mode, findings, kind, version)
+
+
+def _sub_view(rt: ResourceType, sub: str | None, obj: dict) -> dict:
+    subresource = rt.subresource(sub) if sub else None
+    if subresource is not None and subresource.view is not None:
+        return subresource.view(obj)
+    return obj
+
+
+def _require_verb(rt: ResourceType, verb: str, sub: str | None = None) -> None:
+    verbs = rt.subresource(sub).verbs if sub else rt.verbs
+    if verb not in verbs:
+        raise MethodNotAllowed()
+
+
+def _delete_options() -> DeleteOptions:
+    body = read_body(request)
+    parsed = None
+    if body.strip():
+        try:
+            parsed = orjson.loads(body)
+        except orjson.JSONDecodeError as exc:
+            raise BadRequest(f"error decoding DeleteOptions: {exc}") from None
+        if not isinstance(parsed, dict):
+            raise BadRequest("DeleteOptions must be a JSON object")
+    return DeleteOptions.parse(parsed, request.args, parse_dry_run(request.args), services().naming.meta_group)
+
+
+def _render(obj: dict, code: int, media: str, warnings: list[str] | None = None) -> Response:
+    body = encode(obj, media, wants_pretty())
+    resp = Response(body, status=code, headers={"Content-Type": media})
+    for text in warnings or ():
+        resp.headers.add("Warning", fieldvalidation.warning_header(text))
+    return resp
+
+
+def _render_list(result: ListResult) -> Response:
+    media = choose_media_type(request.headers.get("Accept"))
+    rt = result.rt
+    list_meta: dict = {"resourceVersion": str(result.revision)}
+    if result.continue_token:
+        list_meta["continue"] = result.continue_token
+        if result.remaining is not None:
+            list_meta["remainingItemCount"] = result.remaining
+    if media == JSON and not wants_pretty():
+        # splice the stored JSON text: no decode/encode of the items
+        head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.group_version, "metadata": list_meta})
+        body = head[:-1] + b',"items":[' + ",".join(result.items).encode() + b"]}"
+    else:
+        doc = {"kind": rt.list_kind, "apiVersion": rt.group_version, "metadata": list_meta,
+               "items": [orjson.loads(i) for i in result.items]}
+        body = encode(doc, media, wants_pretty())
+    return Response(body, status=200, headers={"Content-Type": media})
+
+
+def _watch(rt: ResourceType, namespace: str | None, opts: ListOptions) -> Response:
+    _require_verb(rt, "watch")
+    choose_media_type(request.headers.get("Accept"), offered=(JSON,))
+    svc = services()
+    stream = WatchStream(svc.registry, svc.hub, rt, namespace, opts)
+    resp = Response(stream_with_context(stream.events()), status=200, headers={"Content-Type": JSON})
+    resp.headers["Cache-Control"] = "no-cache, private"
+    return resp
+
+
+def _watch_one(rt: ResourceType, namespace: str | None, name: str) -> Response:
+    args = request.args.to_dict()
+    selector = args.get("fieldSelector", "")
+    wanted = f"metadata.name={name}"
+    if selector and selector != wanted:
+        raise BadRequest("fieldSelector metadata.name doesn't match requested name")
+    args["fieldSelector"] = wanted
+    return _watch(rt, namespace, ListOptions.from_query(args))

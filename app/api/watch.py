@@ -1,0 +1,104 @@
+"""Watch streams: newline-delimited JSON events, flushed as they happen."""
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+
+import orjson
+
+from app.catalog import ResourceType
+from app.errors import ApiError, Gone
+from app.registry.keys import collection_prefix
+from app.registry.options import ListOptions, parse_revision
+from app.registry.store import Filter, Registry
+from app.storage.hub import WatchHub
+from app.storage.store import RevisionCompacted
+
+MIN_REQUEST_TIMEOUT = 1800  # the reference's --min-request-timeout; watches last 1-2x this
+TICK = 1.0
+
+
+def event_line(kind: str, data: str | bytes) -> bytes:
+    raw = data.encode() if isinstance(data, str) else data
+    return b'{"type":"' + kind.encode() + b'","object":' + raw + b"}\n"
+
+
+def error_line(error: ApiError) -> bytes:
+    return event_line("ERROR", orjson.dumps(error.status()))
+
+
+def bookmark(rt: ResourceType, revision: int, annotations: dict | None = None) -> bytes:
+    md: dict = {"resourceVersion": str(revision)}
+    if annotations:
+        md["annotations"] = annotations
+    return event_line("BOOKMARK", orjson.dumps({"kind": rt.kind, "apiVersion": rt.group_version, "metadata": md}))
+
+
+class WatchStream:
+    """Prepared before the response starts (so setup errors can still be real HTTP errors)."""
+
+    def __init__(self, registry: Registry, hub: WatchHub, rt: ResourceType, namespace: str | None,
+                 opts: ListOptions):
+        opts.validate(registry.naming.meta_group)
+        self.registry, self.hub, self.rt, self.opts = registry, hub, rt, opts
+        self.filter: Filter = registry.make_filter(rt, opts)
+        self.namespace = namespace
+        self.prefix = collection_prefix(rt, namespace)
+        timeout = opts.timeout_seconds
+        if not timeout or timeout <= 0:
+            timeout = int(MIN_REQUEST_TIMEOUT * (1 + random.random()))
+        self.deadline = time.monotonic() + timeout
+
+    def _initial(self) -> tuple[list[bytes], int]:
+        listed = self.registry.list(self.rt, self.namespace, ListOptions(
+            label_selector=self.opts.label_selector, field_selector=self.opts.field_selector))
+        return [event_line("ADDED", d) for d in listed.items], listed.revision
+
+    def events(self) -> Iterator[bytes]:
+        opts = self.opts
+        send_initial = opts.send_initial_events if opts.send_initial_events is not None else \
+            opts.resource_version in ("", "0")
+        try:
+            if send_initial:
+                lines, start = self._initial()
+                yield from lines
+                if opts.send_initial_events:
+                    yield bookmark(self.rt, start, {self.registry.naming.initial_events_end_annotation: "true"})
+            else:
+                start = parse_revision(opts.resource_version)
+            sub, backlog = self.hub.subscribe(self.prefix, start)
+        except (RevisionCompacted, Gone):
+            compacted = self.registry.storage.compacted_revision()
+            yield error_line(Gone(f"too old resource version: {opts.resource_version} ({compacted})"))
+            return
+        try:
+            yield from self._deliver(backlog)
+            while not sub.closed and not sub.overflowed:
+                remaining = self.deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                yield from self._deliver(sub.take(min(remaining, TICK)))
+        finally:
+            self.hub.unsubscribe(sub)
+
+    def _deliver(self, changes: list) -> Iterator[bytes]:
+        for change in changes:
+            if self.filter.empty:
+                yield event_line(change.type, change.data)
+                continue
+            new = orjson.loads(change.data)
+            now = self.filter.matches(self.rt, new)
+            before = change.prev is not None and change.type != "ADDED" and \
+                self.filter.matches(self.rt, orjson.loads(change.prev))
+            if change.type == "DELETED":
+                if before or now:
+                    yield event_line("DELETED", change.data)
+            elif now and before:
+                yield event_line("MODIFIED", change.data)
+            elif now:
+                yield event_line("ADDED", change.data)
+            elif before:
+                prev = orjson.loads(change.prev)
+                prev.setdefault("metadata", {})["resourceVersion"] = str(change.rv)
+                yield event_line("DELETED", orjson.dumps(prev))

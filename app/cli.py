@@ -1,0 +1,121 @@
+"""`orch-apiserver`: parse flags (defaults < ORCH_* < flags), prepare PKI and schema, then serve with gunicorn."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from config import OPTIONS, ConfigError, Option, Settings, default_values, env_values
+
+PROG = "orch-apiserver"
+
+
+def _arg_type(option: Option) -> Callable[[str], Any]:
+    def convert(text: str) -> Any:
+        try:
+            return option.parse(text)
+        except ConfigError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+
+    convert.__name__ = option.name  # argparse names the type in its fallback message
+    return convert
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Kubernetes-style API server (orch.io). Every flag can also be set as ORCH_<FLAG_NAME>.",
+        allow_abbrev=False,
+    )
+    for option in OPTIONS:
+        default = "" if option.default is None else f"; default {option.default}"
+        parser.add_argument(
+            option.flag, dest=option.name, metavar=option.metavar, type=_arg_type(option),
+            help=f"{option.help} [env {option.env}{default}]",
+        )
+    return parser
+
+
+def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """Settings from defaults, then ORCH_* variables, then flags; bad input exits 2 like argparse does."""
+    parser = build_parser()
+    try:
+        parser.set_defaults(**{**default_values(), **env_values(os.environ if environ is None else environ)})
+    except ConfigError as err:
+        parser.error(str(err))
+    namespace = parser.parse_args(argv)
+    settings = Settings(**vars(namespace))
+    try:
+        settings.check()
+    except ConfigError as err:
+        parser.error(str(err))
+    return settings
+
+
+def _shown_path(path: str) -> str:
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
+def _describe_database(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def check_schema(settings: Settings) -> str | None:
+    """None when the schema is usable (SQLite is upgraded in place); else what to tell the admin."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from app.storage.schema import SchemaOutdated, ensure_schema
+
+    url = settings.resolved_database_url
+    try:
+        ensure_schema(url, upgrade=url.startswith("sqlite"))
+    except SchemaOutdated as err:
+        return str(err)
+    except SQLAlchemyError as err:
+        return f"cannot use the database {_describe_database(url)}: {err.__class__.__name__}: {err}"
+    return None
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def startup_message(settings: Settings, kubeconfig: str, serving_from_cluster_ca: bool) -> str:
+    shown = _shown_path(kubeconfig)
+    database = _describe_database(settings.resolved_database_url)
+    capacity = f"{_count(settings.workers, 'worker')} x {_count(settings.threads, 'thread')}"
+    lines = [
+        f"{PROG}: admin credentials (CN=admin, O=system:masters) written to {shown}; try",
+        f"    kubectl --kubeconfig {shown} get namespaces",
+        f"{PROG}: serving {settings.server_url} ({capacity}, {database})",
+    ]
+    if not serving_from_cluster_ca:
+        lines.append(f"{PROG}: note: {shown} trusts the cluster CA only; add the CA of --tls-cert-file to it")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    settings = parse_settings(argv)
+    from app import pki, server
+
+    try:
+        prepared = server.prepare(settings)
+    except (pki.PkiError, OSError) as err:
+        print(f"{PROG}: {err}", file=sys.stderr)
+        return 1
+    problem = check_schema(settings)
+    if problem:
+        print(f"{PROG}: {problem}", file=sys.stderr)
+        return 1
+    print(startup_message(settings, prepared.kubeconfig, prepared.serving_cert_from_cluster_ca), flush=True)
+    server.run(settings)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

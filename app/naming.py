@@ -1,0 +1,75 @@
+"""Every identifier that embeds the maker's domain, derived from one setting (--api-domain).
+
+Nothing else in the tree spells the domain out; import a name from here instead.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+DEFAULT_API_DOMAIN = "orch.io"
+
+
+@dataclass(frozen=True)
+class Naming:
+    domain: str = DEFAULT_API_DOMAIN
+
+    @cached_property
+    def short(self) -> str:
+        """The maker's short name: `orch` for `orch.io`."""
+        return self.domain.split(".", 1)[0]
+
+    def group(self, prefix: str) -> str:
+        """A named API group under the domain, e.g. group("certificates") -> certificates.orch.io."""
+        return f"{prefix}.{self.domain}"
+
+    def key(self, name: str) -> str:
+        """A domain-qualified annotation/label/finalizer key or signer name: orch.io/<name>."""
+        return f"{self.domain}/{name}"
+
+    def namespace(self, suffix: str) -> str:
+        return f"{self.short}-{suffix}"
+
+    @property
+    def system_namespace(self) -> str:
+        return self.namespace("system")
+
+    @property
+    def public_namespace(self) -> str:
+        return self.namespace("public")
+
+    @property
+    def node_lease_namespace(self) -> str:
+        return self.namespace("node-lease")
+
+    @property
+    def system_namespaces(self) -> tuple[str, ...]:
+        return ("default", self.system_namespace, self.public_namespace, self.node_lease_namespace)
+
+    @property
+    def protobuf_media_type(self) -> str:
+        return f"application/vnd.{self.short}.protobuf"
+
+    @property
+    def meta_group(self) -> str:
+        return self.group("meta")
+
+    def openapi_extension(self, name: str) -> str:
+        return f"x-{self.short}-{name}"
+
+    def env_var(self, name: str) -> str:
+        return f"{self.short.upper()}_{name}"
+
+    @property
+    def namespace_finalizer(self) -> str:
+        """The finalizer the server puts in every namespace's spec.finalizers (upstream: `kubernetes`)."""
+        return "kubernetes" if self.domain == "k8s.io" else self.short
+
+    @property
+    def initial_events_end_annotation(self) -> str:
+        return self.key("initial-events-end")
+
+
+# Names real, unmodified clients (kubectl, client-go) hard-code on the wire. We accept or emit them
+# next to our own spelling only where a stock client would otherwise break.
+CLIENT_GVK_EXTENSION = "x-kubernetes-group-version-kind"

@@ -1,0 +1,32 @@
+"""Every built-in kind, one module per API group; `build_catalog` assembles them for a Naming."""
+from __future__ import annotations
+
+from app.catalog import Catalog, ResourceType
+from app.naming import Naming
+from app.resources import (
+    apps,
+    batch,
+    certificates,
+    coordination,
+    core,
+    discovery,
+    events,
+    networking,
+    node,
+    policy,
+    rbac,
+    scheduling,
+    storage,
+)
+
+#: group modules in the reference's discovery order (core first, then /apis priority order).
+GROUP_MODULES = (core, apps, events, batch, certificates, networking, policy, rbac, storage, scheduling,
+                 coordination, node, discovery)
+
+
+def resource_types(naming: Naming) -> list[ResourceType]:
+    return [rt for module in GROUP_MODULES for rt in module.resource_types(naming)]
+
+
+def build_catalog(naming: Naming) -> Catalog:
+    return Catalog(resource_types(naming))

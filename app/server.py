@@ -1,0 +1,170 @@
+"""Serving: PKI and kubeconfig preparation, gunicorn settings, and a gthread worker that exposes the peer cert."""
+from __future__ import annotations
+
+import ipaddress
+import os
+import ssl
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from gunicorn.app.base import BaseApplication
+from gunicorn.workers.gthread import ThreadWorker
+
+from app import pki
+from app.auth.user import MASTERS_GROUP
+from app.naming import Naming
+from config import Settings, defaults, flask_config
+
+PEER_CERT_KEY = "orch.peer_cert_der"
+ADMIN_USER = "admin"
+
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+_request_local = threading.local()
+
+
+def _peer_cert_der(sock: object) -> bytes | None:
+    getpeercert = getattr(sock, "getpeercert", None)
+    if getpeercert is None:
+        return None
+    try:
+        return getpeercert(binary_form=True) or None
+    except (ValueError, OSError):  # handshake not finished or connection gone: no identity
+        return None
+
+
+def with_peer_cert(app: WSGIApp) -> WSGIApp:
+    """Copy the verified client leaf (DER) that the worker saw on this thread into the environ."""
+
+    def peer_cert_app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        der = getattr(_request_local, "peer_cert_der", None)
+        if der:
+            environ[PEER_CERT_KEY] = der
+        else:
+            environ.pop(PEER_CERT_KEY, None)
+        return app(environ, start_response)
+
+    return peer_cert_app
+
+
+class PeerCertWorker(ThreadWorker):
+    """gthread worker that hands each request the client certificate the TLS layer verified."""
+
+    def load_wsgi(self) -> None:
+        super().load_wsgi()
+        self.wsgi = with_peer_cert(self.wsgi)
+
+    def handle_request(self, req: Any, conn: Any) -> bool:
+        # The request (and its streamed response) runs on this thread, so a thread-local is enough.
+        _request_local.peer_cert_der = _peer_cert_der(conn.sock)
+        try:
+            return super().handle_request(req, conn)
+        finally:
+            _request_local.peer_cert_der = None
+
+
+_contexts: dict[tuple[Any, ...], ssl.SSLContext] = {}
+_contexts_lock = threading.Lock()
+
+
+def cached_ssl_context(conf: Any, default_factory: Callable[[], ssl.SSLContext]) -> ssl.SSLContext:
+    """One SSLContext per worker process: gunicorn would otherwise reload cert, key and CAs per connection."""
+    key = (conf.certfile, conf.keyfile, conf.ca_certs, conf.cert_reqs, conf.ciphers)
+    with _contexts_lock:
+        if key not in _contexts:
+            context = default_factory()
+            context.minimum_version = ssl.TLSVersion.TLSv1_2
+            _contexts[key] = context
+        return _contexts[key]
+
+
+def serving_hosts(settings: Settings) -> list[str]:
+    hosts = ["127.0.0.1", "localhost"]
+    bind = ipaddress.ip_address(settings.bind_address)
+    if not bind.is_unspecified and str(bind) not in hosts:
+        hosts.append(str(bind))
+    return hosts
+
+
+@dataclass(frozen=True)
+class Prepared:
+    kubeconfig: str
+    serving_cert_from_cluster_ca: bool
+
+
+def prepare(settings: Settings) -> Prepared:
+    """Data directory, cluster CA, serving pair, client-CA bundle and admin.kubeconfig; idempotent."""
+    os.makedirs(settings.data_path, exist_ok=True)
+    naming = Naming(settings.api_domain)
+    with pki.locked(settings.pki_dir):
+        ca = pki.ensure_ca(settings.pki_file(defaults.CA_CERT), settings.pki_file(defaults.CA_KEY), f"{naming.short}-ca")
+        if settings.tls_cert_file and settings.tls_private_key_file:
+            serving = pki.load_pair(settings.tls_cert_file, settings.tls_private_key_file)
+        else:
+            serving = pki.ensure_serving_cert(
+                ca, settings.serving_cert_file, settings.serving_key_file,
+                f"{naming.short}-apiserver", serving_hosts(settings),
+            )
+        extra = pki.load_certificates(settings.client_ca_file) if settings.client_ca_file else []
+        pki.write_bundle(settings.pki_file(defaults.CLIENT_CA_BUNDLE), [ca.cert, *extra])
+        admin = pki.ensure_client_cert(
+            ca, settings.pki_file(defaults.ADMIN_CERT), settings.pki_file(defaults.ADMIN_KEY),
+            ADMIN_USER, [MASTERS_GROUP],
+        )
+        config = pki.kubeconfig(settings.server_url, ca.cert_pem, admin, naming.short, ADMIN_USER)
+        pki.write_kubeconfig(settings.kubeconfig_path, config)
+    return Prepared(settings.kubeconfig_path, pki.signed_by(serving.cert, ca.cert))
+
+
+def gunicorn_options(settings: Settings) -> dict[str, Any]:
+    ip = ipaddress.ip_address(settings.bind_address)
+    host = f"[{ip}]" if ip.version == 6 else str(ip)
+    return {
+        "bind": [f"{host}:{settings.secure_port}"],
+        "workers": settings.workers,
+        "threads": settings.threads,
+        "worker_class": f"{__name__}.PeerCertWorker",
+        "certfile": settings.serving_cert_file,
+        "keyfile": settings.serving_key_file,
+        "ca_certs": settings.pki_file(defaults.CLIENT_CA_BUNDLE),
+        "cert_reqs": ssl.CERT_OPTIONAL,
+        "ssl_context": cached_ssl_context,
+        "http_protocols": "h1",
+        "preload_app": False,
+        "timeout": defaults.WORKER_TIMEOUT,
+        "graceful_timeout": defaults.GRACEFUL_TIMEOUT,
+        "keepalive": defaults.KEEPALIVE,
+        "limit_request_line": 8190,  # long label/field selectors
+        "proc_name": "orch-apiserver",
+        "control_socket_disable": True,  # a shared $HOME socket would clash between instances
+    }
+
+
+class ApiServer(BaseApplication):
+    """gunicorn run in-process; each worker builds its own app (no preload: no state shared across fork)."""
+
+    def __init__(self, load_app: Callable[[], WSGIApp], options: dict[str, Any]) -> None:
+        self._load_app = load_app
+        self._options = options
+        super().__init__(prog="orch-apiserver")
+
+    def load_config(self) -> None:
+        for name, value in self._options.items():
+            if name in self.cfg.settings and value is not None:  # settings this gunicorn lacks are skipped
+                self.cfg.set(name, value)
+
+    def load(self) -> WSGIApp:
+        return self._load_app()
+
+
+def _create_app(config: dict[str, Any]) -> WSGIApp:
+    from app import create_app  # imported in the worker, after fork
+
+    return create_app(config)
+
+
+def run(settings: Settings) -> None:
+    """Serve until signalled; gunicorn's arbiter exits the process."""
+    ApiServer(partial(_create_app, flask_config(settings)), gunicorn_options(settings)).run()

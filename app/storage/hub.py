@@ -1,0 +1,150 @@
+"""One watch hub per process: a single thread reads the change log and fans events out.
+
+Local writes wake it at once; writes from other processes are seen on the next poll.
+A subscriber that falls too far behind is closed (its client re-lists) instead of buffering
+without bound.
+"""
+from __future__ import annotations
+
+import collections
+import logging
+import threading
+from dataclasses import dataclass, field
+
+from app.storage.store import Change, Storage
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(eq=False)
+class Subscription:
+    prefix: str
+    floor: int  # events at or below this revision are not delivered
+    max_queue: int
+    queue: collections.deque = field(default_factory=collections.deque)
+    cond: threading.Condition = field(default_factory=threading.Condition)
+    overflowed: bool = False
+    closed: bool = False
+
+    def offer(self, change: Change) -> None:
+        if change.rv <= self.floor or not change.key.startswith(self.prefix):
+            return
+        with self.cond:
+            if len(self.queue) >= self.max_queue:
+                self.overflowed = True
+            else:
+                self.queue.append(change)
+            self.cond.notify()
+
+    def take(self, timeout: float) -> list[Change]:
+        """Wait up to timeout for events; returns what is queued (possibly nothing)."""
+        with self.cond:
+            if not self.queue and not self.overflowed and not self.closed:
+                self.cond.wait(timeout)
+            items = list(self.queue)
+            self.queue.clear()
+            return items
+
+    def wake(self) -> None:
+        with self.cond:
+            self.cond.notify_all()
+
+
+class WatchHub:
+    def __init__(self, storage: Storage, poll_interval: float = 0.25, max_queue: int = 10000):
+        self.storage = storage
+        self.poll_interval = poll_interval
+        self.max_queue = max_queue
+        self._subs: set[Subscription] = set()
+        self._lock = threading.Lock()
+        self._wakeup = threading.Event()
+        self._stop = threading.Event()
+        self._last = 0
+        self._thread: threading.Thread | None = None
+        storage.on_commit(lambda _rv: self._wakeup.set())
+
+    def start(self) -> None:
+        with self._lock:
+            if self._thread is not None:
+                return
+            self._last = self.storage.current_revision()
+            self._thread = threading.Thread(target=self._run, name="watch-hub", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wakeup.set()
+        with self._lock:
+            subs = list(self._subs)
+        for sub in subs:
+            sub.closed = True
+            sub.wake()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)
+
+    @property
+    def subscriber_count(self) -> int:
+        return len(self._subs)
+
+    def subscribe(self, prefix: str, after: int) -> tuple[Subscription, list[Change]]:
+        """Subscribe to changes under prefix after revision `after`.
+
+        Returns the subscription and the backlog (changes after `after` the hub had already
+        dispatched); live events follow in the subscription. Raises RevisionCompacted.
+        """
+        self.start()
+        with self._lock:
+            floor = max(self._last, after)
+            sub = Subscription(prefix, floor, self.max_queue)
+            self._subs.add(sub)
+        try:
+            backlog = self._backlog(prefix, after, floor)
+        except BaseException:
+            self.unsubscribe(sub)
+            raise
+        return sub, backlog
+
+    def _backlog(self, prefix: str, after: int, upto: int) -> list[Change]:
+        out: list[Change] = []
+        cursor = after
+        while cursor < upto:
+            batch = self.storage.changes_after(cursor, upto=upto, limit=1000)
+            if not batch:
+                # nothing more to read, but make sure the start revision is still available
+                break
+            out.extend(c for c in batch if c.key.startswith(prefix))
+            cursor = batch[-1].rv
+        if not out and after < upto:
+            self.storage.changes_after(after, upto=after + 1, limit=1)  # raises if compacted
+        return out
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        with self._lock:
+            self._subs.discard(sub)
+        sub.closed = True
+
+    def poke(self) -> None:
+        self._wakeup.set()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wakeup.wait(self.poll_interval)
+            self._wakeup.clear()
+            try:
+                self._drain()
+            except Exception:  # the database may be briefly unavailable; try again next tick
+                log.exception("watch hub poll failed")
+
+    def _drain(self) -> None:
+        while True:
+            batch = self.storage.changes_after(self._last, limit=500)
+            if not batch:
+                return
+            with self._lock:
+                subs = list(self._subs)
+                for change in batch:
+                    for sub in subs:
+                        sub.offer(change)
+                self._last = batch[-1].rv
+            if len(batch) < 500:
+                return

@@ -1,0 +1,36 @@
+"""Every default of the server's settings, in one place (flags, ORCH_* variables, wsgi.py, gunicorn config)."""
+from __future__ import annotations
+
+from app.naming import DEFAULT_API_DOMAIN
+
+ENV_PREFIX = "ORCH_"
+
+DATA_DIR = "./var"
+BIND_ADDRESS = "127.0.0.1"
+SECURE_PORT = 6443
+WORKERS = 2
+THREADS = 32
+DATABASE_URL: str | None = None  # None: SQLite file `orch.db` inside the data directory
+TLS_CERT_FILE: str | None = None  # None: a serving certificate signed by the cluster CA is generated
+TLS_PRIVATE_KEY_FILE: str | None = None
+CLIENT_CA_FILE: str | None = None  # extra client CAs; the cluster CA is always trusted
+AUTHORIZATION_MODE = "AlwaysAllow"
+HISTORY_WINDOW = "5m"  # how far back watches and continue tokens may reach
+API_DOMAIN = DEFAULT_API_DOMAIN  # the single source is app.naming
+
+SQLITE_FILE = "orch.db"
+ADMIN_KUBECONFIG = "admin.kubeconfig"
+PKI_DIR = "pki"
+# Files inside PKI_DIR.
+CA_CERT = "ca.crt"
+CA_KEY = "ca.key"
+SERVING_CERT = "serving.crt"
+SERVING_KEY = "serving.key"
+CLIENT_CA_BUNDLE = "client-ca-bundle.crt"
+ADMIN_CERT = "admin.crt"
+ADMIN_KEY = "admin.key"
+
+# Process-level knobs that are not flags.
+GRACEFUL_TIMEOUT = 5  # seconds; watches are cut, clients re-watch
+WORKER_TIMEOUT = 120  # seconds; gthread heartbeats from its main loop, so long watches never trip it
+KEEPALIVE = 30  # seconds an idle HTTP/1.1 connection is kept; saves TLS handshakes for kubectl

@@ -1,0 +1,14 @@
+"""`gunicorn -c config/gunicorn.py wsgi:app` (the container): ORCH_* settings; prepares PKI like orch-apiserver."""
+from __future__ import annotations
+
+import os
+
+from app.server import gunicorn_options, prepare
+from config import ConfigError, settings_from_env
+
+try:
+    _settings = settings_from_env(os.environ)
+except ConfigError as _err:
+    raise SystemExit(f"orch-apiserver: {_err}") from None
+prepare(_settings)
+globals().update(gunicorn_options(_settings))

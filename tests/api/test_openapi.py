@@ -1,0 +1,269 @@
+"""OpenAPI v3 (index + per group-version) and v2: builders, then what kubectl reads over HTTP."""
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import orjson
+import pytest
+
+from app.api import openapi
+from app.context import services
+from app.naming import CLIENT_GVK_EXTENSION, Naming
+
+from . import CERTIFICATES, sample_catalog
+
+NAMING = Naming()
+OUR_GVK = NAMING.openapi_extension("group-version-kind")
+GNOSTIC_V2 = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+METHODS = ("get", "put", "post", "patch", "delete")
+
+
+def supports_field_validation(doc: dict[str, Any], group: str, version: str, kind: str) -> bool:
+    """kubectl's check (cli-runtime query_param_verifier_v3): the first PATCH op for the GVK decides."""
+    want = {"group": group, "version": version, "kind": kind}
+    for item in doc["paths"].values():
+        op = item.get("patch")
+        if op is None or op.get(CLIENT_GVK_EXTENSION) != want:
+            continue
+        return any(p["name"] == "fieldValidation" and p["in"] == "query" for p in op["parameters"])
+    return False
+
+
+def refs(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        found = {node["$ref"]} if isinstance(node.get("$ref"), str) else set()
+        for value in node.values():
+            found |= refs(value)
+        return found
+    if isinstance(node, list):
+        return set().union(*(refs(v) for v in node)) if node else set()
+    return set()
+
+
+def operations(doc: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [(path, m, item[m]) for path, item in doc["paths"].items() for m in METHODS if m in item]
+
+
+# ---------------------------------------------------------------------------------------------
+# Builders
+
+
+def test_schema_names_use_reversed_group_or_core() -> None:
+    assert openapi.schema_name("", "v1", "ConfigMap") == "core.v1.ConfigMap"
+    assert openapi.schema_name("apps", "v1", "Deployment") == "apps.v1.Deployment"
+    assert openapi.schema_name(CERTIFICATES, "v1", "CertificateSigningRequest") == \
+        "io.orch.certificates.v1.CertificateSigningRequest"
+    assert openapi.meta_schema_name(NAMING, "ObjectMeta") == "io.orch.meta.v1.ObjectMeta"
+    assert openapi.gv_path("", "v1") == "api/v1" and openapi.gv_path("apps", "v1") == "apis/apps/v1"
+
+
+def test_v3_core_document_has_reference_path_shapes_and_operation_ids() -> None:
+    doc = openapi.build_v3_document(sample_catalog(), NAMING, "", "v1")
+    assert doc is not None and doc["openapi"] == "3.0.0"
+    paths = doc["paths"]
+    coll, item = "/api/v1/namespaces/{namespace}/configmaps", "/api/v1/namespaces/{namespace}/configmaps/{name}"
+    assert {m: paths[coll][m]["operationId"] for m in METHODS if m in paths[coll]} == {
+        "get": "listCoreV1NamespacedConfigMap", "post": "createCoreV1NamespacedConfigMap",
+        "delete": "deleteCoreV1CollectionNamespacedConfigMap"}
+    assert {m: paths[item][m]["operationId"] for m in METHODS if m in paths[item]} == {
+        "get": "readCoreV1NamespacedConfigMap", "put": "replaceCoreV1NamespacedConfigMap",
+        "patch": "patchCoreV1NamespacedConfigMap", "delete": "deleteCoreV1NamespacedConfigMap"}
+    assert paths["/api/v1/configmaps"]["get"]["operationId"] == "listCoreV1ConfigMapForAllNamespaces"
+    assert paths["/api/v1/namespaces/{name}"]["patch"]["operationId"] == "patchCoreV1Namespace"
+    assert paths["/api/v1/namespaces/{name}/finalize"]["put"]["operationId"] == "replaceCoreV1NamespaceFinalize"
+    assert "/api/v1/namespaces/{namespace}/pods/{name}/eviction" in paths
+    assert paths["/api/v1/namespaces/{namespace}/pods/{name}/eviction"]["post"][CLIENT_GVK_EXTENSION] == {
+        "group": "policy", "version": "v1", "kind": "Eviction"}
+    path_params = {p["name"]: p for p in paths[item]["parameters"]}
+    assert path_params["name"]["in"] == "path" and path_params["name"]["required"] is True
+    assert path_params["namespace"]["in"] == "path"
+    patch = paths[item]["patch"]
+    assert {p["name"] for p in patch["parameters"]} == {"dryRun", "fieldManager", "fieldValidation", "force",
+                                                         "pretty"}
+    assert all(p["in"] == "query" for p in patch["parameters"])
+    assert patch[OUR_GVK] == patch[CLIENT_GVK_EXTENSION] == {"group": "", "version": "v1", "kind": "ConfigMap"}
+    content = patch["requestBody"]["content"]
+    assert {"application/json-patch+json", "application/merge-patch+json",
+            "application/apply-patch+yaml"} <= set(content)
+    smp = "application/strategic-merge-patch+json" in content
+    assert smp == openapi.ADVERTISE_SMP_WITH_PERMISSIVE_SCHEMAS
+    listing = paths[coll]["get"]
+    assert {"labelSelector", "fieldSelector", "limit", "continue", "watch", "resourceVersion",
+            "timeoutSeconds"} <= {p["name"] for p in listing["parameters"]}
+
+
+def test_every_kind_and_subresource_patch_declares_field_validation() -> None:
+    catalog = sample_catalog()
+    for group, versions in catalog.group_versions().items():
+        for version in versions:
+            doc = openapi.build_v3_document(catalog, NAMING, group, version)
+            assert doc is not None
+            for rt in catalog.resources(group, version):
+                if "patch" in rt.verbs:
+                    assert supports_field_validation(doc, rt.group, rt.version, rt.kind), rt.kind
+            for _, method, op in operations(doc):
+                assert op["operationId"] and op[OUR_GVK] == op[CLIENT_GVK_EXTENSION]
+                if method == "patch":
+                    assert any(p["name"] == "fieldValidation" and p["in"] == "query" for p in op["parameters"])
+
+
+def test_scale_subresource_carries_autoscaling_gvk_and_schema() -> None:
+    doc = openapi.build_v3_document(sample_catalog(), NAMING, "apps", "v1")
+    assert doc is not None
+    scale = doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale"]
+    assert scale["patch"]["operationId"] == "patchAppsV1NamespacedDeploymentScale"
+    assert scale["patch"][CLIENT_GVK_EXTENSION] == {"group": "autoscaling", "version": "v1", "kind": "Scale"}
+    assert scale["get"]["responses"]["200"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/autoscaling.v1.Scale"}
+    schemas = doc["components"]["schemas"]
+    assert schemas["autoscaling.v1.Scale"][CLIENT_GVK_EXTENSION] == [
+        {"group": "autoscaling", "version": "v1", "kind": "Scale"}]
+    status = doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}/status"]
+    assert status["patch"][CLIENT_GVK_EXTENSION]["kind"] == "Deployment"
+
+
+def test_kind_schemas_are_permissive_and_carry_gvk_lists() -> None:
+    doc = openapi.build_v3_document(sample_catalog(), NAMING, "", "v1")
+    assert doc is not None
+    schemas = doc["components"]["schemas"]
+    cm = schemas["core.v1.ConfigMap"]
+    preserve = NAMING.openapi_extension("preserve-unknown-fields")
+    assert cm["type"] == "object" and cm[preserve] is True
+    assert cm[OUR_GVK] == cm[CLIENT_GVK_EXTENSION] == [{"group": "", "version": "v1", "kind": "ConfigMap"}]
+    assert cm["properties"]["metadata"]["allOf"] == [{"$ref": "#/components/schemas/io.orch.meta.v1.ObjectMeta"}]
+    for free in ("spec", "status", "data"):
+        assert cm["properties"][free]["type"] == "object" and cm["properties"][free][preserve] is True
+    assert schemas["core.v1.ConfigMapList"][CLIENT_GVK_EXTENSION][0]["kind"] == "ConfigMapList"
+    meta = schemas["io.orch.meta.v1.ObjectMeta"]["properties"]
+    assert {"name", "namespace", "labels", "annotations", "uid", "resourceVersion", "generation",
+            "creationTimestamp", "deletionTimestamp", "finalizers", "ownerReferences", "managedFields"} <= set(meta)
+    role = openapi.build_v3_document(sample_catalog(), NAMING, "rbac.authorization.orch.io", "v1")
+    assert role is not None
+    rules = role["components"]["schemas"]["io.orch.authorization.rbac.v1.Role"]["properties"]["rules"]
+    assert rules["type"] == "array"  # extra top-level fields are typed from the kind's example
+    assert role["paths"]["/apis/rbac.authorization.orch.io/v1/namespaces/{namespace}/roles/{name}"]["get"][
+        "operationId"] == "readRbacAuthorizationV1NamespacedRole"
+
+
+def test_every_reference_resolves_in_v3_and_v2() -> None:
+    catalog = sample_catalog()
+    for group, versions in catalog.group_versions().items():
+        for version in versions:
+            doc = openapi.build_v3_document(catalog, NAMING, group, version)
+            assert doc is not None
+            names = {f"#/components/schemas/{n}" for n in doc["components"]["schemas"]}
+            assert refs(doc) <= names
+    v2 = openapi.build_v2_document(catalog, NAMING)
+    assert refs(v2) <= {f"#/definitions/{n}" for n in v2["definitions"]}
+
+
+def test_v2_document_has_definitions_and_paths_for_every_kind() -> None:
+    catalog = sample_catalog()
+    v2 = openapi.build_v2_document(catalog, NAMING)
+    assert v2["swagger"] == "2.0"
+    for rt in catalog:
+        definition = v2["definitions"][openapi.schema_name(rt.group, rt.version, rt.kind)]
+        assert definition[CLIENT_GVK_EXTENSION] == [{"group": rt.group, "version": rt.version, "kind": rt.kind}]
+    v3_paths: set[str] = set()
+    for group, versions in catalog.group_versions().items():
+        for version in versions:
+            doc = openapi.build_v3_document(catalog, NAMING, group, version)
+            assert doc is not None
+            v3_paths |= set(doc["paths"])
+    assert set(v2["paths"]) == v3_paths
+    patch = v2["paths"]["/api/v1/namespaces/{namespace}/configmaps/{name}"]["patch"]
+    assert "application/merge-patch+json" in patch["consumes"]
+    assert patch["parameters"][0] == {"name": "body", "in": "body", "required": True,
+                                      "schema": {"$ref": "#/definitions/io.orch.meta.v1.Patch"}}
+    assert patch[CLIENT_GVK_EXTENSION] == {"group": "", "version": "v1", "kind": "ConfigMap"}
+
+
+def test_virtual_kind_has_only_a_create_operation() -> None:
+    doc = openapi.build_v3_document(sample_catalog(), NAMING, "authentication.orch.io", "v1")
+    assert doc is not None
+    assert list(doc["paths"]) == ["/apis/authentication.orch.io/v1/tokenreviews"]
+    assert list(doc["paths"]["/apis/authentication.orch.io/v1/tokenreviews"]) == ["post"]
+
+
+def test_index_hashes_are_stable_digests_of_the_documents() -> None:
+    catalog = sample_catalog()
+    built = openapi.v3_documents(catalog, NAMING)
+    assert built.index is not None
+    index = orjson.loads(built.index.body)
+    assert set(index["paths"]) == {"api/v1", "apis/apps/v1", "apis/batch/v1", "apis/batch/v1beta1",
+                                   f"apis/{CERTIFICATES}/v1", "apis/authentication.orch.io/v1",
+                                   "apis/rbac.authorization.orch.io/v1"}
+    doc = openapi.build_v3_document(catalog, NAMING, "", "v1")
+    assert doc is not None
+    digest = openapi.document_hash(openapi.encode_document(doc))
+    assert index["paths"]["api/v1"] == {"serverRelativeURL": f"/openapi/v3/api/v1?hash={digest}"}
+    assert openapi.v3_documents(sample_catalog(), NAMING).v3["api/v1"].hash == digest  # a fresh build agrees
+    assert openapi.v3_documents(catalog, NAMING) is built  # cached while the catalog is unchanged
+
+
+# ---------------------------------------------------------------------------------------------
+# HTTP
+
+
+def _index(client) -> dict[str, Any]:
+    resp = client.get("/openapi/v3")
+    assert resp.status_code == 200 and resp.headers["Content-Type"] == "application/json"
+    return resp.get_json()
+
+
+def test_index_links_resolve_and_declare_field_validation_for_every_kind(app, client) -> None:
+    with app.app_context():
+        catalog = services().catalog
+    index = _index(client)
+    for rt in catalog:
+        key = openapi.gv_path(rt.group, rt.version)
+        assert key in index["paths"], key
+        url = index["paths"][key]["serverRelativeURL"]
+        resp = client.get(url, headers={"Accept": "application/json"})
+        assert resp.status_code == 200, url
+        assert resp.headers["Cache-Control"] == "public, immutable"
+        assert resp.headers["ETag"] == f'"{parse_qs(urlsplit(url).query)["hash"][0]}"'
+        doc = resp.get_json()
+        if "patch" in rt.verbs:
+            assert supports_field_validation(doc, rt.group, rt.version, rt.kind), rt.kind
+        kinds = [s[CLIENT_GVK_EXTENSION] for s in doc["components"]["schemas"].values() if CLIENT_GVK_EXTENSION in s]
+        assert [{"group": rt.group, "version": rt.version, "kind": rt.kind}] in kinds
+
+
+def test_document_without_hash_is_not_cached_and_supports_if_none_match(client) -> None:
+    url = _index(client)["paths"]["api/v1"]["serverRelativeURL"]
+    plain = client.get("/openapi/v3/api/v1")
+    assert plain.status_code == 200 and plain.headers["Cache-Control"] == "no-cache, private"
+    again = client.get(url, headers={"If-None-Match": plain.headers["ETag"]})
+    assert again.status_code == 304 and again.data == b""
+
+
+def test_stale_hash_redirects_to_the_current_document(client) -> None:
+    url = _index(client)["paths"]["api/v1"]["serverRelativeURL"]
+    resp = client.get("/openapi/v3/api/v1?hash=DEADBEEF")
+    assert resp.status_code == 301 and resp.headers["Location"].endswith(url)
+
+
+def test_unknown_group_version_document_is_404(client) -> None:
+    assert client.get("/openapi/v3/apis/nope.example.com/v1").status_code == 404
+
+
+def test_v2_is_json_unless_only_gnostic_protobuf_is_accepted(client) -> None:
+    resp = client.get("/openapi/v2")
+    assert resp.status_code == 200 and resp.headers["Content-Type"] == "application/json"
+    doc = resp.get_json()
+    assert doc["swagger"] == "2.0" and doc["definitions"]
+    assert resp.headers["ETag"].startswith('"')
+    refused = client.get("/openapi/v2", headers={"Accept": GNOSTIC_V2})
+    assert refused.status_code == 406
+    status = refused.get_json()
+    assert status["kind"] == "Status" and status["reason"] == "NotAcceptable" and status["code"] == 406
+    mixed = client.get("/openapi/v2", headers={"Accept": f"{GNOSTIC_V2}, application/json"})
+    assert mixed.status_code == 200 and mixed.get_json()["swagger"] == "2.0"
+
+
+@pytest.mark.parametrize("path", ["/openapi/v3", "/openapi/v2"])
+def test_if_none_match_gives_304(client, path: str) -> None:
+    etag = client.get(path).headers["ETag"]
+    assert client.get(path, headers={"If-None-Match": etag}).status_code == 304

@@ -1,0 +1,126 @@
+"""Shared fixtures: apps on a migrated SQLite or PostgreSQL store, each test on a clean store."""
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from app.storage import schema
+
+PG_URL_ENV = "ORCH_TEST_DATABASE_URL"
+DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def _pg_admin_url() -> str:
+    return os.environ.get(PG_URL_ENV, DEFAULT_PG_URL)
+
+
+def _pg_reachable(url: str) -> str | None:
+    try:
+        engine = sa.create_engine(url)
+        with engine.connect() as conn:
+            conn.execute(sa.text("select 1"))
+        engine.dispose()
+        return None
+    except Exception as exc:  # noqa: BLE001 - any failure means "not reachable" for the skip message
+        return str(exc).splitlines()[0]
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("template") / "orch.db"
+    schema.upgrade(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def pg_database() -> Iterator[str]:
+    """A scratch PostgreSQL database for this test process, migrated once."""
+    admin_url = _pg_admin_url()
+    problem = _pg_reachable(admin_url)
+    if problem:
+        message = (f"PostgreSQL is not reachable at {admin_url} ({problem}); start it (for example "
+                   f"`pg_ctlcluster 15 main start`) or point {PG_URL_ENV} at one")
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    name = f"orch_test_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    url = admin_url.rsplit("/", 1)[0] + "/" + name
+    schema.upgrade(url)
+    yield url
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+def _reset_pg(url: str) -> None:
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(sa.text("TRUNCATE objects, changes"))
+        conn.execute(sa.text("UPDATE sequence SET rv = 1, compacted = 1"))
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path, sqlite_template: Path) -> str:
+    """A clean, migrated store: every storage behaviour is tested on both databases."""
+    if request.param == "sqlite":
+        path = tmp_path / "orch.db"
+        shutil.copy(sqlite_template, path)
+        return f"sqlite:///{path}"
+    url = request.getfixturevalue("pg_database")
+    _reset_pg(url)
+    return url
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path, sqlite_template: Path) -> str:
+    path = tmp_path / "orch.db"
+    shutil.copy(sqlite_template, path)
+    return f"sqlite:///{path}"
+
+
+def make_app(url: str, tmp_path: Path, **config: object):
+    from app import create_app
+
+    settings = {"DATABASE_URL": url, "DATA_DIR": str(tmp_path), "TESTING": True,
+                "WATCH_POLL_INTERVAL": 0.05, **config}
+    return create_app(settings)
+
+
+@pytest.fixture
+def app(sqlite_url: str, tmp_path: Path):
+    flask_app = make_app(sqlite_url, tmp_path)
+    yield flask_app
+    _shutdown(flask_app)
+
+
+@pytest.fixture
+def any_app(database_url: str, tmp_path: Path):
+    """The app on each store in turn (SQLite and PostgreSQL)."""
+    flask_app = make_app(database_url, tmp_path)
+    yield flask_app
+    _shutdown(flask_app)
+
+
+def _shutdown(flask_app) -> None:
+    flask_app.extensions["orch.stop"]()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def any_client(any_app):
+    return any_app.test_client()

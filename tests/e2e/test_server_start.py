@@ -1,0 +1,193 @@
+"""The real process: start-up, TLS with client certificates, kubectl and the Python client, both backends."""
+from __future__ import annotations
+
+import json
+import ssl
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+import yaml
+
+from . import REPO_ROOT, RunningServer, free_port, server_env, stop_process, wait_ready
+
+pytestmark = pytest.mark.e2e
+
+
+def test_readyz_and_version(server: RunningServer) -> None:
+    assert server.get("/readyz").status_code == 200
+    version = server.get("/version")
+    assert version.status_code == 200, version.text
+    assert "gitVersion" in version.json()
+
+
+def test_anonymous_client_without_certificate_connects(server: RunningServer) -> None:
+    with server.new_session(cert=None) as anonymous:
+        assert anonymous.get("/readyz").status_code == 200
+
+
+def test_admin_kubeconfig_points_at_the_server(server: RunningServer) -> None:
+    config = yaml.safe_load(server.kubeconfig.read_text())
+    assert config["clusters"][0]["cluster"]["server"] == server.url
+    assert config["current-context"] == config["contexts"][0]["name"]
+    assert oct(server.kubeconfig.stat().st_mode & 0o777) == oct(0o600)
+    assert oct((server.data_dir / "pki" / "ca.key").stat().st_mode & 0o777) == oct(0o600)
+
+
+def test_untrusted_client_certificate_is_refused(server: RunningServer, tmp_path: Path) -> None:
+    from app import pki
+
+    stranger = pki.create_ca("stranger-ca")
+    mallory = pki.issue_client_cert(stranger, "admin", ["system:masters"])
+    pki.write_pair(mallory, tmp_path / "m.crt", tmp_path / "m.key")
+    session = server.new_session(cert=(str(tmp_path / "m.crt"), str(tmp_path / "m.key")))
+    with session, pytest.raises(requests.exceptions.SSLError):
+        session.get("/readyz")
+
+
+def run(command: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run to completion from the repo root without ORCH_* leaking in; the caller checks the outcome."""
+    return subprocess.run(
+        command, check=False, cwd=REPO_ROOT, env=server_env(env), capture_output=True, text=True,
+        timeout=120, stdin=subprocess.DEVNULL,
+    )
+
+
+def test_kubectl_talks_to_the_server(server: RunningServer, kubectl: str) -> None:
+    readyz = run([kubectl, "--kubeconfig", str(server.kubeconfig), "get", "--raw", "/readyz"])
+    assert readyz.returncode == 0, readyz.stderr
+    assert readyz.stdout.strip() == "ok"
+    version = run([kubectl, "--kubeconfig", str(server.kubeconfig), "version", "-o", "json"])
+    assert version.returncode == 0, version.stderr
+    assert "serverVersion" in json.loads(version.stdout)
+
+
+def test_python_client_reads_version(kube_client: object) -> None:
+    from kubernetes import client
+
+    info = client.VersionApi(kube_client).get_code()
+    assert info.git_version
+
+
+def test_both_backends_serve(any_server: RunningServer) -> None:
+    assert any_server.get("/readyz").status_code == 200
+    assert any_server.get("/version").status_code == 200
+
+
+def _run_cli(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return run([sys.executable, "-m", "app.cli", *args], env)
+
+
+def test_bad_flag_and_bad_env_exit_2(tmp_path: Path) -> None:
+    bad_flag = _run_cli(["--data-dir", str(tmp_path), "--secure-port", "http"])
+    assert bad_flag.returncode == 2
+    assert "--secure-port" in bad_flag.stderr and "'http' is not an integer" in bad_flag.stderr
+    bad_env = _run_cli(["--data-dir", str(tmp_path)], {"ORCH_HISTORY_WINDOW": "5 minutes"})
+    assert bad_env.returncode == 2
+    assert "ORCH_HISTORY_WINDOW" in bad_env.stderr
+    unknown = _run_cli(["--no-such-flag"])
+    assert unknown.returncode == 2 and "unrecognized arguments" in unknown.stderr
+
+
+def test_outdated_postgresql_schema_exits_1(empty_pg_database: str, tmp_path: Path) -> None:
+    # a fresh database: nothing has migrated it
+    result = _run_cli(["--data-dir", str(tmp_path), "--database-url", empty_pg_database, "--secure-port", str(free_port())])
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "flask db upgrade" in result.stderr
+
+
+def test_flask_db_upgrade_then_gunicorn_config(tmp_path: Path) -> None:
+    """The container path: `flask db upgrade`, then `gunicorn -c config/gunicorn.py wsgi:app`, ORCH_* only."""
+    port = free_port()
+    env = {"ORCH_DATA_DIR": str(tmp_path), "ORCH_SECURE_PORT": str(port), "ORCH_WORKERS": "1", "ORCH_THREADS": "4"}
+    upgrade = run([sys.executable, "-m", "flask", "--app", "wsgi", "db", "upgrade"], env)
+    assert upgrade.returncode == 0, upgrade.stdout + upgrade.stderr
+    log_path = tmp_path / "gunicorn.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py", "wsgi:app"], cwd=REPO_ROOT,
+            env=server_env(env), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    running = RunningServer(f"https://127.0.0.1:{port}", port, tmp_path, process, log_path)
+    try:
+        wait_ready(running)
+        assert running.get("/version").status_code == 200
+    finally:
+        running.stop()
+
+
+ECHO_SERVER = textwrap.dedent(
+    """
+    import json, os
+    from app.server import ApiServer, gunicorn_options
+    from config import settings_from_env
+
+    def echo(environ, start_response):
+        der = environ.get("orch.peer_cert_der")
+        body = json.dumps({"der": der.hex() if der else None}).encode()
+        start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+        return [body]
+
+    ApiServer(lambda: echo, gunicorn_options(settings_from_env(os.environ))).run()
+    """
+)
+
+
+@pytest.fixture
+def echo_server(tmp_path: Path) -> Iterator[RunningServer]:
+    """The serving stack (ApiServer, PeerCertWorker, TLS bundle) around a WSGI app that echoes the peer cert."""
+    from app import pki
+    from app.server import prepare
+    from config import settings_from_env
+
+    extra_ca = pki.create_ca("extra-client-ca")
+    pki.write_pair(extra_ca, tmp_path / "extra-ca.crt", tmp_path / "extra-ca.key")
+    port = free_port()
+    env = {
+        "ORCH_DATA_DIR": str(tmp_path / "data"), "ORCH_SECURE_PORT": str(port), "ORCH_WORKERS": "1",
+        "ORCH_THREADS": "4", "ORCH_CLIENT_CA_FILE": str(tmp_path / "extra-ca.crt"),
+    }
+    prepare(settings_from_env(env))
+    log_path = tmp_path / "echo.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-c", ECHO_SERVER], cwd=REPO_ROOT, env=server_env(env), stdout=log,
+            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+        )
+    running = RunningServer(f"https://127.0.0.1:{port}", port, tmp_path / "data", process, log_path)
+    try:
+        wait_ready(running)
+    except BaseException:
+        stop_process(process)
+        raise
+    yield running
+    running.stop()
+
+
+def _der(pem_file: str) -> str:
+    return ssl.PEM_cert_to_DER_cert(Path(pem_file).read_text()).hex()
+
+
+def test_peer_certificate_reaches_the_wsgi_environ(echo_server: RunningServer, tmp_path: Path) -> None:
+    from app import pki
+
+    assert echo_server.get("/").json()["der"] == _der(echo_server.client_cert[0])
+    assert echo_server.get("/again").json()["der"] == _der(echo_server.client_cert[0])  # kept-alive connection
+    with echo_server.new_session(cert=None) as anonymous:
+        assert anonymous.get("/").json()["der"] is None
+    extra_ca = pki.load_pair(str(tmp_path / "extra-ca.crt"), str(tmp_path / "extra-ca.key"))
+    bob = pki.issue_client_cert(extra_ca, "bob", ["dev"])
+    pki.write_pair(bob, tmp_path / "bob.crt", tmp_path / "bob.key")
+    with echo_server.new_session(cert=(str(tmp_path / "bob.crt"), str(tmp_path / "bob.key"))) as session:
+        assert session.get("/").json()["der"] == _der(str(tmp_path / "bob.crt"))
+
+
+def test_kubectl_client_certificate_reaches_the_wsgi_environ(echo_server: RunningServer, kubectl: str) -> None:
+    result = run([kubectl, "--kubeconfig", str(echo_server.kubeconfig), "get", "--raw", "/"])
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["der"] == _der(echo_server.client_cert[0])

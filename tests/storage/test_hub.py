@@ -1,0 +1,73 @@
+"""The watch hub: one poller fanning change-log rows out to subscribers, on both stores."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from app.storage.hub import WatchHub
+from app.storage.store import RevisionCompacted, Storage
+
+
+@pytest.fixture
+def storage(database_url: str):
+    store = Storage(database_url, history_window=60)
+    yield store
+    store.dispose()
+
+
+@pytest.fixture
+def hub(storage: Storage):
+    h = WatchHub(storage, poll_interval=0.05, max_queue=5)
+    yield h
+    h.stop()
+
+
+def take_until(sub, count: int, timeout: float = 5.0) -> list:
+    got: list = []
+    deadline = time.monotonic() + timeout
+    while len(got) < count and time.monotonic() < deadline:
+        got += sub.take(0.1)
+    return got
+
+
+def test_subscriber_gets_backlog_then_live_events_under_its_prefix(storage: Storage, hub: WatchHub) -> None:
+    start = storage.current_revision()
+    storage.create("/k/ns1/a", {"metadata": {"name": "a"}})
+    hub.start()
+    sub, backlog = hub.subscribe("/k/ns1/", start)
+    assert [c.key for c in backlog] == ["/k/ns1/a"]
+    storage.create("/k/ns2/b", {"metadata": {"name": "b"}})
+    storage.create("/k/ns1/c", {"metadata": {"name": "c"}})
+    events = take_until(sub, 1)
+    assert [(c.type, c.key) for c in events] == [("ADDED", "/k/ns1/c")]
+    hub.unsubscribe(sub)
+
+
+def test_writes_from_another_process_are_seen_by_polling(database_url: str, hub: WatchHub) -> None:
+    other = Storage(database_url)  # a second "process": its commits do not wake this hub
+    hub.start()
+    sub, _ = hub.subscribe("/k/", other.current_revision())
+    other.create("/k/x", {"metadata": {"name": "x"}})
+    assert [c.key for c in take_until(sub, 1)] == ["/k/x"]
+    other.dispose()
+
+
+def test_slow_subscriber_is_cut_off_instead_of_buffering(storage: Storage, hub: WatchHub) -> None:
+    hub.start()
+    sub, _ = hub.subscribe("/k/", storage.current_revision())
+    for i in range(8):
+        storage.create(f"/k/{i}", {"metadata": {"name": str(i)}})
+    deadline = time.monotonic() + 5
+    while not sub.overflowed and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert sub.overflowed and len(sub.queue) <= 5
+
+
+def test_subscribing_from_a_compacted_revision_fails(storage: Storage, hub: WatchHub) -> None:
+    first = storage.create("/k/a", {"metadata": {"name": "a"}})
+    storage.create("/k/b", {"metadata": {"name": "b"}})
+    storage.compact(now=time.time() + 120)
+    with pytest.raises(RevisionCompacted):
+        hub.subscribe("/k/", first.rv - 1)
+    assert hub.subscriber_count == 0
