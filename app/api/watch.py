@@ -17,6 +17,8 @@ from app.storage.store import RevisionCompacted
 
 MIN_REQUEST_TIMEOUT = 1800  # the reference's --min-request-timeout; watches last 1-2x this
 TICK = 1.0
+BOOKMARK_INTERVAL = 60.0  # as the reference: about a minute, and once shortly before the deadline
+BOOKMARK_BEFORE_DEADLINE = 2.0
 
 
 def event_line(kind: str, data: str | bytes) -> bytes:
@@ -74,11 +76,23 @@ class WatchStream:
             return
         try:
             yield from self._deliver(backlog)
+            next_bookmark = time.monotonic() + BOOKMARK_INTERVAL
+            final_bookmark_sent = False
             while not sub.closed and not sub.overflowed:
                 remaining = self.deadline - time.monotonic()
                 if remaining <= 0:
                     return
                 yield from self._deliver(sub.take(min(remaining, TICK)))
+                if not opts.allow_bookmarks:
+                    continue
+                now = time.monotonic()
+                closing = self.deadline - now <= BOOKMARK_BEFORE_DEADLINE and not final_bookmark_sent
+                if now >= next_bookmark or closing:
+                    revision = self.hub.caught_up_revision(sub)
+                    if revision is not None:
+                        yield bookmark(self.rt, revision)
+                        next_bookmark = now + BOOKMARK_INTERVAL
+                        final_bookmark_sent = final_bookmark_sent or closing
         finally:
             self.hub.unsubscribe(sub)
 

@@ -53,6 +53,7 @@ class Subscription:
 class WatchHub:
     def __init__(self, storage: Storage, poll_interval: float = 0.25, max_queue: int = 10000):
         self.storage = storage
+        self._cross_process: list = []
         self.poll_interval = poll_interval
         self.max_queue = max_queue
         self._subs: set[Subscription] = set()
@@ -68,12 +69,23 @@ class WatchHub:
             if self._thread is not None:
                 return
             self._last = self.storage.current_revision()
+            if not self.storage.is_sqlite:
+                # other processes' writes wake us through LISTEN/NOTIFY instead of the next poll
+                from app.storage.notify import ChangeListener, ChangeNotifier
+
+                notifier = ChangeNotifier(self.storage.url)
+                self.storage.on_commit(notifier.committed)
+                self._cross_process = [notifier, ChangeListener(self.storage.url, self.poke)]
+                for part in self._cross_process:
+                    part.start()
             self._thread = threading.Thread(target=self._run, name="watch-hub", daemon=True)
             self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
         self._wakeup.set()
+        for part in self._cross_process:
+            part.stop()
         with self._lock:
             subs = list(self._subs)
         for sub in subs:
@@ -81,6 +93,11 @@ class WatchHub:
             sub.wake()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=5)
+
+    def wait_listening(self, timeout: float) -> bool:
+        """True once cross-process wake-ups are being received (always true on SQLite, which polls)."""
+        listeners = [p for p in self._cross_process if hasattr(p, "listening")]
+        return all(p.listening.wait(timeout) for p in listeners)
 
     @property
     def subscriber_count(self) -> int:
@@ -117,6 +134,12 @@ class WatchHub:
         if not out and after < upto:
             self.storage.changes_after(after, upto=after + 1, limit=1)  # raises if compacted
         return out
+
+    def caught_up_revision(self, sub: Subscription) -> int | None:
+        """A revision every change of which `sub` has been given, when its queue is empty (bookmarks)."""
+        with sub.cond:
+            # the hub advances _last only after offering a whole batch, so an empty queue is safe
+            return None if sub.queue else max(self._last, sub.floor)
 
     def unsubscribe(self, sub: Subscription) -> None:
         with self._lock:

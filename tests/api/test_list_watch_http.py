@@ -160,3 +160,47 @@ def test_watch_single_object_by_name(client) -> None:
     events = read_events(resp, 1)
     resp.close()
     assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("ADDED", "b")]
+
+
+def test_bookmark_before_the_deadline_carries_a_caught_up_revision(client) -> None:
+    client.post(CM, json=cm("a"))
+    rv = client.get(CM).get_json()["metadata"]["resourceVersion"]
+    resp = client.get(f"{CM}?watch=1&resourceVersion={rv}&allowWatchBookmarks=true&timeoutSeconds=2",
+                      buffered=False)
+    events = read_events(resp, 1)
+    resp.close()
+    assert events[0]["type"] == "BOOKMARK"
+    assert events[0]["object"]["kind"] == "ConfigMap"
+    assert int(events[0]["object"]["metadata"]["resourceVersion"]) >= int(rv)
+
+
+def test_list_resource_version_table(app, client) -> None:
+    client.post(CM, json=cm("a"))
+    rv = client.get(CM).get_json()["metadata"]["resourceVersion"]
+    client.post(CM, json=cm("b"))
+    newest = client.get(CM).get_json()["metadata"]["resourceVersion"]
+    # unset and "0" serve the newest state; NotOlderThan serves at least the asked revision
+    assert names(client.get(f"{CM}?resourceVersion=0")) == ["a", "b"]
+    assert names(client.get(f"{CM}?resourceVersion={rv}&resourceVersionMatch=NotOlderThan")) == ["a", "b"]
+    assert names(client.get(f"{CM}?resourceVersion=0&resourceVersionMatch=NotOlderThan&limit=1")) == ["a"]
+    # rv other + limit, no match: Exact (the legacy rule)
+    legacy = client.get(f"{CM}?resourceVersion={rv}&limit=5").get_json()
+    assert [i["metadata"]["name"] for i in legacy["items"]] == ["a"]
+    assert legacy["metadata"]["resourceVersion"] == rv
+    # "0" with a continue token continues the token's snapshot
+    page = client.get(f"{CM}?limit=1").get_json()
+    rest = client.get(f"{CM}?limit=1&resourceVersion=0&continue={page['metadata']['continue']}").get_json()
+    assert [i["metadata"]["name"] for i in rest["items"]] == ["b"] and rest["metadata"]["resourceVersion"] == newest
+    # Exact below the kept history is 410
+    app.extensions["orch"].storage.compact(now=time.time() + 3600)
+    gone = client.get(f"{CM}?resourceVersion={rv}&resourceVersionMatch=Exact")
+    assert gone.status_code == 410 and gone.get_json()["reason"] == "Expired"
+
+
+def test_get_resource_version_rules(client) -> None:
+    made = client.post(CM, json=cm("a")).get_json()
+    rv = made["metadata"]["resourceVersion"]
+    assert client.get(f"{CM}/a?resourceVersion=0").get_json()["metadata"]["name"] == "a"
+    assert client.get(f"{CM}/a?resourceVersion={rv}").status_code == 200
+    late = client.get(f"{CM}/a?resourceVersion={int(rv) + 1000}")
+    assert late.status_code == 504 and "Too large resource version" in late.get_json()["message"]

@@ -71,3 +71,23 @@ def test_subscribing_from_a_compacted_revision_fails(storage: Storage, hub: Watc
     with pytest.raises(RevisionCompacted):
         hub.subscribe("/k/", first.rv - 1)
     assert hub.subscriber_count == 0
+
+
+def test_another_process_write_wakes_the_hub_before_the_poll(pg_database: str) -> None:
+    """With PostgreSQL, LISTEN/NOTIFY delivers a remote write long before the (here 30 s) poll."""
+    storage = Storage(pg_database)
+    slow_poll = WatchHub(storage, poll_interval=30)
+    remote = Storage(pg_database)
+    remote_hub = WatchHub(remote, poll_interval=30)  # its notifier announces remote's commits
+    try:
+        slow_poll.start()
+        remote_hub.start()
+        sub, _ = slow_poll.subscribe("/k/", storage.current_revision())
+        assert slow_poll.wait_listening(5)
+        remote.create("/k/far", {"metadata": {"name": "far"}})
+        assert [c.key for c in take_until(sub, 1, timeout=5)] == ["/k/far"]
+    finally:
+        remote_hub.stop()
+        slow_poll.stop()
+        remote.dispose()
+        storage.dispose()
