@@ -73,3 +73,5 @@ class Naming:
 # Names real, unmodified clients (kubectl, client-go) hard-code on the wire. We accept or emit them
 # next to our own spelling only where a stock client would otherwise break.
 CLIENT_GVK_EXTENSION = "x-kubernetes-group-version-kind"
+#: The protobuf media type stock clients send (kubectl's typed `create` subcommands); read like ours.
+CLIENT_PROTOBUF_MEDIA_TYPE = "application/vnd.kubernetes.protobuf"

@@ -69,11 +69,13 @@ def body_media_type(request: Request) -> str:
     return (request.mimetype or JSON).lower()
 
 
-def decode_object(request: Request, body: bytes, kind: str, version: str) -> object:
-    """A POST/PUT body as JSON or YAML."""
+def decode_object(request: Request, body: bytes, kind: str, version: str, protobuf_types: tuple[str, ...]) -> object:
+    """A POST/PUT body as JSON, YAML or (for kinds with a typed schema) protobuf."""
     media = body_media_type(request)
+    if media in protobuf_types:
+        return _decode_protobuf(body, kind, version)
     if media not in (JSON, YAML, "application/yml", "text/yaml"):
-        raise UnsupportedMediaType([JSON, YAML])
+        raise UnsupportedMediaType([JSON, YAML, protobuf_types[0]])
     if not body.strip():
         raise BadRequest(f"the body of the request was empty; expected a {kind}")
     try:
@@ -81,4 +83,16 @@ def decode_object(request: Request, body: bytes, kind: str, version: str) -> obj
             return orjson.loads(body)
         return yaml.safe_load(body)
     except (orjson.JSONDecodeError, yaml.YAMLError) as exc:
+        raise BadRequest(f'{kind} in version "{version}" cannot be handled as a {kind}: {exc}') from None
+
+
+def _decode_protobuf(body: bytes, kind: str, version: str) -> dict:
+    from app.schema import ProtobufError, UnknownKindError
+    from app.schema import decode_object as decode_protobuf
+
+    try:
+        return decode_protobuf(body)
+    except UnknownKindError as exc:
+        raise UnsupportedMediaType([JSON, YAML]) from exc
+    except ProtobufError as exc:
         raise BadRequest(f'{kind} in version "{version}" cannot be handled as a {kind}: {exc}') from None

@@ -27,6 +27,7 @@ from app.errors import (
     RouteNotFound,
     UnsupportedMediaType,
 )
+from app.naming import CLIENT_PROTOBUF_MEDIA_TYPE
 from app.registry.options import DeleteOptions, ListOptions, parse_bool, parse_dry_run
 from app.registry.patch import JSON_PATCH, MERGE_PATCH
 from app.registry.store import ListResult
@@ -126,7 +127,8 @@ def _decode_checked(kind: str, version: str) -> tuple[object, list[str]]:
     """The request body, with fieldValidation applied (Strict raises, Warn returns warnings)."""
     mode = fieldvalidation.directive(request.args.get("fieldValidation"))
     body = read_body(request)
-    obj = decode_object(request, body, kind, version)
+    naming = services().naming
+    obj = decode_object(request, body, kind, version, (naming.protobuf_media_type, CLIENT_PROTOBUF_MEDIA_TYPE))
     findings = fieldvalidation.problems(obj, body, body_media_type(request) == JSON)
     return obj, fieldvalidation.enforce(mode, findings, kind, version)
 

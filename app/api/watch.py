@@ -58,6 +58,7 @@ class WatchStream:
         return [event_line("ADDED", d) for d in listed.items], listed.revision
 
     def events(self) -> Iterator[bytes]:
+        yield b""  # the server sends the headers now: clients see the watch established before any event
         opts = self.opts
         send_initial = opts.send_initial_events if opts.send_initial_events is not None else \
             opts.resource_version in ("", "0")

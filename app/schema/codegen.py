@@ -1,0 +1,397 @@
+"""Development tool: write the declaration modules (core.py, apps.py, ...) from the reference's API types.
+
+Only facts are taken from the reference: field names and numbers, value types and the `+listType`-style
+markers from `generated.proto`, and Go pointer-ness plus json tags (`omitempty`, inline) from the Go
+struct definitions. Comments and code are not copied. Not imported by the server, and it imports nothing
+from the app, so it runs even while the declaration modules are broken:
+
+    python app/schema/codegen.py --api <kubernetes/api git dir> \
+        --apimachinery <kubernetes/apimachinery git dir> --ref v0.36.3
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# proto package -> (our module, git repo key, directory holding generated.proto and the Go types)
+PACKAGES: dict[str, tuple[str, str, str]] = {
+    "k8s.io.apimachinery.pkg.apis.meta.v1": ("meta", "apimachinery", "pkg/apis/meta/v1"),
+    "k8s.io.api.core.v1": ("core", "api", "core/v1"),
+    "k8s.io.api.apps.v1": ("apps", "api", "apps/v1"),
+    "k8s.io.api.batch.v1": ("batch", "api", "batch/v1"),
+    "k8s.io.api.policy.v1": ("policy", "api", "policy/v1"),
+}
+PACKAGE_OF = {module: package for package, (module, _, _) in PACKAGES.items()}
+API_VERSIONS = {"meta": "v1", "core": "v1", "apps": "apps/v1", "batch": "batch/v1", "policy": "policy/v1"}
+SCHEMA_PACKAGES = {"meta": "meta/v1", "core": "core/v1", "apps": "apps/v1", "batch": "batch/v1", "policy": "policy/v1"}
+
+# Top-level kinds to declare (their `<Kind>List` is added when the reference has one).
+ROOTS: dict[str, tuple[str, ...]] = {
+    "meta": ("Status", "DeleteOptions", "WatchEvent"),
+    "core": (
+        "Namespace", "ConfigMap", "Secret", "ServiceAccount", "Service", "ResourceQuota", "Pod",
+        "PodTemplate", "Endpoints", "Event", "LimitRange", "ReplicationController",
+        "PersistentVolumeClaim", "PersistentVolume", "Node", "ComponentStatus", "Binding",
+    ),
+    "apps": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"),
+    "batch": ("Job", "CronJob"),
+    "policy": ("PodDisruptionBudget", "Eviction"),
+}
+# A large package is written as several modules: a message goes to the first one whose roots reach it.
+Segments = dict[str, tuple[tuple[str, tuple[str, ...]], ...]]  # package -> ((module, roots), ...)
+SEGMENTS: Segments = {
+    "core": (
+        ("core_volume", ("Volume", "PersistentVolumeSpec", "PersistentVolumeClaimSpec")),
+        ("core_pod", ("PodSpec",)),
+    ),
+}
+UNLISTED = {"Status", "DeleteOptions", "WatchEvent", "Binding", "Eviction"}
+
+# Messages with their own JSON form become scalars of the DSL.
+SPECIAL = {
+    ".k8s.io.apimachinery.pkg.apis.meta.v1.Time": "TIME",
+    ".k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime": "MICRO_TIME",
+    ".k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1": "FIELDS_V1",
+    ".k8s.io.apimachinery.pkg.api.resource.Quantity": "QUANTITY",
+    ".k8s.io.apimachinery.pkg.util.intstr.IntOrString": "INT_OR_STRING",
+    ".k8s.io.apimachinery.pkg.runtime.RawExtension": "RAW_EXTENSION",
+}
+PROTO_SCALARS = {"string": "STRING", "int32": "INT32", "int64": "INT64", "bool": "BOOL", "bytes": "BYTES",
+                 "double": "DOUBLE"}
+# WatchEvent.object holds a whole envelope-encoded object, not JSON bytes.
+OVERRIDES = {("meta", "WatchEvent", "object"): "OBJECT"}
+
+
+@dataclass
+class ProtoField:
+    label: str  # optional | repeated | map
+    type: str
+    name: str
+    number: int
+    markers: dict[str, list[str]]
+    key_type: str = ""
+
+
+@dataclass
+class ProtoMessage:
+    name: str
+    fields: list[ProtoField]
+    markers: dict[str, list[str]]
+
+
+@dataclass
+class GoField:
+    go_type: str
+    json_name: str
+    omitempty: bool
+    omitzero: bool
+    inline: bool
+
+
+@dataclass
+class GoStruct:
+    type_meta: bool = False
+    fields: dict[int, GoField] = field(default_factory=dict)
+
+
+MARKER = re.compile(r"^\s*//\s*\+([A-Za-z][\w.]*)(?:=(.*))?$")
+PROTO_FIELD = re.compile(r"^\s*(optional|repeated)\s+(\S+)\s+(\w+)\s*=\s*(\d+);")
+PROTO_MAP = re.compile(r"^\s*map<\s*(\S+)\s*,\s*(\S+)\s*>\s+(\w+)\s*=\s*(\d+);")
+TAG = re.compile(r'(\w+):"([^"]*)"')
+
+
+def _marker(line: str, into: dict[str, list[str]]) -> None:
+    m = MARKER.match(line)
+    if m:
+        into.setdefault(m.group(1), []).append((m.group(2) or "").strip())
+
+
+def parse_proto(text: str) -> dict[str, ProtoMessage]:
+    messages: dict[str, ProtoMessage] = {}
+    pending: dict[str, list[str]] = {}
+    current: ProtoMessage | None = None
+    for line in text.splitlines():
+        if line.lstrip().startswith("//"):
+            _marker(line, pending)
+            continue
+        if current is None:
+            m = re.match(r"^message (\w+) \{", line)
+            if m:
+                current = ProtoMessage(m.group(1), [], pending)
+            pending = {}
+            continue
+        if line.startswith("}"):
+            messages[current.name] = current
+            current, pending = None, {}
+            continue
+        if m := PROTO_MAP.match(line):
+            current.fields.append(ProtoField("map", m.group(2), m.group(3), int(m.group(4)), pending, m.group(1)))
+        elif m := PROTO_FIELD.match(line):
+            current.fields.append(ProtoField(m.group(1), m.group(2), m.group(3), int(m.group(4)), pending))
+        elif line.strip():
+            raise SystemExit(f"unparsed proto line in {current.name}: {line!r}")
+        pending = {}
+    return messages
+
+
+def parse_go(text: str) -> dict[str, GoStruct]:
+    structs: dict[str, GoStruct] = {}
+    current: GoStruct | None = None
+    for line in text.splitlines():
+        if current is None:
+            m = re.match(r"^type (\w+) struct \{", line)
+            if m:
+                current = structs.setdefault(m.group(1), GoStruct())
+            continue
+        if line.startswith("}"):
+            current = None
+            continue
+        stripped = line.strip()
+        if stripped.startswith("//") or "`" not in stripped:
+            continue
+        decl, tags_text = stripped.split("`", 1)
+        tags = dict(TAG.findall(tags_text))
+        parts = decl.split()
+        if tags.get("protobuf", "-") == "-":
+            if parts and parts[-1].endswith("TypeMeta"):
+                current.type_meta = True
+            continue
+        json_tag = tags.get("json", "").split(",")
+        embedded = len(parts) == 1
+        current.fields[int(tags["protobuf"].split(",")[1])] = GoField(
+            go_type=parts[-1],
+            json_name=json_tag[0],
+            omitempty="omitempty" in json_tag[1:],
+            omitzero="omitzero" in json_tag[1:],
+            inline=embedded and json_tag[0] == "",
+        )
+    return structs
+
+
+def _git(git_dir: Path, *args: str) -> str:
+    return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+Protos = dict[str, dict[str, ProtoMessage]]  # module -> message name -> message
+Gos = dict[str, dict[str, GoStruct]]  # module -> Go struct name -> struct
+
+
+def load(git_dirs: dict[str, Path], ref: str) -> tuple[Protos, Gos]:
+    protos: Protos = {}
+    gos: Gos = {}
+    for module, repo, directory in PACKAGES.values():
+        git_dir = git_dirs[repo]
+        protos[module] = parse_proto(_git(git_dir, "show", f"{ref}:{directory}/generated.proto"))
+        gos[module] = {}
+        for path in _git(git_dir, "ls-tree", "--name-only", f"{ref}:{directory}").split():
+            if path.endswith(".go") and not path.endswith("_test.go") and not path.startswith("zz_"):
+                gos[module].update(parse_go(_git(git_dir, "show", f"{ref}:{directory}/{path}")))
+    return protos, gos
+
+
+def _q(value: str) -> str:
+    return json.dumps(value)
+
+
+def _wrap(head: str, args: list[str], tail: str, indent: str) -> list[str]:
+    """`head(args)tail` on one line, or the args packed onto continuation lines (max 110 columns)."""
+    one = f"{indent}{head}{', '.join(args)}{tail}"
+    if len(one) <= 110:
+        return [one]
+    lines, current = [f"{indent}{head}"], indent + "    "
+    for arg in args:
+        piece = f"{arg},"
+        if current.strip() and len(current) + 1 + len(piece) > 110:
+            lines.append(current.rstrip())
+            current = indent + "    "
+        current += ("" if not current.strip() else " ") + piece
+    lines.append(current.rstrip())
+    lines.append(f"{indent}{tail.lstrip(',') if tail.startswith(')') else tail}")
+    return lines
+
+
+class Emitter:
+    def __init__(self, protos: Protos, gos: Gos, segments: Segments | None = None) -> None:
+        self.protos = protos
+        self.gos = gos
+        self.segments = SEGMENTS if segments is None else segments
+        self.order: list[tuple[str, str]] = []
+        self.done: set[tuple[str, str]] = set()
+        self.active: set[tuple[str, str]] = set()
+        self.home: dict[tuple[str, str], str] = {}  # message -> output module
+
+    def resolve(self, module: str, proto_type: str) -> tuple[str, str] | str:
+        """A proto type name -> a DSL scalar name or (module, message)."""
+        if proto_type in PROTO_SCALARS:
+            return PROTO_SCALARS[proto_type]
+        if not proto_type.startswith("."):
+            proto_type = f".{PACKAGE_OF[module]}.{proto_type}"
+        if proto_type in SPECIAL:
+            return SPECIAL[proto_type]
+        package, _, name = proto_type[1:].rpartition(".")
+        if package not in PACKAGES:
+            raise SystemExit(f"type {proto_type} is outside the generated packages")
+        return PACKAGES[package][0], name
+
+    def refs(self, module: str, name: str) -> list[tuple[str, str]]:
+        out = []
+        for f in self.protos[module][name].fields:
+            if (module, name, f.name) not in OVERRIDES:
+                target = self.resolve(module, f.type)
+                if isinstance(target, tuple):
+                    out.append(target)
+        return out
+
+    def visit(self, module: str, name: str) -> None:
+        key = (module, name)
+        if key in self.done:
+            return
+        if key in self.active:
+            raise SystemExit(f"recursive type {module}.{name}: declare it by hand")
+        self.active.add(key)
+        for target in self.refs(module, name):
+            self.visit(*target)
+        self.active.discard(key)
+        self.done.add(key)
+        self.order.append(key)
+
+    def closure(self, root: tuple[str, str]) -> set[tuple[str, str]]:
+        seen: set[tuple[str, str]] = set()
+        stack = [root]
+        while stack:
+            key = stack.pop()
+            if key not in seen:
+                seen.add(key)
+                stack.extend(self.refs(*key))
+        return seen
+
+    def assign_homes(self) -> None:
+        for key in self.order:
+            self.home[key] = key[0]
+        for module, segments in self.segments.items():
+            for out_module, roots in reversed(segments):  # earlier segments win
+                for root in roots:
+                    for key in self.closure((module, root)):
+                        if key[0] == module:
+                            self.home[key] = out_module
+
+    def type_expr(self, out_module: str, target: tuple[str, str] | str) -> str:
+        if isinstance(target, str):
+            return target
+        other = self.home[target]
+        return target[1] if other == out_module else f"{other}.{target[1]}"
+
+    def field_lines(self, out_module: str, module: str, message: str, f: ProtoField) -> list[str]:
+        go_struct = self.gos[module].get(message)
+        if go_struct is None or f.number not in go_struct.fields:
+            raise SystemExit(f"no Go field for {module}.{message}.{f.name} ({f.number})")
+        go = go_struct.fields[f.number]
+        target = OVERRIDES.get((module, message, f.name)) or self.resolve(module, f.type)
+        expr = self.type_expr(out_module, target)
+        if f.label == "repeated":
+            expr = f"ListOf({expr})"
+        elif f.label == "map":
+            if f.key_type != "string":
+                raise SystemExit(f"non-string map key in {module}.{message}.{f.name}")
+            expr = f"MapOf({expr})"
+        json_name = f.name if go.inline else go.json_name
+        args = [_q(json_name), str(f.number), expr]
+        marks = f.markers
+        if f.label == "optional" and (go.go_type.startswith("*") or target == "BYTES"):
+            args.append("nullable=True")
+        if not go.omitempty and not go.inline:
+            args.append("omitempty=False")
+        if go.omitzero:
+            args.append("omitzero=True")
+        if go.inline:
+            args.append("inline=True")
+        if "required" in marks or (not go.omitempty and not go.inline and "optional" not in marks):
+            args.append("required=True")
+        if "listType" in marks:
+            args.append(f"list_type={_q(marks['listType'][0])}")
+        if "listMapKey" in marks:
+            keys = [_q(k) for k in marks["listMapKey"]]
+            args.append(f"list_map_keys=({', '.join(keys)}{',' if len(keys) == 1 else ''})")
+        if "mapType" in marks:
+            args.append(f"map_type={_q(marks['mapType'][0])}")
+        if "patchStrategy" in marks:
+            args.append(f"patch_strategy={_q(marks['patchStrategy'][0])}")
+        if "patchMergeKey" in marks:
+            args.append(f"patch_merge_key={_q(marks['patchMergeKey'][0])}")
+        return _wrap("Field(", args, "),", "    ")
+
+    def struct_block(self, out_module: str, key: tuple[str, str]) -> list[str]:
+        module, name = key
+        message = self.protos[module][name]
+        extra = ""
+        if self.gos[module].get(name, GoStruct()).type_meta:
+            extra += ", kind=True"
+        if "structType" in message.markers:
+            extra += f", struct_type={_q(message.markers['structType'][0])}"
+        lines = [f"{name} = Struct(_PKG, {_q(name)}, ["]
+        for f in message.fields:
+            lines += self.field_lines(out_module, module, name, f)
+        lines.append(f"]{extra})")
+        return lines
+
+    def module_text(self, out_module: str, header: str) -> str:
+        keys = [k for k in self.order if self.home[k] == out_module]
+        module = keys[0][0]
+        kinds = [k[1] for k in keys if self.gos[module].get(k[1], GoStruct()).type_meta]
+        body: list[str] = []
+        for key in keys:
+            body += self.struct_block(out_module, key)
+            body.append("")
+        text = "\n".join(body)
+        names = {"Field", "Struct"}
+        for token in ("ListOf", "MapOf", *PROTO_SCALARS.values(), *SPECIAL.values(), "OBJECT"):
+            if re.search(rf"\b{token}\b", text):
+                names.add(token)
+        names_sorted = sorted(names, key=lambda s: (not s.isupper(), s))
+        others = sorted({m for m in set(self.home.values()) if m != out_module and re.search(rf"\b{m}\.[A-Z]", text)})
+        out = [f'"""{header}"""', "from __future__ import annotations", ""]
+        if others:
+            out.append(f"from app.schema import {', '.join(others)}")
+        single = f"from app.schema.types import {', '.join(names_sorted)}"
+        if len(single) <= 88:
+            out.append(single)
+        else:
+            out += ["from app.schema.types import (", *(f"    {n}," for n in names_sorted), ")"]
+        out += ["", f"_PKG = {_q(SCHEMA_PACKAGES[module])}", f"API_VERSION = {_q(API_VERSIONS[module])}", "", ""]
+        out.append(text.rstrip())
+        out += ["", "", "# Top-level kinds served under API_VERSION (their JSON also carries apiVersion and kind).",
+                "KINDS: dict[str, Struct] = {"]
+        out += [f"    {_q(k)}: {k}," for k in kinds]
+        out += ["}", ""]
+        return "\n".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--api", type=Path, required=True)
+    parser.add_argument("--apimachinery", type=Path, required=True)
+    parser.add_argument("--ref", default="v0.36.3")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent)
+    args = parser.parse_args()
+    protos, gos = load({"api": args.api, "apimachinery": args.apimachinery}, args.ref)
+    emitter = Emitter(protos, gos)
+    for module, kinds in ROOTS.items():
+        for kind in kinds:
+            emitter.visit(module, kind)
+            if kind not in UNLISTED and f"{kind}List" in protos[module]:
+                emitter.visit(module, f"{kind}List")
+    emitter.assign_homes()
+    for out_module in sorted(set(emitter.home.values())):
+        package = SCHEMA_PACKAGES[out_module.split("_")[0]]
+        header = (f"{package} declarations: field names and numbers as the reference's {args.ref} "
+                  "generated.proto.\n\nWritten by app/schema/codegen.py; regenerate rather than hand-edit.\n")
+        (args.out / f"{out_module}.py").write_text(emitter.module_text(out_module, header))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""The declaration generator on a tiny synthetic package (the real inputs live in the reference's repos)."""
+from __future__ import annotations
+
+from typing import Any
+
+from app.schema.codegen import Emitter, parse_go, parse_proto
+from app.schema.types import INT32, QUANTITY, STRING, ListOf, MapOf, Struct
+
+PROTO = """
+syntax = "proto2";
+
+// A thing.
+// +structType=atomic
+message Thing {
+  // Items.
+  // +optional
+  // +listType=map
+  // +listMapKey=name
+  // +patchStrategy=merge
+  // +patchMergeKey=name
+  repeated Item items = 1;
+
+  // +k8s:optional
+  optional int32 count = 2;
+
+  map<string, .k8s.io.apimachinery.pkg.api.resource.Quantity> limits = 3;
+
+  optional Item embedded = 4;
+
+  optional string mode = 5;
+}
+
+message Item {
+  optional string name = 1;
+}
+"""
+
+GO = """
+type Thing struct {
+	metav1.TypeMeta `json:",inline"`
+	// comment `with backticks`
+	Items []Item `json:"items,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,1,rep,name=items"`
+	Count *int32 `json:"count,omitempty" protobuf:"varint,2,opt,name=count"`
+	Limits ResourceList `json:"limits,omitempty" protobuf:"bytes,3,rep,name=limits,casttype=ResourceList"`
+	Item `json:"" protobuf:"bytes,4,opt,name=embedded"`
+	Mode string `json:"mode" protobuf:"bytes,5,opt,name=mode"`
+	internal string `json:"-" protobuf:"-"`
+}
+
+type Item struct {
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
+}
+"""
+
+
+def _generate() -> dict[str, Any]:
+    emitter = Emitter({"core": parse_proto(PROTO)}, {"core": parse_go(GO)}, segments={})
+    emitter.visit("core", "Thing")
+    emitter.assign_homes()
+    text = emitter.module_text("core", "Test.\n")
+    namespace: dict[str, Any] = {}
+    exec(compile(text, "<generated>", "exec"), namespace)  # noqa: S102 - our own generator's output
+    return namespace
+
+
+def test_generated_module_declares_the_types() -> None:
+    ns = _generate()
+    thing, item = ns["Thing"], ns["Item"]
+    assert isinstance(thing, Struct) and thing.kind and thing.struct_type == "atomic"
+    assert ns["KINDS"] == {"Thing": thing} and ns["API_VERSION"] == "v1"
+    items, count, limits, embedded, mode = thing.fields
+    assert (items.name, items.number, items.type) == ("items", 1, ListOf(item))
+    assert (items.list_type, items.list_map_keys, items.patch_strategy, items.patch_merge_key) == (
+        "map", ("name",), "merge", "name")
+    assert not items.required
+    assert (count.type, count.nullable, count.required) == (INT32, True, False)
+    assert limits.type == MapOf(QUANTITY)
+    assert embedded.inline and embedded.type is item and embedded.name == "embedded"
+    assert (mode.type, mode.omitempty, mode.required) == (STRING, False, True)
+    assert thing.json_fields.keys() == {"items", "count", "limits", "name", "mode"}

@@ -1,0 +1,117 @@
+"""The declarations carry the reference's merge metadata and are internally consistent."""
+from __future__ import annotations
+
+import pytest
+
+from app.schema import SCHEMAS, apps, batch, core, core_pod, core_volume, meta, policy
+from app.schema.types import STRING, Field, ListOf, MapOf, Struct
+
+
+def _field(struct: Struct, name: str) -> Field:
+    found = struct.field(name)
+    assert found is not None, f"{struct.qualname} has no field {name}"
+    return found
+
+
+@pytest.mark.parametrize(
+    ("struct", "name", "list_type", "keys", "merge_key", "strategy"),
+    [
+        (core_pod.PodSpec, "containers", "map", ("name",), "name", "merge"),
+        (core_pod.PodSpec, "initContainers", "map", ("name",), "name", "merge"),
+        (core_pod.PodSpec, "volumes", "map", ("name",), "name", "merge,retainKeys"),
+        (core_pod.PodSpec, "tolerations", "atomic", (), None, None),
+        (core_pod.PodSpec, "imagePullSecrets", "map", ("name",), "name", "merge"),
+        (core_pod.Container, "ports", "map", ("containerPort", "protocol"), "containerPort", "merge"),
+        (core_pod.Container, "env", "map", ("name",), "name", "merge"),
+        (core_pod.Container, "volumeMounts", "map", ("mountPath",), "mountPath", "merge"),
+        (core_pod.Container, "command", "atomic", (), None, None),
+        (core.PodStatus, "conditions", "map", ("type",), "type", "merge"),
+        (core.ServiceSpec, "ports", "map", ("port", "protocol"), "port", "merge"),
+        (core.NamespaceSpec, "finalizers", "atomic", (), None, None),
+        (core.NamespaceStatus, "conditions", "map", ("type",), "type", "merge"),
+        (apps.DeploymentStatus, "conditions", "map", ("type",), "type", "merge"),
+        (batch.JobStatus, "conditions", "atomic", (), "type", "merge"),
+        (policy.PodDisruptionBudgetStatus, "conditions", "map", ("type",), "type", "merge"),
+        (meta.ObjectMeta, "finalizers", "set", (), None, "merge"),
+        (meta.ObjectMeta, "ownerReferences", "map", ("uid",), "uid", "merge"),
+        (meta.ObjectMeta, "managedFields", "atomic", (), None, None),
+    ],
+)
+def test_merge_metadata(struct: Struct, name: str, list_type: str, keys: tuple[str, ...], merge_key: str | None,
+                        strategy: str | None) -> None:
+    f = _field(struct, name)
+    assert (f.list_type, f.list_map_keys, f.patch_merge_key, f.patch_strategy) == (list_type, keys, merge_key, strategy)
+
+
+def test_struct_and_map_markers() -> None:
+    assert meta.LabelSelector.struct_type == "atomic"
+    assert meta.OwnerReference.struct_type == "atomic"
+    assert _field(core.ServiceSpec, "selector").map_type == "atomic"
+    assert _field(apps.DeploymentSpec, "strategy").patch_strategy == "retainKeys"
+
+
+def test_required_and_pointer_flags() -> None:
+    assert _field(core_pod.Container, "name").required
+    assert not _field(meta.ObjectMeta, "name").required
+    assert _field(apps.DeploymentSpec, "selector").required
+    assert _field(apps.DeploymentSpec, "replicas").nullable
+    assert not _field(apps.DeploymentSpec, "minReadySeconds").nullable
+    assert not _field(core.ServicePort, "port").omitempty
+    assert _field(meta.ObjectMeta, "creationTimestamp").omitzero
+
+
+def test_field_numbers_match_the_reference() -> None:
+    numbers = {f.name: f.number for f in meta.ObjectMeta.fields}
+    assert numbers == {"name": 1, "generateName": 2, "namespace": 3, "selfLink": 4, "uid": 5,
+                       "resourceVersion": 6, "generation": 7, "creationTimestamp": 8, "deletionTimestamp": 9,
+                       "deletionGracePeriodSeconds": 10, "labels": 11, "annotations": 12,
+                       "ownerReferences": 13, "finalizers": 14, "managedFields": 17}
+    assert [(f.name, f.number) for f in core.ConfigMap.fields] == [
+        ("metadata", 1), ("immutable", 4), ("data", 2), ("binaryData", 3)]  # JSON order != wire order
+    assert [f.number for f in core.ConfigMap.wire_fields] == [1, 2, 3, 4]
+    assert _field(core_pod.PodSpec, "containers").number == 2
+    assert _field(core_pod.Container, "envFrom").number == 19
+
+
+def test_inline_fields_flatten_into_the_parent() -> None:
+    keys = core_volume.Volume.json_fields
+    assert "emptyDir" in keys and "persistentVolumeClaim" in keys and "volumeSource" not in keys
+    assert [f.name for f in keys["hostPath"]] == ["volumeSource", "hostPath"]
+    assert "httpGet" in core_pod.Probe.json_fields and "name" in core_pod.ConfigMapKeySelector.json_fields
+
+
+def _all_structs() -> list[Struct]:
+    seen: dict[int, Struct] = {}
+    for schema in SCHEMAS.values():
+        for s in schema.walk():
+            seen[id(s)] = s
+    return list(seen.values())
+
+
+def test_declarations_are_consistent() -> None:
+    structs = _all_structs()
+    assert len(structs) > 250
+    for s in structs:
+        flat = []
+        for f in s.fields:
+            flat += list(f.type.json_fields) if isinstance(f.type, Struct) and f.inline else [f.name]
+        assert len(flat) == len(set(flat)), f"{s.qualname}: a JSON key is declared twice"
+        for f in s.fields:
+            if f.list_map_keys:
+                assert f.list_type == "map" and isinstance(f.type, ListOf)
+                item = f.type.item
+                assert isinstance(item, Struct) and all(k in item.json_fields for k in f.list_map_keys)
+            if isinstance(f.type, MapOf):
+                assert not f.nullable
+
+
+def test_every_kind_has_its_metadata_first() -> None:
+    for (api_version, kind), schema in SCHEMAS.items():
+        assert schema.kind, kind
+        if kind not in ("DeleteOptions",):
+            assert schema.fields[0].name == "metadata" and schema.fields[0].number == 1, (api_version, kind)
+
+
+def test_strings_are_the_most_common_leaf() -> None:
+    leaves = [f.type for s in _all_structs() for f in s.fields]
+    assert leaves.count(STRING) > 200
