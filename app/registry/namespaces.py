@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 
+from app.background import BackgroundThread
 from app.catalog import Catalog, ResourceType
 from app.errors import AlreadyExists, ApiError, Conflict, NotFound
 from app.naming import Naming
@@ -26,14 +27,15 @@ def _condition(kind: str, status: bool, reason: str, message: str) -> dict:
             "reason": reason, "message": message}
 
 
-class NamespaceLifecycle:
+class NamespaceLifecycle(BackgroundThread):
+    name = "namespace-lifecycle"
+
     def __init__(self, registry: Registry, catalog: Catalog, naming: Naming, interval: float = 0.5):
+        super().__init__()
         self.registry, self.catalog, self.naming = registry, catalog, naming
         self.interval = interval
         self.namespaces: ResourceType = catalog.lookup("", "v1", "namespaces")  # type: ignore[assignment]
         self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def bootstrap(self) -> None:
         for name in self.naming.system_namespaces:
@@ -42,22 +44,11 @@ class NamespaceLifecycle:
             except AlreadyExists:
                 pass
 
-    def start(self) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="namespace-lifecycle", daemon=True)
-            self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def poke(self) -> None:
+    def wake(self) -> None:
         self._wake.set()
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
+    def run(self) -> None:
+        while not self.stopping.is_set():
             self._wake.wait(self.interval)
             self._wake.clear()
             try:

@@ -13,6 +13,8 @@ from collections.abc import Callable
 import psycopg
 from sqlalchemy.engine import make_url
 
+from app.background import BackgroundThread
+
 log = logging.getLogger(__name__)
 CHANNEL = "orch_changes"
 RECONNECT_DELAY = 1.0
@@ -22,69 +24,57 @@ def conninfo(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-class ChangeNotifier:
+class ChangeNotifier(BackgroundThread):
     """Sends one NOTIFY for any number of local commits that happened since the last one."""
 
+    name = "change-notifier"
+
     def __init__(self, url: str):
+        super().__init__()
         self.url = conninfo(url)
         self._pending = threading.Event()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="change-notifier", daemon=True)
 
     def committed(self, _rv: int) -> None:
         self._pending.set()
 
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
+    def wake(self) -> None:
         self._pending.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=5)
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
+    def run(self) -> None:
+        while not self.stopping.is_set():
             try:
                 with psycopg.connect(self.url, autocommit=True) as conn:
-                    while not self._stop.is_set():
+                    while not self.stopping.is_set():
                         self._pending.wait()
                         self._pending.clear()
-                        if not self._stop.is_set():
+                        if not self.stopping.is_set():
                             conn.execute(f"NOTIFY {CHANNEL}")
             except psycopg.Error:
                 log.warning("change notifier lost its connection; retrying", exc_info=True)
-                self._stop.wait(RECONNECT_DELAY)
+                self.stopping.wait(RECONNECT_DELAY)
 
 
-class ChangeListener:
-    """Calls `wake()` whenever any process (this one included) has committed a change."""
+class ChangeListener(BackgroundThread):
+    """Calls `on_change()` whenever any process (this one included) has committed a change."""
 
-    def __init__(self, url: str, wake: Callable[[], None]):
+    name = "change-listener"
+
+    def __init__(self, url: str, on_change: Callable[[], None]):
+        super().__init__()
         self.url = conninfo(url)
-        self.wake = wake
+        self.on_change = on_change
         self.listening = threading.Event()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="change-listener", daemon=True)
 
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=5)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
+    def run(self) -> None:
+        while not self.stopping.is_set():
             try:
                 with psycopg.connect(self.url, autocommit=True) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
                     self.listening.set()
-                    while not self._stop.is_set():
+                    while not self.stopping.is_set():
                         for _ in conn.notifies(timeout=0.5, stop_after=1):
-                            self.wake()
+                            self.on_change()
             except psycopg.Error:
                 self.listening.clear()
                 log.warning("change listener lost its connection; polling until it is back", exc_info=True)
-                self._stop.wait(RECONNECT_DELAY)
+                self.stopping.wait(RECONNECT_DELAY)

@@ -7,7 +7,6 @@ row, append to the change log, commit.
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
+from app.background import BackgroundThread
 from app.storage.models import changes, objects, sequence
 
 
@@ -335,24 +335,17 @@ class Storage:
         return newest_old
 
 
-class Compactor:
-    """Background thread running Storage.compact every so often."""
+class Compactor(BackgroundThread):
+    """Runs Storage.compact every so often."""
+
+    name = "compactor"
 
     def __init__(self, storage: Storage, interval: float | None = None):
+        super().__init__()
         self.storage = storage
         self.interval = interval or max(1.0, min(30.0, storage.history_window / 10))
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="compactor", daemon=True)
 
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=5)
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval):
+    def run(self) -> None:
+        while not self.stopping.wait(self.interval):
             with contextlib.suppress(Exception):  # a failed round is retried next interval
                 self.storage.compact()
