@@ -14,12 +14,30 @@ RESOURCE_PREFIXES = ("/api/", "/apis/")
 
 
 def status_response(error: ApiError) -> Response:
-    resp = Response(orjson.dumps(error.status()), status=error.code)
+    body, media = _status_body(error.status())
+    resp = Response(body, status=error.code)
     # exactly application/json: some clients parse Status bodies only then
-    resp.headers["Content-Type"] = "application/json"
+    resp.headers["Content-Type"] = media
     for k, v in error.headers.items():
         resp.headers[k] = v
     return resp
+
+
+def _status_body(status: dict) -> tuple[bytes, str]:
+    """A protobuf Status for clients that asked for our protobuf first, JSON for everyone else."""
+    from app.api.representation import negotiate
+    from app.context import services
+
+    try:
+        naming = services().naming
+        rep = negotiate(request.headers.get("Accept"), naming, table=False, protobuf=True)
+    except Exception:  # noqa: BLE001 - no app context or an unusable Accept: fall back to JSON
+        return orjson.dumps(status), "application/json"
+    if rep.is_protobuf(naming):
+        from app.schema import encode_status
+
+        return encode_status(status), rep.media_type
+    return orjson.dumps(status), "application/json"
 
 
 def install_error_handlers(app: Flask) -> None:

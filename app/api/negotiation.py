@@ -10,7 +10,6 @@ from flask import Request
 from app.api.render import JSON, YAML
 from app.errors import (
     BadRequest,
-    NotAcceptable,
     RequestEntityTooLarge,
     UnsupportedMediaType,
 )
@@ -37,22 +36,6 @@ def parse_accept(header: str) -> list[MediaRange]:
             params[k.strip().lower()] = v.strip().strip('"')
         ranges.append(MediaRange(pieces[0].lower(), params))
     return ranges
-
-
-def choose_media_type(header: str | None, offered: tuple[str, ...] = (JSON, YAML)) -> str:
-    """The first acceptable plain media type we serve (transforms like as=Table are skipped for now)."""
-    if not header:
-        return JSON
-    for rng in parse_accept(header):
-        if rng.params.get("q") == "0":
-            continue
-        if rng.params.get("as"):
-            continue  # Table/PartialObjectMetadata are not served yet: fall through to the next clause
-        if rng.type in ("*/*", "application/*"):
-            return JSON
-        if rng.type in offered:
-            return rng.type
-    raise NotAcceptable(list(offered))
 
 
 def read_body(request: Request) -> bytes:

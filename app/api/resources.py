@@ -11,11 +11,17 @@ from flask import Blueprint, Response, request, stream_with_context
 from app.api import fieldvalidation
 from app.api.negotiation import (
     body_media_type,
-    choose_media_type,
     decode_object,
     read_body,
 )
-from app.api.render import JSON, encode, wants_pretty
+from app.api.render import JSON, wants_pretty
+from app.api.representation import (
+    Representation,
+    WatchFramer,
+    list_body,
+    negotiate,
+    object_body,
+)
 from app.api.request_info import RequestInfo, parse_resource_path
 from app.api.watch import WatchStream
 from app.catalog import ResourceType
@@ -31,6 +37,7 @@ from app.naming import CLIENT_PROTOBUF_MEDIA_TYPE
 from app.registry.options import DeleteOptions, ListOptions, parse_bool, parse_dry_run
 from app.registry.patch import JSON_PATCH, MERGE_PATCH
 from app.registry.store import ListResult
+from app.tables import parse_include_object
 
 PATCH_TYPES = (JSON_PATCH, MERGE_PATCH)
 
@@ -69,19 +76,20 @@ def _collection(rt: ResourceType, info: RequestInfo) -> Response:
         if opts.watch:
             return _watch(rt, info.namespace, opts)
         _require_verb(rt, "list")
-        return _render_list(services().registry.list(rt, info.namespace, opts))
+        rep = _negotiate(rt, table=True)
+        return _render_list(rt, services().registry.list(rt, info.namespace, opts), rep)
     if method == "POST":
         _require_verb(rt, "create")
-        media = choose_media_type(request.headers.get("Accept"))
+        rep = _negotiate(rt)
         obj, warnings = _decode_checked(rt.kind, rt.version)
         created = services().registry.create(rt, info.namespace, obj, parse_dry_run(request.args))
-        return _render(created, 201, media, warnings)
+        return _render(rt, created, 201, rep, warnings)
     if method == "DELETE":
         _require_verb(rt, "deletecollection")
         registry = services().registry
         opts = _delete_options()
         result = registry.delete_collection(rt, info.namespace, ListOptions.from_query(request.args), opts)
-        return _render_list(result)
+        return _render_list(rt, result, _negotiate(rt))
     raise MethodNotAllowed()
 
 
@@ -91,35 +99,37 @@ def _item(rt: ResourceType, info: RequestInfo) -> Response:
     sub = info.subresource
     if sub is not None and rt.subresource(sub) is None:
         raise NotFound(f"{rt.plural}/{sub}", rt.group, "")
-    media = choose_media_type(request.headers.get("Accept"))
+    if method == "GET" and sub is None and parse_bool(request.args.get("watch")):
+        return _watch_one(rt, ns, name)
+    rep = _negotiate(rt, table=method == "GET", sub=sub)
     if method == "GET":
-        if sub is None and parse_bool(request.args.get("watch")):
-            return _watch_one(rt, ns, name)
         _require_verb(rt, "get", sub)
         obj = registry.get(rt, ns, name, request.args.get("resourceVersion", ""))
-        subresource = rt.subresource(sub) if sub else None
-        if subresource is not None and subresource.view is not None:
-            obj = subresource.view(obj)
-        return _render(obj, 200, media)
+        return _render(rt, _sub_view(rt, sub, obj), 200, rep)
     if method == "PUT":
         _require_verb(rt, "update", sub)
         kind = (rt.subresource(sub).kind if sub else None) or rt.kind
         obj, warnings = _decode_checked(kind, rt.version)
         result, created = registry.update(rt, ns, name, obj, sub, parse_dry_run(request.args))
-        return _render(_sub_view(rt, sub, result), 201 if created else 200, media, warnings)
+        return _render(rt, _sub_view(rt, sub, result), 201 if created else 200, rep, warnings)
     if method == "PATCH":
         _require_verb(rt, "patch", sub)
         patch_type = body_media_type(request)
         if patch_type not in PATCH_TYPES:
             raise UnsupportedMediaType(list(PATCH_TYPES))
         result = registry.patch(rt, ns, name, patch_type, read_body(request), sub, parse_dry_run(request.args))
-        return _render(_sub_view(rt, sub, result), 200, media)
+        return _render(rt, _sub_view(rt, sub, result), 200, rep)
+    if method == "POST" and sub is not None:
+        _require_verb(rt, "create", sub)
+        kind = rt.subresource(sub).kind or rt.kind
+        obj, warnings = _decode_checked(kind, rt.version)
+        return _render(rt, registry.create_in_subresource(rt, ns, name, sub, obj), 201, rep, warnings)
     if method == "DELETE":
         if sub is not None:
             raise MethodNotAllowed()
         _require_verb(rt, "delete")
         body, _ = registry.delete(rt, ns, name, _delete_options())
-        return _render(body, 200, media)
+        return _render(rt, body, 200, rep)
     raise MethodNotAllowed()
 
 
@@ -159,39 +169,52 @@ def _delete_options() -> DeleteOptions:
     return DeleteOptions.parse(parsed, request.args, parse_dry_run(request.args), services().naming.meta_group)
 
 
-def _render(obj: dict, code: int, media: str, warnings: list[str] | None = None) -> Response:
-    body = encode(obj, media, wants_pretty())
-    resp = Response(body, status=code, headers={"Content-Type": media})
+def _negotiate(rt: ResourceType, *, table: bool = False, sub: str | None = None, watch: bool = False
+               ) -> Representation:
+    """Protobuf only where the kind has a typed schema; Table only for the kind itself (not scale)."""
+    from app.schema import has_schema
+
+    naming = services().naming
+    view_kind = (rt.subresource(sub).kind if sub else None) or rt.kind
+    view_group = (rt.subresource(sub).group if sub else None)
+    api_version = rt.group_version if view_group is None else f"{view_group}/{rt.subresource(sub).version}"
+    return negotiate(request.headers.get("Accept"), naming, table=table and view_kind == rt.kind,
+                     protobuf=has_schema(api_version, view_kind, naming), watch=watch, pretty=wants_pretty())
+
+
+def _response(body: bytes, code: int, rep: Representation) -> Response:
+    return Response(body, status=code, headers={"Content-Type": rep.media_type})
+
+
+def _render(rt: ResourceType, obj: dict, code: int, rep: Representation, warnings: list[str] | None = None
+            ) -> Response:
+    naming = services().naming
+    include = parse_include_object(request.args.get("includeObject")) if rep.table_version else "Metadata"
+    resp = _response(object_body(rep, naming, rt, obj, include), code, rep)
     for text in warnings or ():
         resp.headers.add("Warning", fieldvalidation.warning_header(text))
     return resp
 
 
-def _render_list(result: ListResult) -> Response:
-    media = choose_media_type(request.headers.get("Accept"))
-    rt = result.rt
+def _render_list(rt: ResourceType, result: ListResult, rep: Representation) -> Response:
     list_meta: dict = {"resourceVersion": str(result.revision)}
     if result.continue_token:
         list_meta["continue"] = result.continue_token
         if result.remaining is not None:
             list_meta["remainingItemCount"] = result.remaining
-    if media == JSON and not wants_pretty():
-        # splice the stored JSON text: no decode/encode of the items
-        head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.group_version, "metadata": list_meta})
-        body = head[:-1] + b',"items":[' + ",".join(result.items).encode() + b"]}"
-    else:
-        doc = {"kind": rt.list_kind, "apiVersion": rt.group_version, "metadata": list_meta,
-               "items": [orjson.loads(i) for i in result.items]}
-        body = encode(doc, media, wants_pretty())
-    return Response(body, status=200, headers={"Content-Type": media})
+    include = parse_include_object(request.args.get("includeObject")) if rep.table_version else "Metadata"
+    return _response(list_body(rep, services().naming, rt, list_meta, result.items, include), 200, rep)
 
 
 def _watch(rt: ResourceType, namespace: str | None, opts: ListOptions) -> Response:
     _require_verb(rt, "watch")
-    choose_media_type(request.headers.get("Accept"), offered=(JSON,))
+    rep = _negotiate(rt, table=True, watch=True)
     svc = services()
+    include = parse_include_object(request.args.get("includeObject")) if rep.table_version else "Metadata"
+    framer = WatchFramer(rep, svc.naming, rt, include)
     stream = WatchStream(svc.registry, svc.hub, rt, namespace, opts)
-    resp = Response(stream_with_context(stream.events()), status=200, headers={"Content-Type": JSON})
+    resp = Response(stream_with_context(stream.framed(framer)), status=200,
+                    headers={"Content-Type": framer.content_type})
     resp.headers["Cache-Control"] = "no-cache, private"
     return resp
 

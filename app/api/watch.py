@@ -1,9 +1,9 @@
-"""Watch streams: newline-delimited JSON events, flushed as they happen."""
+"""Watch streams: events produced once per watcher, framed as JSON lines, Table events or protobuf."""
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import orjson
 
@@ -21,20 +21,27 @@ BOOKMARK_INTERVAL = 60.0  # as the reference: about a minute, and once shortly b
 BOOKMARK_BEFORE_DEADLINE = 2.0
 
 
-def event_line(kind: str, data: str | bytes) -> bytes:
+#: (event type, object): the object as stored JSON text, or a dict built here (bookmarks, errors).
+Event = tuple[str, "str | bytes | dict"]
+
+
+def event_line(kind: str, data: str | bytes | dict) -> bytes:
+    """The JSON framing: one compact event per line; stored JSON text is spliced, not re-encoded."""
+    if isinstance(data, dict):
+        data = orjson.dumps(data)
     raw = data.encode() if isinstance(data, str) else data
     return b'{"type":"' + kind.encode() + b'","object":' + raw + b"}\n"
 
 
-def error_line(error: ApiError) -> bytes:
-    return event_line("ERROR", orjson.dumps(error.status()))
+def error_event(error: ApiError) -> Event:
+    return "ERROR", error.status()
 
 
-def bookmark(rt: ResourceType, revision: int, annotations: dict | None = None) -> bytes:
+def bookmark(rt: ResourceType, revision: int, annotations: dict | None = None) -> Event:
     md: dict = {"resourceVersion": str(revision)}
     if annotations:
         md["annotations"] = annotations
-    return event_line("BOOKMARK", orjson.dumps({"kind": rt.kind, "apiVersion": rt.group_version, "metadata": md}))
+    return "BOOKMARK", {"kind": rt.kind, "apiVersion": rt.group_version, "metadata": md}
 
 
 class WatchStream:
@@ -52,13 +59,17 @@ class WatchStream:
             timeout = int(MIN_REQUEST_TIMEOUT * (1 + random.random()))
         self.deadline = time.monotonic() + timeout
 
-    def _initial(self) -> tuple[list[bytes], int]:
+    def _initial(self) -> tuple[list[Event], int]:
         listed = self.registry.list(self.rt, self.namespace, ListOptions(
             label_selector=self.opts.label_selector, field_selector=self.opts.field_selector))
-        return [event_line("ADDED", d) for d in listed.items], listed.revision
+        return [("ADDED", d) for d in listed.items], listed.revision
 
-    def events(self) -> Iterator[bytes]:
+    def framed(self, frame: Callable[[Event], bytes]) -> Iterator[bytes]:
         yield b""  # the server sends the headers now: clients see the watch established before any event
+        for event in self.events():
+            yield frame(event)
+
+    def events(self) -> Iterator[Event]:
         opts = self.opts
         send_initial = opts.send_initial_events if opts.send_initial_events is not None else \
             opts.resource_version in ("", "0")
@@ -73,7 +84,7 @@ class WatchStream:
             sub, backlog = self.hub.subscribe(self.prefix, start)
         except (RevisionCompacted, Gone):
             compacted = self.registry.storage.compacted_revision()
-            yield error_line(Gone(f"too old resource version: {opts.resource_version} ({compacted})"))
+            yield error_event(Gone(f"too old resource version: {opts.resource_version} ({compacted})"))
             return
         try:
             yield from self._deliver(backlog)
@@ -97,10 +108,10 @@ class WatchStream:
         finally:
             self.hub.unsubscribe(sub)
 
-    def _deliver(self, changes: list) -> Iterator[bytes]:
+    def _deliver(self, changes: list) -> Iterator[Event]:
         for change in changes:
             if self.filter.empty:
-                yield event_line(change.type, change.data)
+                yield change.type, change.data
                 continue
             new = orjson.loads(change.data)
             now = self.filter.matches(self.rt, new)
@@ -108,12 +119,12 @@ class WatchStream:
                 self.filter.matches(self.rt, orjson.loads(change.prev))
             if change.type == "DELETED":
                 if before or now:
-                    yield event_line("DELETED", change.data)
+                    yield "DELETED", change.data
             elif now and before:
-                yield event_line("MODIFIED", change.data)
+                yield "MODIFIED", change.data
             elif now:
-                yield event_line("ADDED", change.data)
+                yield "ADDED", change.data
             elif before:
                 prev = orjson.loads(change.prev)
                 prev.setdefault("metadata", {})["resourceVersion"] = str(change.rv)
-                yield event_line("DELETED", orjson.dumps(prev))
+                yield "DELETED", prev

@@ -19,7 +19,10 @@ from app.schema.types import (
 )
 
 _PKG = "apps/v1"
-API_VERSION = "apps/v1"
+# The served group: in the API domain (Naming.group(GROUP)) or as spelled here ("" is core).
+GROUP = "apps"
+GROUP_IN_DOMAIN = False
+VERSION = "v1"
 
 
 RollingUpdateDeployment = Struct(_PKG, "RollingUpdateDeployment", [
@@ -253,7 +256,7 @@ ControllerRevisionList = Struct(_PKG, "ControllerRevisionList", [
 ], kind=True)
 
 
-# Top-level kinds served under API_VERSION (their JSON also carries apiVersion and kind).
+# Top-level kinds served under GROUP/VERSION (their JSON also carries apiVersion and kind).
 KINDS: dict[str, Struct] = {
     "Deployment": Deployment,
     "DeploymentList": DeploymentList,

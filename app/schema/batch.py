@@ -8,7 +8,10 @@ from app.schema import core, core_volume, meta
 from app.schema.types import BOOL, INT32, INT64, STRING, TIME, Field, ListOf, Struct
 
 _PKG = "batch/v1"
-API_VERSION = "batch/v1"
+# The served group: in the API domain (Naming.group(GROUP)) or as spelled here ("" is core).
+GROUP = "batch"
+GROUP_IN_DOMAIN = False
+VERSION = "v1"
 
 
 PodFailurePolicyOnExitCodesRequirement = Struct(_PKG, "PodFailurePolicyOnExitCodesRequirement", [
@@ -136,7 +139,7 @@ CronJobList = Struct(_PKG, "CronJobList", [
 ], kind=True)
 
 
-# Top-level kinds served under API_VERSION (their JSON also carries apiVersion and kind).
+# Top-level kinds served under GROUP/VERSION (their JSON also carries apiVersion and kind).
 KINDS: dict[str, Struct] = {
     "Job": Job,
     "JobList": JobList,

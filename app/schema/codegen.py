@@ -7,6 +7,11 @@ from the app, so it runs even while the declaration modules are broken:
 
     python app/schema/codegen.py --api <kubernetes/api git dir> \
         --apimachinery <kubernetes/apimachinery git dir> --ref v0.36.3
+
+Each module names its served group as GROUP (a prefix such as `coordination` when GROUP_IN_DOMAIN, to be
+spelled through Naming.group by the registry) and VERSION; the output is deterministic. A Go named slice
+type (`type ExtraValue []string`, a message {1: repeated item} in generated.proto) is written as
+`ListOf(item, wrapped=True)` rather than as a struct.
 """
 from __future__ import annotations
 
@@ -24,10 +29,37 @@ PACKAGES: dict[str, tuple[str, str, str]] = {
     "k8s.io.api.apps.v1": ("apps", "api", "apps/v1"),
     "k8s.io.api.batch.v1": ("batch", "api", "batch/v1"),
     "k8s.io.api.policy.v1": ("policy", "api", "policy/v1"),
+    "k8s.io.api.autoscaling.v1": ("autoscaling", "api", "autoscaling/v1"),
+    "k8s.io.api.coordination.v1": ("coordination", "api", "coordination/v1"),
+    "k8s.io.api.events.v1": ("events", "api", "events/v1"),
+    "k8s.io.api.certificates.v1": ("certificates", "api", "certificates/v1"),
+    "k8s.io.api.rbac.v1": ("rbac", "api", "rbac/v1"),
+    "k8s.io.api.networking.v1": ("networking", "api", "networking/v1"),
+    "k8s.io.api.discovery.v1": ("discovery", "api", "discovery/v1"),
+    "k8s.io.api.scheduling.v1": ("scheduling", "api", "scheduling/v1"),
+    "k8s.io.api.storage.v1": ("storage", "api", "storage/v1"),
+    "k8s.io.api.node.v1": ("node", "api", "node/v1"),
 }
 PACKAGE_OF = {module: package for package, (module, _, _) in PACKAGES.items()}
-API_VERSIONS = {"meta": "v1", "core": "v1", "apps": "apps/v1", "batch": "batch/v1", "policy": "policy/v1"}
-SCHEMA_PACKAGES = {"meta": "meta/v1", "core": "core/v1", "apps": "apps/v1", "batch": "batch/v1", "policy": "policy/v1"}
+# module -> (served group, whether that group lives under the API domain, version). A group under the
+# domain is written as its prefix only (`coordination`); the server serves it as Naming.group(prefix).
+GROUPS: dict[str, tuple[str, bool, str]] = {
+    "meta": ("", False, "v1"),
+    "core": ("", False, "v1"),
+    "apps": ("apps", False, "v1"),
+    "batch": ("batch", False, "v1"),
+    "policy": ("policy", False, "v1"),
+    "autoscaling": ("autoscaling", False, "v1"),
+    "coordination": ("coordination", True, "v1"),
+    "events": ("events", True, "v1"),
+    "certificates": ("certificates", True, "v1"),
+    "rbac": ("rbac.authorization", True, "v1"),
+    "networking": ("networking", True, "v1"),
+    "discovery": ("discovery", True, "v1"),
+    "scheduling": ("scheduling", True, "v1"),
+    "storage": ("storage", True, "v1"),
+    "node": ("node", True, "v1"),
+}
 
 # Top-level kinds to declare (their `<Kind>List` is added when the reference has one).
 ROOTS: dict[str, tuple[str, ...]] = {
@@ -40,6 +72,16 @@ ROOTS: dict[str, tuple[str, ...]] = {
     "apps": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"),
     "batch": ("Job", "CronJob"),
     "policy": ("PodDisruptionBudget", "Eviction"),
+    "autoscaling": ("Scale",),
+    "coordination": ("Lease",),
+    "events": ("Event",),
+    "certificates": ("CertificateSigningRequest",),
+    "rbac": ("Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"),
+    "networking": ("Ingress", "NetworkPolicy", "IngressClass"),
+    "discovery": ("EndpointSlice",),
+    "scheduling": ("PriorityClass",),
+    "storage": ("StorageClass",),
+    "node": ("RuntimeClass",),
 }
 # A large package is written as several modules: a message goes to the first one whose roots reach it.
 Segments = dict[str, tuple[tuple[str, tuple[str, ...]], ...]]  # package -> ((module, roots), ...)
@@ -49,7 +91,7 @@ SEGMENTS: Segments = {
         ("core_pod", ("PodSpec",)),
     ),
 }
-UNLISTED = {"Status", "DeleteOptions", "WatchEvent", "Binding", "Eviction"}
+UNLISTED = {"Status", "DeleteOptions", "WatchEvent", "Binding", "Eviction", "Scale"}
 
 # Messages with their own JSON form become scalars of the DSL.
 SPECIAL = {
@@ -96,6 +138,7 @@ class GoField:
 class GoStruct:
     type_meta: bool = False
     fields: dict[int, GoField] = field(default_factory=dict)
+    slice_of: str = ""  # a named slice type (`type ExtraValue []string`): its element type
 
 
 MARKER = re.compile(r"^\s*//\s*\+([A-Za-z][\w.]*)(?:=(.*))?$")
@@ -146,6 +189,8 @@ def parse_go(text: str) -> dict[str, GoStruct]:
             m = re.match(r"^type (\w+) struct \{", line)
             if m:
                 current = structs.setdefault(m.group(1), GoStruct())
+            elif m := re.match(r"^type (\w+) \[\](\S+)\s*$", line):
+                structs.setdefault(m.group(1), GoStruct()).slice_of = m.group(2)
             continue
         if line.startswith("}"):
             current = None
@@ -175,6 +220,11 @@ def parse_go(text: str) -> dict[str, GoStruct]:
 def _git(git_dir: Path, *args: str) -> str:
     return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True,
                           text=True).stdout
+
+
+def schema_package(module: str) -> str:
+    """The package named in our declarations (`Struct.package`): `<module>/<version>`."""
+    return f"{module}/{GROUPS[module][2]}"
 
 
 Protos = dict[str, dict[str, ProtoMessage]]  # module -> message name -> message
@@ -238,6 +288,17 @@ class Emitter:
             raise SystemExit(f"type {proto_type} is outside the generated packages")
         return PACKAGES[package][0], name
 
+    def wrapped_item(self, key: tuple[str, str]) -> str | None:
+        """The proto item type of a message that is a Go named slice ({1: repeated item}), else None."""
+        module, name = key
+        go = self.gos[module].get(name)
+        fields = self.protos[module][name].fields
+        if go is None or not go.slice_of:
+            return None
+        if len(fields) != 1 or fields[0].label != "repeated" or fields[0].number != 1:
+            raise SystemExit(f"named slice {module}.{name} is not a message {{1: repeated item}}")
+        return fields[0].type
+
     def refs(self, module: str, name: str) -> list[tuple[str, str]]:
         out = []
         for f in self.protos[module][name].fields:
@@ -258,7 +319,8 @@ class Emitter:
             self.visit(*target)
         self.active.discard(key)
         self.done.add(key)
-        self.order.append(key)
+        if self.wrapped_item(key) is None:
+            self.order.append(key)
 
     def closure(self, root: tuple[str, str]) -> set[tuple[str, str]]:
         seen: set[tuple[str, str]] = set()
@@ -283,6 +345,9 @@ class Emitter:
     def type_expr(self, out_module: str, target: tuple[str, str] | str) -> str:
         if isinstance(target, str):
             return target
+        item = self.wrapped_item(target)
+        if item is not None:  # JSON: a plain array; protobuf: a message around the repeated items
+            return f"ListOf({self.type_expr(out_module, self.resolve(target[0], item))}, wrapped=True)"
         other = self.home[target]
         return target[1] if other == out_module else f"{other}.{target[1]}"
 
@@ -362,9 +427,14 @@ class Emitter:
             out.append(single)
         else:
             out += ["from app.schema.types import (", *(f"    {n}," for n in names_sorted), ")"]
-        out += ["", f"_PKG = {_q(SCHEMA_PACKAGES[module])}", f"API_VERSION = {_q(API_VERSIONS[module])}", "", ""]
+        group, in_domain, version = GROUPS[module]
+        out += [
+            "", f"_PKG = {_q(schema_package(module))}",
+            "# The served group: in the API domain (Naming.group(GROUP)) or as spelled here (\"\" is core).",
+            f"GROUP = {_q(group)}", f"GROUP_IN_DOMAIN = {in_domain}", f"VERSION = {_q(version)}", "", "",
+        ]
         out.append(text.rstrip())
-        out += ["", "", "# Top-level kinds served under API_VERSION (their JSON also carries apiVersion and kind).",
+        out += ["", "", "# Top-level kinds served under GROUP/VERSION (their JSON also carries apiVersion and kind).",
                 "KINDS: dict[str, Struct] = {"]
         out += [f"    {_q(k)}: {k}," for k in kinds]
         out += ["}", ""]
@@ -387,7 +457,7 @@ def main() -> None:
                 emitter.visit(module, f"{kind}List")
     emitter.assign_homes()
     for out_module in sorted(set(emitter.home.values())):
-        package = SCHEMA_PACKAGES[out_module.split("_")[0]]
+        package = schema_package(out_module.split("_")[0])
         header = (f"{package} declarations: field names and numbers as the reference's {args.ref} "
                   "generated.proto.\n\nWritten by app/schema/codegen.py; regenerate rather than hand-edit.\n")
         (args.out / f"{out_module}.py").write_text(emitter.module_text(out_module, header))

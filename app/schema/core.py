@@ -22,7 +22,10 @@ from app.schema.types import (
 )
 
 _PKG = "core/v1"
-API_VERSION = "v1"
+# The served group: in the API domain (Naming.group(GROUP)) or as spelled here ("" is core).
+GROUP = ""
+GROUP_IN_DOMAIN = False
+VERSION = "v1"
 
 
 NamespaceSpec = Struct(_PKG, "NamespaceSpec", [
@@ -738,8 +741,17 @@ Binding = Struct(_PKG, "Binding", [
     Field("target", 2, core_volume.ObjectReference, omitempty=False, required=True),
 ], kind=True)
 
+TopologySelectorLabelRequirement = Struct(_PKG, "TopologySelectorLabelRequirement", [
+    Field("key", 1, STRING, omitempty=False, required=True),
+    Field("values", 2, ListOf(STRING), omitempty=False, required=True, list_type="atomic"),
+])
 
-# Top-level kinds served under API_VERSION (their JSON also carries apiVersion and kind).
+TopologySelectorTerm = Struct(_PKG, "TopologySelectorTerm", [
+    Field("matchLabelExpressions", 1, ListOf(TopologySelectorLabelRequirement), list_type="atomic"),
+], struct_type="atomic")
+
+
+# Top-level kinds served under GROUP/VERSION (their JSON also carries apiVersion and kind).
 KINDS: dict[str, Struct] = {
     "Namespace": Namespace,
     "NamespaceList": NamespaceList,

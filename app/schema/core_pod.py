@@ -19,7 +19,10 @@ from app.schema.types import (
 )
 
 _PKG = "core/v1"
-API_VERSION = "v1"
+# The served group: in the API domain (Naming.group(GROUP)) or as spelled here ("" is core).
+GROUP = ""
+GROUP_IN_DOMAIN = False
+VERSION = "v1"
 
 
 ContainerPort = Struct(_PKG, "ContainerPort", [
@@ -511,6 +514,6 @@ PodSpec = Struct(_PKG, "PodSpec", [
 ])
 
 
-# Top-level kinds served under API_VERSION (their JSON also carries apiVersion and kind).
+# Top-level kinds served under GROUP/VERSION (their JSON also carries apiVersion and kind).
 KINDS: dict[str, Struct] = {
 }

@@ -18,7 +18,10 @@ from app.schema.types import (
 )
 
 _PKG = "core/v1"
-API_VERSION = "v1"
+# The served group: in the API domain (Naming.group(GROUP)) or as spelled here ("" is core).
+GROUP = ""
+GROUP_IN_DOMAIN = False
+VERSION = "v1"
 
 
 ObjectReference = Struct(_PKG, "ObjectReference", [
@@ -561,6 +564,6 @@ PersistentVolumeSpec = Struct(_PKG, "PersistentVolumeSpec", [
 ])
 
 
-# Top-level kinds served under API_VERSION (their JSON also carries apiVersion and kind).
+# Top-level kinds served under GROUP/VERSION (their JSON also carries apiVersion and kind).
 KINDS: dict[str, Struct] = {
 }

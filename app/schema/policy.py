@@ -18,7 +18,10 @@ from app.schema.types import (
 )
 
 _PKG = "policy/v1"
-API_VERSION = "policy/v1"
+# The served group: in the API domain (Naming.group(GROUP)) or as spelled here ("" is core).
+GROUP = "policy"
+GROUP_IN_DOMAIN = False
+VERSION = "v1"
 
 
 PodDisruptionBudgetSpec = Struct(_PKG, "PodDisruptionBudgetSpec", [
@@ -58,7 +61,7 @@ Eviction = Struct(_PKG, "Eviction", [
 ], kind=True)
 
 
-# Top-level kinds served under API_VERSION (their JSON also carries apiVersion and kind).
+# Top-level kinds served under GROUP/VERSION (their JSON also carries apiVersion and kind).
 KINDS: dict[str, Struct] = {
     "PodDisruptionBudget": PodDisruptionBudget,
     "PodDisruptionBudgetList": PodDisruptionBudgetList,

@@ -5,6 +5,8 @@ fields always written (zero values included), pointer fields only when set, map 
 Decoding yields what Go's encoding/json would print for the decoded struct: pointer fields only when
 present, zero scalars dropped where the json tag says `omitempty`, non-pointer structs always present
 (`{}`), except that empty lists/maps are left out instead of being written as `null`.
+A wrapped list (`ListOf(..., wrapped=True)`, a Go named slice such as ExtraValue) is one message
+`{1: repeated item}` on the wire and a plain array in JSON.
 """
 from __future__ import annotations
 
@@ -64,7 +66,8 @@ def _encode_struct(struct: Struct, obj: Any, path: str, *, check: bool) -> bytes
             continue
         fpath = _join(path, f.name)
         value = obj.get(f.name)
-        if isinstance(f.type, ListOf):
+        if f.repeated:
+            assert isinstance(f.type, ListOf)
             if value is None:
                 continue
             if not isinstance(value, list):
@@ -83,7 +86,7 @@ def _encode_struct(struct: Struct, obj: Any, path: str, *, check: bool) -> bytes
             if value is None:
                 if f.nullable:
                     continue
-                value = {} if isinstance(f.type, Struct) else CODECS[f.type].zero
+                value = _zero_json(f.type, fpath)
             out += _encode_value(f.number, f.type, value, fpath)
     return bytes(out)
 
@@ -91,6 +94,11 @@ def _encode_struct(struct: Struct, obj: Any, path: str, *, check: bool) -> bytes
 def _encode_value(number: int, spec: TypeSpec, value: Any, path: str) -> bytes:
     if isinstance(spec, Struct):
         return encode_len_field(number, _encode_struct(spec, value, path, check=True))
+    if isinstance(spec, ListOf) and spec.wrapped:  # one message {1: repeated item}
+        if not isinstance(value, list):
+            raise ProtobufError(f"{path}: expected a list")
+        items = b"".join(_encode_value(1, spec.item, item, f"{path}[{i}]") for i, item in enumerate(value))
+        return encode_len_field(number, items)
     if not isinstance(spec, Scalar):
         raise ProtobufError(f"{path}: nested lists and maps have no protobuf form")
     codec = CODECS[spec]
@@ -125,7 +133,8 @@ def _decode_struct(struct: Struct, data: bytes, path: str) -> dict[str, Any]:
         if f is None:
             raise ProtobufError(f"{path}: unknown field number {number} for {struct.qualname}")
         fpath = f"{path}.{f.name}"
-        if isinstance(f.type, ListOf):
+        if f.repeated:
+            assert isinstance(f.type, ListOf)
             items = present.setdefault(number, [])
             items.extend(_decode_repeated(f.type.item, wire_type, value, fpath, len(items)))
         elif isinstance(f.type, MapOf):
@@ -138,7 +147,7 @@ def _decode_struct(struct: Struct, data: bytes, path: str) -> dict[str, Any]:
         if f.inline:
             assert isinstance(f.type, Struct)
             out.update(present.get(f.number) or _decode_struct(f.type, b"", path))
-        elif isinstance(f.type, (ListOf, MapOf)):
+        elif isinstance(f.type, (ListOf, MapOf)):  # empty ones are left out (not written as null)
             if present.get(f.number):
                 out[f.name] = present[f.number]
         elif f.number in present and f.nullable:
@@ -179,6 +188,17 @@ def _wire_check(spec: Struct | Scalar, wire_type: int, path: str) -> None:
 
 
 def _decode_value(spec: TypeSpec, wire_type: int, value: int | bytes, path: str) -> Any:
+    if isinstance(spec, ListOf) and spec.wrapped:
+        if wire_type != LEN:
+            raise ProtobufError(f"{path}: got wire type {WIRE_TYPE_NAMES.get(wire_type, wire_type)}, "
+                                f"expected {WIRE_TYPE_NAMES[LEN]}")
+        assert isinstance(value, bytes)
+        items: list[Any] = []
+        for number, item_wire, item in iter_fields(value):
+            if number != 1:
+                raise ProtobufError(f"{path}: unexpected field {number} in a list message")
+            items.extend(_decode_repeated(spec.item, item_wire, item, path, len(items)))
+        return items
     if isinstance(spec, (ListOf, MapOf)):
         raise ProtobufError(f"{path}: nested lists and maps have no protobuf form")
     _wire_check(spec, wire_type, path)

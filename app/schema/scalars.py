@@ -201,7 +201,8 @@ def _raw_encoder(envelope: bool) -> Callable[[Any, str], WireValue]:
         if envelope:
             if not isinstance(value, dict):
                 raise _fail(path, "an object", value)
-            # imported late: objects -> protobuf -> scalars would be a cycle
+            # imported late: objects -> protobuf -> scalars would be a cycle. The default naming's
+            # registry; objects.encode_watch_event builds watch frames for any naming.
             from app.schema.objects import encode_object
 
             return encode_len_field(1, encode_object(value))

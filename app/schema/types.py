@@ -45,9 +45,14 @@ SCALARS: tuple[Scalar, ...] = (
 
 @dataclass(frozen=True)
 class ListOf:
-    """A JSON array; protobuf `repeated`."""
+    """A JSON array; protobuf `repeated`.
+
+    `wrapped` marks a Go named slice type (e.g. certificates' `ExtraValue []string`): its JSON is still
+    a plain array, but on the wire it is one message `{1: repeated item}`, so it can be a map value.
+    """
 
     item: TypeSpec
+    wrapped: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,7 +84,8 @@ class Field:
 
     @property
     def repeated(self) -> bool:
-        return isinstance(self.type, ListOf)
+        """A protobuf `repeated` field (a wrapped list is a single message field)."""
+        return isinstance(self.type, ListOf) and not self.type.wrapped
 
 
 class Struct:

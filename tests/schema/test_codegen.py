@@ -67,7 +67,7 @@ def test_generated_module_declares_the_types() -> None:
     ns = _generate()
     thing, item = ns["Thing"], ns["Item"]
     assert isinstance(thing, Struct) and thing.kind and thing.struct_type == "atomic"
-    assert ns["KINDS"] == {"Thing": thing} and ns["API_VERSION"] == "v1"
+    assert ns["KINDS"] == {"Thing": thing} and (ns["GROUP"], ns["GROUP_IN_DOMAIN"], ns["VERSION"]) == ("", False, "v1")
     items, count, limits, embedded, mode = thing.fields
     assert (items.name, items.number, items.type) == ("items", 1, ListOf(item))
     assert (items.list_type, items.list_map_keys, items.patch_strategy, items.patch_merge_key) == (
@@ -78,3 +78,35 @@ def test_generated_module_declares_the_types() -> None:
     assert embedded.inline and embedded.type is item and embedded.name == "embedded"
     assert (mode.type, mode.omitempty, mode.required) == (STRING, False, True)
     assert thing.json_fields.keys() == {"items", "count", "limits", "name", "mode"}
+
+
+SLICE_PROTO = """
+message Spec {
+  map<string, ExtraValue> extra = 1;
+}
+
+message ExtraValue {
+  repeated string items = 1;
+}
+"""
+
+SLICE_GO = """
+type Spec struct {
+	Extra map[string]ExtraValue `json:"extra,omitempty" protobuf:"bytes,1,rep,name=extra"`
+}
+
+type ExtraValue []string
+"""
+
+
+def test_a_go_named_slice_becomes_a_wrapped_list() -> None:
+    emitter = Emitter({"certificates": parse_proto(SLICE_PROTO)}, {"certificates": parse_go(SLICE_GO)}, segments={})
+    emitter.visit("certificates", "Spec")
+    emitter.assign_homes()
+    text = emitter.module_text("certificates", "Test.\n")
+    assert "ExtraValue = " not in text  # no message of its own: JSON sees a plain array
+    namespace: dict[str, Any] = {}
+    exec(compile(text, "<generated>", "exec"), namespace)  # noqa: S102 - our own generator's output
+    (extra,) = namespace["Spec"].fields
+    assert extra.type == MapOf(ListOf(STRING, wrapped=True))
+    assert (namespace["GROUP"], namespace["GROUP_IN_DOMAIN"]) == ("certificates", True)

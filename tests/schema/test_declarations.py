@@ -3,7 +3,25 @@ from __future__ import annotations
 
 import pytest
 
-from app.schema import SCHEMAS, apps, batch, core, core_pod, core_volume, meta, policy
+from app.schema import (
+    SCHEMAS,
+    apps,
+    autoscaling,
+    batch,
+    certificates,
+    coordination,
+    core,
+    core_pod,
+    core_volume,
+    discovery,
+    events,
+    meta,
+    networking,
+    node,
+    policy,
+    rbac,
+    storage,
+)
 from app.schema.types import STRING, Field, ListOf, MapOf, Struct
 
 
@@ -35,6 +53,16 @@ def _field(struct: Struct, name: str) -> Field:
         (meta.ObjectMeta, "finalizers", "set", (), None, "merge"),
         (meta.ObjectMeta, "ownerReferences", "map", ("uid",), "uid", "merge"),
         (meta.ObjectMeta, "managedFields", "atomic", (), None, None),
+        (rbac.ClusterRole, "rules", "atomic", (), None, None),
+        (rbac.RoleBinding, "subjects", "atomic", (), None, None),
+        (certificates.CertificateSigningRequestStatus, "conditions", "map", ("type",), None, None),
+        (certificates.CertificateSigningRequestSpec, "usages", "atomic", (), None, None),
+        (discovery.EndpointSlice, "endpoints", "atomic", (), None, None),
+        (discovery.Endpoint, "addresses", "set", (), None, None),
+        (networking.HTTPIngressRuleValue, "paths", "atomic", (), None, None),
+        (networking.NetworkPolicySpec, "policyTypes", "atomic", (), None, None),
+        (storage.StorageClass, "allowedTopologies", "atomic", (), None, None),
+        (node.Scheduling, "tolerations", "atomic", (), None, None),
     ],
 )
 def test_merge_metadata(struct: Struct, name: str, list_type: str, keys: tuple[str, ...], merge_key: str | None,
@@ -58,6 +86,16 @@ def test_required_and_pointer_flags() -> None:
     assert not _field(apps.DeploymentSpec, "minReadySeconds").nullable
     assert not _field(core.ServicePort, "port").omitempty
     assert _field(meta.ObjectMeta, "creationTimestamp").omitzero
+    assert _field(coordination.LeaseSpec, "leaseTransitions").nullable
+    assert _field(events.Event, "eventTime").required and not _field(events.Event, "series").required
+    assert _field(rbac.RoleBinding, "roleRef").required
+    assert _field(networking.HTTPIngressPath, "pathType").required and _field(networking.HTTPIngressPath,
+                                                                            "pathType").nullable
+    assert _field(certificates.CertificateSigningRequestSpec, "request").required
+    assert _field(autoscaling.ScaleStatus, "replicas").required and not _field(autoscaling.ScaleStatus,
+                                                                              "replicas").omitempty
+    assert networking.ServiceBackendPort.struct_type == "atomic" and rbac.Subject.struct_type == "atomic"
+    assert node.Scheduling.field("nodeSelector").map_type == "atomic"  # type: ignore[union-attr]
 
 
 def test_field_numbers_match_the_reference() -> None:

@@ -1,0 +1,250 @@
+"""Realistic objects of the kinds outside core/apps/batch/policy, in the canonical (decoded) form.
+
+apiVersions are spelled as served for the default naming, through `Naming.group` for groups under the
+API domain. Keys are `<group prefix>/<Kind>` ("" for a core-group kind is never used here).
+"""
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from app.naming import Naming
+
+NAMING = Naming()
+
+
+def gv(prefix: str, *, in_domain: bool = True, version: str = "v1") -> str:
+    return f"{NAMING.group(prefix) if in_domain else prefix}/{version}"
+
+
+META: dict[str, Any] = {
+    "name": "obj-1",
+    "namespace": "prod",
+    "uid": "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",
+    "resourceVersion": "42",
+    "generation": 2,
+    "creationTimestamp": "2024-05-06T07:08:09Z",
+    "labels": {"app": "web"},
+    "annotations": {"note": "ünïcode ✓"},
+}
+CLUSTER_META: dict[str, Any] = {k: v for k, v in META.items() if k != "namespace"}
+CSR_PEM = b"-----BEGIN CERTIFICATE REQUEST-----\nMIIBYjCCAQgCAQAw\n-----END CERTIFICATE REQUEST-----\n"
+CERT_PEM = b"-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n"
+RULES: list[dict[str, Any]] = [
+    {"verbs": ["get", "list", "watch"], "apiGroups": ["", "apps"], "resources": ["pods", "deployments/scale"],
+     "resourceNames": ["web"]},
+    {"verbs": ["get"], "nonResourceURLs": ["/healthz", "/metrics"]},
+]
+SUBJECTS: list[dict[str, Any]] = [
+    {"kind": "User", "apiGroup": NAMING.group("rbac.authorization"), "name": "jane"},
+    {"kind": "ServiceAccount", "name": "builder", "namespace": "ci"},
+    {"kind": "Group", "apiGroup": NAMING.group("rbac.authorization"), "name": "system:authenticated"},
+]
+
+GROUP_OBJECTS: dict[str, dict[str, Any]] = {
+    "coordination/Lease": {
+        "apiVersion": gv("coordination"),
+        "kind": "Lease",
+        "metadata": META,
+        "spec": {
+            "holderIdentity": "node-1_7d3f",
+            "leaseDurationSeconds": 15,
+            "acquireTime": "2024-05-06T07:08:09.123456Z",
+            "renewTime": "2024-05-06T07:09:00.000001Z",
+            "leaseTransitions": 0,  # a pointer: an explicit zero is data
+            "strategy": "OldestEmulationVersion",
+            "preferredHolder": "node-2",
+        },
+    },
+    "coordination/LeaseList": {
+        "apiVersion": gv("coordination"),
+        "kind": "LeaseList",
+        "metadata": {"resourceVersion": "99", "continue": "eyJydiI6OTl9", "remainingItemCount": 3},
+        "items": [{"metadata": {"name": "a", "namespace": "prod"}, "spec": {}},
+                  {"metadata": {"name": "b", "namespace": "prod"}, "spec": {"holderIdentity": ""}}],
+    },
+    "events/Event": {
+        "apiVersion": gv("events"),
+        "kind": "Event",
+        "metadata": META,
+        "eventTime": "2024-05-06T07:08:09.500000Z",
+        "series": {"count": 4, "lastObservedTime": "2024-05-06T07:18:09.000250Z"},
+        "reportingController": "example.com/scheduler",
+        "reportingInstance": "scheduler-0",
+        "action": "Binding",
+        "reason": "Scheduled",
+        "regarding": {"kind": "Pod", "namespace": "prod", "name": "web-1", "uid": "u-1", "apiVersion": "v1",
+                      "resourceVersion": "7", "fieldPath": "spec.containers{app}"},
+        "related": {"kind": "Node", "name": "node-1", "apiVersion": "v1"},
+        "note": "Successfully assigned prod/web-1 to node-1",
+        "type": "Normal",
+        "deprecatedSource": {"component": "scheduler", "host": "cp-1"},
+        "deprecatedFirstTimestamp": "2024-05-06T07:08:09Z",
+        "deprecatedLastTimestamp": "2024-05-06T07:18:09Z",
+        "deprecatedCount": 4,
+    },
+    "certificates/CertificateSigningRequest": {
+        "apiVersion": gv("certificates"),
+        "kind": "CertificateSigningRequest",
+        "metadata": CLUSTER_META,
+        "spec": {
+            "request": base64.b64encode(CSR_PEM).decode(),
+            "signerName": NAMING.key("kube-apiserver-client"),
+            "expirationSeconds": 86400,
+            "usages": ["digital signature", "key encipherment", "client auth"],
+            "username": "jane",
+            "uid": "1001",
+            "groups": ["system:authenticated", "devs"],
+            "extra": {"scopes": ["read", "write"], "empty": [], "team": ["platform"]},
+        },
+        "status": {
+            "conditions": [
+                {"type": "Approved", "status": "True", "reason": "AutoApproved", "message": "ok",
+                 "lastUpdateTime": "2024-05-06T07:08:10Z", "lastTransitionTime": "2024-05-06T07:08:10Z"},
+                {"type": "Failed", "status": "False", "lastUpdateTime": None, "lastTransitionTime": None},
+            ],
+            "certificate": base64.b64encode(CERT_PEM).decode(),
+        },
+    },
+    "rbac/Role": {"apiVersion": gv("rbac.authorization"), "kind": "Role", "metadata": META, "rules": RULES[:1]},
+    "rbac/ClusterRole": {
+        "apiVersion": gv("rbac.authorization"),
+        "kind": "ClusterRole",
+        "metadata": CLUSTER_META,
+        "rules": RULES,
+        "aggregationRule": {"clusterRoleSelectors": [
+            {"matchLabels": {NAMING.key("aggregate-to-view"): "true"}},
+            {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["a", "b"]}]},
+        ]},
+    },
+    "rbac/RoleBinding": {
+        "apiVersion": gv("rbac.authorization"),
+        "kind": "RoleBinding",
+        "metadata": META,
+        "subjects": SUBJECTS,
+        "roleRef": {"apiGroup": NAMING.group("rbac.authorization"), "kind": "Role", "name": "reader"},
+    },
+    "rbac/ClusterRoleBinding": {
+        "apiVersion": gv("rbac.authorization"),
+        "kind": "ClusterRoleBinding",
+        "metadata": CLUSTER_META,
+        "subjects": SUBJECTS[:1],
+        "roleRef": {"apiGroup": NAMING.group("rbac.authorization"), "kind": "ClusterRole", "name": "view"},
+    },
+    "networking/Ingress": {
+        "apiVersion": gv("networking"),
+        "kind": "Ingress",
+        "metadata": META,
+        "spec": {
+            "ingressClassName": "nginx",
+            "defaultBackend": {"service": {"name": "fallback", "port": {"number": 8080}}},
+            "tls": [{"hosts": ["a.example.com", "b.example.com"], "secretName": "tls-ab"}, {"hosts": ["c.example.com"]}],
+            "rules": [
+                {"host": "a.example.com", "http": {"paths": [
+                    {"path": "/api", "pathType": "Prefix", "backend": {"service": {"name": "api", "port": {"name": "http"}}}},
+                    {"pathType": "ImplementationSpecific",
+                     "backend": {"resource": {"apiGroup": "example.com", "kind": "Bucket", "name": "static"}}},
+                ]}},
+                {"host": "*.wild.example.com"},
+                {"http": {"paths": [{"path": "/", "pathType": "Exact",
+                                     "backend": {"service": {"name": "root", "port": {"number": 80}}}}]}},
+            ],
+        },
+        "status": {"loadBalancer": {"ingress": [
+            {"ip": "203.0.113.7", "ports": [{"port": 443, "protocol": "TCP", "error": "Pending"},
+                                            {"port": 0, "protocol": "UDP"}]},
+            {"hostname": "lb.example.com"},
+        ]}},
+    },
+    "networking/NetworkPolicy": {
+        "apiVersion": gv("networking"),
+        "kind": "NetworkPolicy",
+        "metadata": META,
+        "spec": {
+            "podSelector": {"matchLabels": {"app": "db"}},
+            "ingress": [
+                {"ports": [{"protocol": "TCP", "port": 5432}, {"port": "metrics"},
+                           {"protocol": "UDP", "port": 3000, "endPort": 3100}],
+                 "from": [{"podSelector": {"matchLabels": {"app": "web"}}},
+                          {"namespaceSelector": {}, "podSelector": {"matchExpressions": [
+                              {"key": "role", "operator": "Exists"}]}},
+                          {"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.1.0.0/16"]}}]},
+                {},
+            ],
+            "egress": [{"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "ports": [{"port": 53, "protocol": "UDP"}]}],
+            "policyTypes": ["Ingress", "Egress"],
+        },
+    },
+    "networking/IngressClass": {
+        "apiVersion": gv("networking"),
+        "kind": "IngressClass",
+        "metadata": {**CLUSTER_META, "annotations": {NAMING.group("ingressclass") + "/is-default-class": "true"}},
+        "spec": {
+            "controller": "example.com/ingress-controller",
+            "parameters": {"apiGroup": "example.com", "kind": "IngressParameters", "name": "external-lb",
+                           "scope": "Namespace", "namespace": "ingress"},
+        },
+    },
+    "discovery/EndpointSlice": {
+        "apiVersion": gv("discovery"),
+        "kind": "EndpointSlice",
+        "metadata": {**META, "labels": {NAMING.key("service-name"): "web"}},
+        "addressType": "IPv4",
+        "endpoints": [
+            {
+                "addresses": ["10.244.1.5"],
+                "conditions": {"ready": True, "serving": True, "terminating": False},
+                "hostname": "web-0",
+                "targetRef": {"kind": "Pod", "namespace": "prod", "name": "web-0", "uid": "u-0"},
+                "deprecatedTopology": {"topology.example.com/rack": "r1"},
+                "nodeName": "node-1",
+                "zone": "zone-a",
+                "hints": {"forZones": [{"name": "zone-a"}], "forNodes": [{"name": "node-1"}]},
+            },
+            {"addresses": ["10.244.2.9"], "conditions": {}},
+        ],
+        "ports": [{"name": "http", "protocol": "TCP", "port": 80, "appProtocol": "http"}, {"name": "", "protocol": "UDP", "port": 53}],
+    },
+    "scheduling/PriorityClass": {
+        "apiVersion": gv("scheduling"),
+        "kind": "PriorityClass",
+        "metadata": CLUSTER_META,
+        "value": -10,
+        "globalDefault": True,
+        "description": "best effort batch work",
+        "preemptionPolicy": "Never",
+    },
+    "storage/StorageClass": {
+        "apiVersion": gv("storage"),
+        "kind": "StorageClass",
+        "metadata": CLUSTER_META,
+        "provisioner": "csi.example.com",
+        "parameters": {"type": "ssd", "fsType": "ext4"},
+        "reclaimPolicy": "Retain",
+        "mountOptions": ["noatime", "nodiratime"],
+        "allowVolumeExpansion": False,
+        "volumeBindingMode": "WaitForFirstConsumer",
+        "allowedTopologies": [{"matchLabelExpressions": [
+            {"key": "topology.example.com/zone", "values": ["zone-a", "zone-b"]}]}, {}],
+    },
+    "node/RuntimeClass": {
+        "apiVersion": gv("node"),
+        "kind": "RuntimeClass",
+        "metadata": CLUSTER_META,
+        "handler": "runsc",
+        "overhead": {"podFixed": {"cpu": "250m", "memory": "120Mi"}},
+        "scheduling": {
+            "nodeSelector": {"sandbox": "gvisor"},
+            "tolerations": [{"key": "sandbox", "operator": "Equal", "value": "gvisor", "effect": "NoSchedule"},
+                            {"operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}],
+        },
+    },
+    "autoscaling/Scale": {
+        "apiVersion": gv("autoscaling", in_domain=False),
+        "kind": "Scale",
+        "metadata": {"name": "web", "namespace": "prod", "uid": "u-9", "resourceVersion": "12",
+                     "creationTimestamp": "2024-05-06T07:08:09Z"},
+        "spec": {"replicas": 3},
+        "status": {"replicas": 0, "selector": "app=web,tier in (a,b)"},
+    },
+}

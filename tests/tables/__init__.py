@@ -1,0 +1,1 @@
+"""Tests of the server-side Table printers (pure functions, no HTTP)."""
