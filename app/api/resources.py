@@ -35,11 +35,11 @@ from app.errors import (
 )
 from app.naming import CLIENT_PROTOBUF_MEDIA_TYPE
 from app.registry.options import DeleteOptions, ListOptions, parse_bool, parse_dry_run
-from app.registry.patch import JSON_PATCH, MERGE_PATCH
+from app.registry.patch import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from app.registry.store import ListResult
 from app.tables import parse_include_object
 
-PATCH_TYPES = (JSON_PATCH, MERGE_PATCH)
+PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH)
 
 
 def group_version_blueprint(group: str, version: str) -> Blueprint:
@@ -115,8 +115,9 @@ def _item(rt: ResourceType, info: RequestInfo) -> Response:
     if method == "PATCH":
         _require_verb(rt, "patch", sub)
         patch_type = body_media_type(request)
-        if patch_type not in PATCH_TYPES:
-            raise UnsupportedMediaType(list(PATCH_TYPES))
+        strategic_ok = registry.schema(rt, rt.subresource(sub) if sub else None) is not None
+        if patch_type not in PATCH_TYPES or (patch_type == STRATEGIC_MERGE_PATCH and not strategic_ok):
+            raise UnsupportedMediaType([t for t in PATCH_TYPES if t != STRATEGIC_MERGE_PATCH or strategic_ok])
         result = registry.patch(rt, ns, name, patch_type, read_body(request), sub, parse_dry_run(request.args))
         return _render(rt, _sub_view(rt, sub, result), 200, rep)
     if method == "POST" and sub is not None:

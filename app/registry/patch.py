@@ -8,6 +8,8 @@ import jsonpatch
 import orjson
 
 from app.errors import ApiError, BadRequest, RequestEntityTooLarge
+from app.registry.strategic import strategic_merge
+from app.schema.types import Struct
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
@@ -35,8 +37,10 @@ def _decode(body: bytes) -> Any:
         raise BadRequest(f"error decoding patch: {exc}") from None
 
 
-def apply_patch(patch_type: str, body: bytes, obj: dict) -> dict:
+def apply_patch(patch_type: str, body: bytes, obj: dict, struct: Struct | None = None) -> dict:
     """The patched object; errors are 400 (undecodable), 413 (too many ops) or 422 (cannot apply)."""
+    if patch_type == STRATEGIC_MERGE_PATCH:
+        return strategic_merge(obj, _decode(body), struct)
     if patch_type == MERGE_PATCH:
         patch = _decode(body)
         if not isinstance(patch, dict):

@@ -34,6 +34,8 @@ from app.registry.options import (
     parse_revision,
 )
 from app.registry.patch import apply_patch
+from app.schema import has_schema, schema_for
+from app.schema.types import Struct
 from app.selectors import (
     FieldSelector,
     LabelSelector,
@@ -245,6 +247,8 @@ class Registry:
     def create(self, rt: ResourceType, namespace: str | None, obj: Any, dry_run: bool = False) -> dict:
         obj = self._check_type(rt, obj)
         self._check_namespace(rt, obj, namespace, on_create=True)
+        if rt.virtual:
+            return rt.strategy.create_virtual(obj)
         md = _meta(obj)
         for name in meta.SYSTEM_FIELDS:
             md.pop(name, None)
@@ -327,7 +331,7 @@ class Registry:
                 raise NotFound(rt.plural, rt.group, name)
             old = current.decode()
             view = sub.view(old) if sub is not None and sub.view else old
-            patched = apply_patch(patch_type, body, view)
+            patched = apply_patch(patch_type, body, view, self.schema(rt, sub))
             patched_md = patched.get("metadata") if isinstance(patched.get("metadata"), dict) else {}
             conditional = str(patched_md.get("resourceVersion", current.rv)) != str(current.rv)
             if conditional:
@@ -345,6 +349,24 @@ class Registry:
             except RevisionMismatch:
                 continue
         raise Conflict(rt.plural, rt.group, name)
+
+    def create_in_subresource(self, rt: ResourceType, namespace: str | None, name: str, subresource: str,
+                              body: Any) -> dict:
+        """POST to a subresource (e.g. serviceaccounts/<name>/token): the sub's create hook answers."""
+        sub = self._subresource(rt, subresource, "create")
+        if sub is None or sub.create is None:
+            raise MethodNotAllowed()
+        if not isinstance(body, dict):
+            raise BadRequest(f"the object provided is unrecognized (must be of type {sub.kind or rt.kind})")
+        return sub.create(self.get(rt, namespace, name), body)
+
+    def schema(self, rt: ResourceType, sub: Subresource | None = None) -> Struct | None:
+        """The typed schema of the kind (or of the subresource's own kind, e.g. Scale), if declared."""
+        kind = (sub.kind if sub is not None else None) or rt.kind
+        api_version = rt.group_version
+        if sub is not None and sub.group:
+            api_version = f"{sub.group}/{sub.version}"
+        return schema_for(api_version, kind, self.naming) if has_schema(api_version, kind, self.naming) else None
 
     def _check_view_type(self, rt: ResourceType, sub: Subresource, obj: Any) -> dict:
         if not isinstance(obj, dict):
