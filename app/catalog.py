@@ -47,6 +47,11 @@ class Strategy:
         """Runs on update after prepare_for_update (immutable fields and the like)."""
         return self.validate(obj)
 
+    def create_virtual(self, obj: Obj) -> Obj:
+        """For virtual kinds (ResourceType.virtual): answer a create without storing anything
+        (access and token reviews). The requester is app.auth.user.current_user."""
+        raise NotImplementedError
+
     def forbid_delete(self, obj: Obj) -> str | None:
         """Runs before a delete: a reason to refuse it with 403 (e.g. an immortal namespace)."""
         return None
@@ -74,6 +79,8 @@ class Subresource:
     version: str | None = None
     view: Callable[[Obj], Obj] | None = None
     merge: Callable[[Obj, Obj], Obj] | None = None
+    #: POST to the subresource (verb "create", e.g. serviceaccounts/token): (parent, body) -> response.
+    create: Callable[[Obj, Obj], Obj] | None = None
 
 
 def status_subresource() -> Subresource:
@@ -107,6 +114,8 @@ class ResourceType:
     return_deleted_object: bool = False
     #: the object carries a status stanza written only through the status subresource.
     has_status: bool = False
+    #: nothing is stored: create answers Strategy.create_virtual (verbs is then ("create",)).
+    virtual: bool = False
     #: a small valid object (without apiVersion/kind/metadata) for the shared test suite and docs.
     example: Obj = field(default_factory=dict)
 
