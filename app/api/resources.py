@@ -14,7 +14,7 @@ from app.api.negotiation import (
     decode_object,
     read_body,
 )
-from app.api.render import JSON, wants_pretty
+from app.api.render import wants_pretty
 from app.api.representation import (
     Representation,
     WatchFramer,
@@ -23,19 +23,26 @@ from app.api.representation import (
     object_body,
 )
 from app.api.request_info import RequestInfo, parse_resource_path
-from app.api.watch import WatchStream
+from app.api.watch import WatchStream, socket_closed_check
 from app.catalog import ResourceType
 from app.context import services
 from app.errors import (
     BadRequest,
+    Invalid,
     MethodNotAllowed,
     NotFound,
     RouteNotFound,
     UnsupportedMediaType,
+    forbidden,
 )
 from app.naming import CLIENT_PROTOBUF_MEDIA_TYPE
 from app.registry.options import DeleteOptions, ListOptions, parse_bool, parse_dry_run
-from app.registry.patch import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
+from app.registry.patch import (
+    APPLY_PATCH,
+    JSON_PATCH,
+    MERGE_PATCH,
+    STRATEGIC_MERGE_PATCH,
+)
 from app.registry.store import ListResult
 from app.tables import parse_include_object
 
@@ -81,8 +88,8 @@ def _collection(rt: ResourceType, info: RequestInfo) -> Response:
     if method == "POST":
         _require_verb(rt, "create")
         rep = _negotiate(rt)
-        obj, warnings = _decode_checked(rt.kind, rt.version)
-        created = services().registry.create(rt, info.namespace, obj, parse_dry_run(request.args))
+        obj, warnings = _decode_checked(rt)
+        created = services().registry.create(rt, info.namespace, obj, parse_dry_run(request.args), _manager())
         return _render(rt, created, 201, rep, warnings)
     if method == "DELETE":
         _require_verb(rt, "deletecollection")
@@ -108,22 +115,26 @@ def _item(rt: ResourceType, info: RequestInfo) -> Response:
         return _render(rt, _sub_view(rt, sub, obj), 200, rep)
     if method == "PUT":
         _require_verb(rt, "update", sub)
-        kind = (rt.subresource(sub).kind if sub else None) or rt.kind
-        obj, warnings = _decode_checked(kind, rt.version)
-        result, created = registry.update(rt, ns, name, obj, sub, parse_dry_run(request.args))
+        obj, warnings = _decode_checked(rt, sub)
+        result, created = registry.update(rt, ns, name, obj, sub, parse_dry_run(request.args), _manager())
         return _render(rt, _sub_view(rt, sub, result), 201 if created else 200, rep, warnings)
     if method == "PATCH":
         _require_verb(rt, "patch", sub)
         patch_type = body_media_type(request)
+        if patch_type == APPLY_PATCH:
+            return _apply(rt, ns, name, sub, rep)
+        if request.args.get("force") is not None:
+            raise Invalid("PatchOptions", services().naming.meta_group, "",
+                          [forbidden("force", "may not be specified for non-apply patch")])
         strategic_ok = registry.schema(rt, rt.subresource(sub) if sub else None) is not None
         if patch_type not in PATCH_TYPES or (patch_type == STRATEGIC_MERGE_PATCH and not strategic_ok):
             raise UnsupportedMediaType([t for t in PATCH_TYPES if t != STRATEGIC_MERGE_PATCH or strategic_ok])
-        result = registry.patch(rt, ns, name, patch_type, read_body(request), sub, parse_dry_run(request.args))
-        return _render(rt, _sub_view(rt, sub, result), 200, rep)
+        body, warnings = _patch_checked(rt, sub, ns, name, patch_type)
+        result = registry.patch(rt, ns, name, patch_type, body, sub, parse_dry_run(request.args), _manager())
+        return _render(rt, _sub_view(rt, sub, result), 200, rep, warnings)
     if method == "POST" and sub is not None:
         _require_verb(rt, "create", sub)
-        kind = rt.subresource(sub).kind or rt.kind
-        obj, warnings = _decode_checked(kind, rt.version)
+        obj, warnings = _decode_checked(rt, sub)
         return _render(rt, registry.create_in_subresource(rt, ns, name, sub, obj), 201, rep, warnings)
     if method == "DELETE":
         if sub is not None:
@@ -134,14 +145,40 @@ def _item(rt: ResourceType, info: RequestInfo) -> Response:
     raise MethodNotAllowed()
 
 
-def _decode_checked(kind: str, version: str) -> tuple[object, list[str]]:
-    """The request body, with fieldValidation applied (Strict raises, Warn returns warnings)."""
+def _view_type(rt: ResourceType, sub: str | None) -> tuple[str, str, str]:
+    """(group, version, kind) of what a request body holds: the kind, or a subresource's own type."""
+    subresource = rt.subresource(sub) if sub else None
+    if subresource is None or subresource.kind is None:
+        return rt.group, rt.version, rt.kind
+    group = subresource.group if subresource.group is not None else rt.group
+    return group, subresource.version or rt.version, subresource.kind
+
+
+def _decode_checked(rt: ResourceType, sub: str | None = None) -> tuple[object, list[str]]:
+    """The request body with fieldValidation applied: errors raise, unknown fields are dropped,
+    Warn's findings are returned as warnings."""
     mode = fieldvalidation.directive(request.args.get("fieldValidation"))
     body = read_body(request)
-    naming = services().naming
-    obj = decode_object(request, body, kind, version, (naming.protobuf_media_type, CLIENT_PROTOBUF_MEDIA_TYPE))
-    findings = fieldvalidation.problems(obj, body, body_media_type(request) == JSON)
-    return obj, fieldvalidation.enforce(mode, findings, kind, version)
+    svc = services()
+    group, version, kind = _view_type(rt, sub)
+    obj = decode_object(request, body, kind, version, (svc.naming.protobuf_media_type, CLIENT_PROTOBUF_MEDIA_TYPE))
+    schema = svc.registry.schema(rt, rt.subresource(sub) if sub else None)
+    checked = fieldvalidation.check_object(schema, obj, body, body_media_type(request))
+    return checked.obj, fieldvalidation.enforce(mode, checked, kind, group, version, fieldvalidation.object_name(obj))
+
+
+def _patch_checked(rt: ResourceType, sub: str | None, ns: str | None, name: str, patch_type: str
+                   ) -> tuple[bytes, list[str]]:
+    """The PATCH body to apply (without unknown fields) and the warnings of fieldValidation."""
+    mode = fieldvalidation.directive(request.args.get("fieldValidation"))
+    body = read_body(request)
+    registry = services().registry
+    schema = registry.schema(rt, rt.subresource(sub) if sub else None)
+    if schema is None:
+        return body, []
+    current = _sub_view(rt, sub, registry.get(rt, ns, name))
+    group, version, kind = _view_type(rt, sub)
+    return fieldvalidation.check_patch(mode, schema, patch_type, body, current, kind, group, version, name)
 
 
 def _sub_view(rt: ResourceType, sub: str | None, obj: dict) -> dict:
@@ -213,7 +250,8 @@ def _watch(rt: ResourceType, namespace: str | None, opts: ListOptions) -> Respon
     svc = services()
     include = parse_include_object(request.args.get("includeObject")) if rep.table_version else "Metadata"
     framer = WatchFramer(rep, svc.naming, rt, include)
-    stream = WatchStream(svc.registry, svc.hub, rt, namespace, opts)
+    stream = WatchStream(svc.registry, svc.hub, rt, namespace, opts,
+                         socket_closed_check(request.environ.get("gunicorn.socket")))
     resp = Response(stream_with_context(stream.framed(framer)), status=200,
                     headers={"Content-Type": framer.content_type})
     resp.headers["Cache-Control"] = "no-cache, private"
@@ -228,3 +266,33 @@ def _watch_one(rt: ResourceType, namespace: str | None, name: str) -> Response:
         raise BadRequest("fieldSelector metadata.name doesn't match requested name")
     args["fieldSelector"] = wanted
     return _watch(rt, namespace, ListOptions.from_query(args))
+
+
+def _manager() -> str:
+    """fieldManager, else derived from the User-Agent as the reference does; 422 when malformed."""
+    from app.apply import default_manager, validate_field_manager
+
+    name = request.args.get("fieldManager")
+    if name is None:
+        return default_manager(request.headers.get("User-Agent", ""))
+    errors = validate_field_manager(name)
+    if errors:
+        raise Invalid("PatchOptions", services().naming.meta_group, "", errors)
+    return name
+
+
+def _apply(rt: ResourceType, ns: str | None, name: str, sub: str | None, rep: Representation) -> Response:
+    """PATCH with application/apply-patch+yaml: server-side apply (YAML or JSON body)."""
+    import yaml
+
+    _require_verb(rt, "patch", sub)
+    if not request.args.get("fieldManager"):
+        raise BadRequest("PatchOptions is invalid: fieldManager: Required value: is required for apply patch")
+    manager = _manager()
+    try:
+        applied = yaml.safe_load(read_body(request))
+    except yaml.YAMLError as exc:
+        raise BadRequest(f"error decoding YAML: {exc}") from None
+    result, created = services().registry.apply(rt, ns, name, applied, manager, parse_bool(request.args.get("force")),
+                                                sub, parse_dry_run(request.args))
+    return _render(rt, result, 201 if created else 200, rep)

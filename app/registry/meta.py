@@ -117,3 +117,13 @@ def metadata_errors(meta: Any, name_rule: str, namespaced: bool) -> list[FieldEr
                 errors += [FieldError(e.reason, f"metadata.finalizers[{i}]", e.detail, e.value)
                            for e in qualified_name_errors(f, f"metadata.finalizers[{i}]")]
     return errors
+
+
+OMIT_WHEN_EMPTY = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")
+
+
+def drop_empty(md: dict) -> None:
+    """Empty maps and lists in metadata are left out, as the reference's encoder (omitempty) does."""
+    for name in OMIT_WHEN_EMPTY:
+        if name in md and not md[name]:
+            del md[name]

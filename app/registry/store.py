@@ -10,8 +10,11 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
+from app.apply import apply as apply_fields
+from app.apply import record_update
 from app.catalog import Catalog, ResourceType, Subresource
 from app.errors import (
     AlreadyExists,
@@ -244,7 +247,10 @@ class Registry:
             raise Invalid(rt.kind, rt.group, str(_meta(obj).get("name") or _meta(obj).get("generateName") or ""),
                           errors)
 
-    def create(self, rt: ResourceType, namespace: str | None, obj: Any, dry_run: bool = False) -> dict:
+    def create(self, rt: ResourceType, namespace: str | None, obj: Any, dry_run: bool = False,
+               manager: str = "", tracked: bool = False) -> dict:
+        """POST. `manager` owns the fields it set (an Update entry in managedFields); `tracked` means the
+        caller (apply) has already computed managedFields."""
         obj = self._check_type(rt, obj)
         self._check_namespace(rt, obj, namespace, on_create=True)
         if rt.virtual:
@@ -261,6 +267,9 @@ class Registry:
         md["creationTimestamp"] = meta.now_rfc3339()
         rt.strategy.default(obj)
         rt.strategy.prepare_for_create(obj)
+        if not tracked:
+            obj = self._track(rt, None, obj, manager, None)
+            md = _meta(obj)
         explicit_name = md.get("name")
         for attempt in range(GENERATE_NAME_ATTEMPTS):
             if not explicit_name:
@@ -269,6 +278,7 @@ class Registry:
             self._admit_namespace(rt, namespace, md["name"])
             if rt.strategy.generation:
                 md["generation"] = 1
+            meta.drop_empty(md)
             if dry_run:
                 return obj
             key = object_key(rt, namespace, md["name"])
@@ -291,7 +301,7 @@ class Registry:
     # -- update and patch ----------------------------------------------------------------------
 
     def update(self, rt: ResourceType, namespace: str | None, name: str, obj: Any,
-               subresource: str | None = None, dry_run: bool = False) -> tuple[dict, bool]:
+               subresource: str | None = None, dry_run: bool = False, manager: str = "") -> tuple[dict, bool]:
         """PUT: replace the object (or the subresource view). Returns (object, created)."""
         sub = self._subresource(rt, subresource, "update")
         if sub is not None and (sub.kind or rt.kind) != rt.kind:
@@ -310,19 +320,19 @@ class Registry:
             current = self.storage.get(key)
             if current is None:
                 if sub is None and rt.strategy.allow_create_on_update:
-                    return self.create(rt, namespace, obj, dry_run), True
+                    return self.create(rt, namespace, obj, dry_run, manager), True
                 raise NotFound(rt.plural, rt.group, name)
             if conditional and str(current.rv) != str(md["resourceVersion"]):
                 raise Conflict(rt.plural, rt.group, name)
             try:
-                return self._write_update(rt, key, current, copy.deepcopy(obj), sub, dry_run), False
+                return self._write_update(rt, key, current, copy.deepcopy(obj), sub, dry_run, manager), False
             except RevisionMismatch:
                 if conditional:
                     raise Conflict(rt.plural, rt.group, name) from None
         raise Conflict(rt.plural, rt.group, name)
 
     def patch(self, rt: ResourceType, namespace: str | None, name: str, patch_type: str, body: bytes,
-              subresource: str | None = None, dry_run: bool = False) -> dict:
+              subresource: str | None = None, dry_run: bool = False, manager: str = "") -> dict:
         sub = self._subresource(rt, subresource, "patch")
         key = object_key(rt, namespace, name)
         for _ in range(MAX_UPDATE_RETRIES):
@@ -345,10 +355,47 @@ class Registry:
             else:
                 patched = self._check_view_type(rt, sub, patched)
             try:
-                return self._write_update(rt, key, current, patched, sub, dry_run)
+                return self._write_update(rt, key, current, patched, sub, dry_run, manager)
             except RevisionMismatch:
                 continue
         raise Conflict(rt.plural, rt.group, name)
+
+    def apply(self, rt: ResourceType, namespace: str | None, name: str, applied: Any, manager: str,
+              force: bool, subresource: str | None = None, dry_run: bool = False) -> tuple[dict, bool]:
+        """Server-side apply: merge `applied` into the live object (or create it) with field ownership."""
+        sub = self._subresource(rt, subresource, "patch")
+        if sub is not None and (sub.kind or rt.kind) != rt.kind:
+            raise MethodNotAllowed("server-side apply is not supported on this subresource")
+        if not isinstance(applied, dict):
+            raise BadRequest(f"the object provided is unrecognized (must be of type {rt.kind})")
+        applied_md = applied.get("metadata") if isinstance(applied.get("metadata"), dict) else {}
+        if applied_md.get("name", name) != name:
+            raise BadRequest(f"the name of the object ({applied_md.get('name')}) does not match the name on the "
+                             f"URL ({name})")
+        key = object_key(rt, namespace, name)
+        for _ in range(MAX_UPDATE_RETRIES):
+            current = self.storage.get(key)
+            if current is None and sub is not None:
+                raise NotFound(rt.plural, rt.group, name)
+            live = current.decode() if current is not None else None
+            new = apply_fields(live, copy.deepcopy(applied), manager, self.schema(rt), rt.group_version, force,
+                               datetime.now(UTC), subresource, rt.kind)
+            _meta(new)["name"] = name
+            if current is None:
+                return self.create(rt, namespace, new, dry_run, manager, tracked=True), True
+            try:
+                return self._write_update(rt, key, current, new, sub, dry_run, manager, tracked=True), False
+            except RevisionMismatch:
+                continue
+        raise Conflict(rt.plural, rt.group, name)
+
+    def _track(self, rt: ResourceType, old: dict | None, new: dict, manager: str, sub: Subresource | None) -> dict:
+        """Record the writer's field ownership in metadata.managedFields (an Update operation)."""
+        struct = self.schema(rt)
+        if struct is None:
+            return new
+        return record_update(old, new, manager, struct, rt.group_version, datetime.now(UTC),
+                             sub.name if sub is not None else None)
 
     def create_in_subresource(self, rt: ResourceType, namespace: str | None, name: str, subresource: str,
                               body: Any) -> dict:
@@ -387,7 +434,7 @@ class Registry:
         return sub
 
     def _write_update(self, rt: ResourceType, key: str, current: Stored, new: dict,
-                      sub: Subresource | None, dry_run: bool) -> dict:
+                      sub: Subresource | None, dry_run: bool, manager: str = "", tracked: bool = False) -> dict:
         old = current.decode()
         if sub is not None:
             if sub.view is not None and (sub.kind or rt.kind) != rt.kind:
@@ -413,6 +460,10 @@ class Registry:
         if rt.strategy.generation and _spec_changed(old, new):
             md["generation"] = int((old.get("metadata") or {}).get("generation") or 0) + 1
         md["resourceVersion"] = str(current.rv)
+        if not tracked:
+            new = self._track(rt, old, new, manager, sub)
+            md = _meta(new)
+        meta.drop_empty(md)
         if new == old:
             return old  # a no-op write: no new revision, no event
         if dry_run:

@@ -10,6 +10,8 @@ import pytest
 from app.api import openapi
 from app.context import services
 from app.naming import CLIENT_GVK_EXTENSION, Naming
+from app.resources import build_catalog
+from app.schema import has_schema, schema_for
 
 from . import CERTIFICATES, sample_catalog
 
@@ -17,6 +19,7 @@ NAMING = Naming()
 OUR_GVK = NAMING.openapi_extension("group-version-kind")
 GNOSTIC_V2 = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
 METHODS = ("get", "put", "post", "patch", "delete")
+PRESERVE = NAMING.openapi_extension("preserve-unknown-fields")
 
 
 def supports_field_validation(doc: dict[str, Any], group: str, version: str, kind: str) -> bool:
@@ -87,7 +90,7 @@ def test_v3_core_document_has_reference_path_shapes_and_operation_ids() -> None:
     assert {"application/json-patch+json", "application/merge-patch+json",
             "application/apply-patch+yaml"} <= set(content)
     smp = "application/strategic-merge-patch+json" in content
-    assert smp == openapi.ADVERTISE_SMP_WITH_PERMISSIVE_SCHEMAS
+    assert smp == openapi.ADVERTISE_STRATEGIC_MERGE_PATCH
     listing = paths[coll]["get"]
     assert {"labelSelector", "fieldSelector", "limit", "continue", "watch", "resourceVersion",
             "timeoutSeconds"} <= {p["name"] for p in listing["parameters"]}
@@ -123,17 +126,17 @@ def test_scale_subresource_carries_autoscaling_gvk_and_schema() -> None:
     assert status["patch"][CLIENT_GVK_EXTENSION]["kind"] == "Deployment"
 
 
-def test_kind_schemas_are_permissive_and_carry_gvk_lists() -> None:
+def test_kind_schemas_are_typed_and_carry_gvk_lists() -> None:
     doc = openapi.build_v3_document(sample_catalog(), NAMING, "", "v1")
     assert doc is not None
     schemas = doc["components"]["schemas"]
     cm = schemas["core.v1.ConfigMap"]
-    preserve = NAMING.openapi_extension("preserve-unknown-fields")
-    assert cm["type"] == "object" and cm[preserve] is True
+    assert cm["type"] == "object" and PRESERVE not in cm
     assert cm[OUR_GVK] == cm[CLIENT_GVK_EXTENSION] == [{"group": "", "version": "v1", "kind": "ConfigMap"}]
     assert cm["properties"]["metadata"]["allOf"] == [{"$ref": "#/components/schemas/io.orch.meta.v1.ObjectMeta"}]
-    for free in ("spec", "status", "data"):
-        assert cm["properties"][free]["type"] == "object" and cm["properties"][free][preserve] is True
+    assert cm["properties"]["data"] == {"type": "object", "additionalProperties": {"type": "string"}}
+    assert cm["properties"]["binaryData"]["additionalProperties"] == {"type": "string", "format": "byte"}
+    assert cm["properties"]["immutable"] == {"type": "boolean"}
     assert schemas["core.v1.ConfigMapList"][CLIENT_GVK_EXTENSION][0]["kind"] == "ConfigMapList"
     meta = schemas["io.orch.meta.v1.ObjectMeta"]["properties"]
     assert {"name", "namespace", "labels", "annotations", "uid", "resourceVersion", "generation",
@@ -141,9 +144,19 @@ def test_kind_schemas_are_permissive_and_carry_gvk_lists() -> None:
     role = openapi.build_v3_document(sample_catalog(), NAMING, "rbac.authorization.orch.io", "v1")
     assert role is not None
     rules = role["components"]["schemas"]["io.orch.authorization.rbac.v1.Role"]["properties"]["rules"]
-    assert rules["type"] == "array"  # extra top-level fields are typed from the kind's example
+    assert rules["type"] == "array" and rules["items"] == {
+        "$ref": "#/components/schemas/io.orch.authorization.rbac.v1.PolicyRule"}
     assert role["paths"]["/apis/rbac.authorization.orch.io/v1/namespaces/{namespace}/roles/{name}"]["get"][
         "operationId"] == "readRbacAuthorizationV1NamespacedRole"
+
+
+def test_kinds_without_a_declaration_stay_permissive() -> None:
+    doc = openapi.build_v3_document(sample_catalog(), NAMING, "authentication.orch.io", "v1")
+    assert doc is not None
+    review = doc["components"]["schemas"]["io.orch.authentication.v1.TokenReview"]
+    assert review[PRESERVE] is True and review["properties"]["spec"][PRESERVE] is True
+    assert review[CLIENT_GVK_EXTENSION] == [{"group": "authentication.orch.io", "version": "v1",
+                                             "kind": "TokenReview"}]
 
 
 def test_every_reference_resolves_in_v3_and_v2() -> None:
@@ -200,6 +213,136 @@ def test_index_hashes_are_stable_digests_of_the_documents() -> None:
     assert index["paths"]["api/v1"] == {"serverRelativeURL": f"/openapi/v3/api/v1?hash={digest}"}
     assert openapi.v3_documents(sample_catalog(), NAMING).v3["api/v1"].hash == digest  # a fresh build agrees
     assert openapi.v3_documents(catalog, NAMING) is built  # cached while the catalog is unchanged
+
+
+# ---------------------------------------------------------------------------------------------
+# Typed schemas of the real catalog, derived from the declarations
+
+
+REAL = build_catalog(NAMING)
+EXT = NAMING.openapi_extension
+
+
+def _api_version(group: str, version: str) -> str:
+    return f"{group}/{version}" if group else version
+
+
+@pytest.fixture(scope="module")
+def v3_docs() -> dict[str, dict[str, Any]]:
+    out = {}
+    for group, versions in REAL.group_versions().items():
+        for version in versions:
+            doc = openapi.build_v3_document(REAL, NAMING, group, version)
+            assert doc is not None
+            out[openapi.gv_path(group, version)] = doc
+    return out
+
+
+@pytest.fixture(scope="module")
+def v2_doc() -> dict[str, Any]:
+    return openapi.build_v2_document(REAL, NAMING)
+
+
+def _kind_schemas(rt, v3_docs, v2_doc) -> list[dict[str, Any]]:
+    name = openapi.schema_name(rt.group, rt.version, rt.kind)
+    return [v3_docs[openapi.gv_path(rt.group, rt.version)]["components"]["schemas"][name], v2_doc["definitions"][name]]
+
+
+@pytest.mark.parametrize("rt", list(REAL), ids=lambda rt: rt.group_resource)
+def test_every_kind_has_a_schema_with_its_gvk_in_v3_and_v2(rt, v3_docs, v2_doc) -> None:
+    want = [{"group": rt.group, "version": rt.version, "kind": rt.kind}]
+    typed = has_schema(_api_version(rt.group, rt.version), rt.kind, NAMING)
+    for schema in _kind_schemas(rt, v3_docs, v2_doc):
+        assert schema[OUR_GVK] == schema[CLIENT_GVK_EXTENSION] == want
+        assert {"apiVersion", "kind", "metadata"} <= set(schema["properties"])
+        assert (PRESERVE not in schema) == typed, rt.kind
+        if typed:
+            struct = schema_for(_api_version(rt.group, rt.version), rt.kind, NAMING)
+            assert set(struct.json_fields) <= set(schema["properties"])
+
+
+def _declared_markers(field) -> dict[str, Any]:
+    pairs = {"list-type": field.list_type, "list-map-keys": list(field.list_map_keys) or None,
+             "map-type": field.map_type, "patch-strategy": field.patch_strategy,
+             "patch-merge-key": field.patch_merge_key}
+    return {EXT(k): v for k, v in pairs.items() if v}
+
+
+@pytest.mark.parametrize("rt", [rt for rt in REAL if has_schema(_api_version(rt.group, rt.version), rt.kind, NAMING)],
+                         ids=lambda rt: rt.group_resource)
+def test_every_reachable_struct_carries_the_declared_markers(rt, v3_docs, v2_doc) -> None:
+    kind = schema_for(_api_version(rt.group, rt.version), rt.kind, NAMING)
+    for schemas in (v3_docs[openapi.gv_path(rt.group, rt.version)]["components"]["schemas"], v2_doc["definitions"]):
+        embedded = {id(f.type) for s in kind.walk() for f in s.fields if f.inline}
+        for struct in kind.walk():
+            name = openapi.struct_name(NAMING, struct)
+            if id(struct) in embedded and name not in schemas:
+                continue  # only ever inlined: its fields live in the embedding struct's schema
+            schema = schemas[name]
+            assert schema["type"] == "object"
+            if struct.struct_type:
+                assert schema[EXT("map-type")] == struct.struct_type
+            required = [k for k, path in struct.json_fields.items() if path[-1].required]
+            assert schema.get("required", []) == required, struct
+            for key, path in struct.json_fields.items():
+                prop = schema["properties"][key]
+                markers = _declared_markers(path[-1])
+                assert {k: prop[k] for k in markers} == markers, (struct, key)
+                assert not any(k.startswith("x-") and k not in markers for k in prop), (struct, key)
+
+
+def test_reference_markers_on_well_known_fields(v3_docs, v2_doc) -> None:
+    core = v3_docs["api/v1"]["components"]["schemas"]
+    containers = core["core.v1.PodSpec"]["properties"]["containers"]
+    assert containers == {
+        "type": "array", "items": {"$ref": "#/components/schemas/core.v1.Container"},
+        EXT("list-type"): "map", EXT("list-map-keys"): ["name"],
+        EXT("patch-strategy"): "merge", EXT("patch-merge-key"): "name"}
+    assert "containers" in core["core.v1.PodSpec"]["required"]
+    assert core["core.v1.Container"]["properties"]["ports"][EXT("list-map-keys")] == ["containerPort", "protocol"]
+    assert core["core.v1.PodSpec"]["properties"]["volumes"][EXT("patch-strategy")] == "merge,retainKeys"
+    meta = core["io.orch.meta.v1.ObjectMeta"]["properties"]
+    assert meta["finalizers"][EXT("list-type")] == "set" and meta["finalizers"][EXT("patch-strategy")] == "merge"
+    assert meta["ownerReferences"][EXT("list-map-keys")] == ["uid"]
+    assert meta["ownerReferences"][EXT("patch-merge-key")] == "uid"
+    assert meta["generation"] == {"type": "integer", "format": "int64",
+                                  "description": "Sequence number of the desired state."}
+    assert meta["creationTimestamp"]["allOf"] == [{"$ref": "#/components/schemas/io.orch.meta.v1.Time"}]
+    assert core["io.orch.meta.v1.Time"]["type"] == "string" and core["io.orch.meta.v1.Time"]["format"] == "date-time"
+    limits = core["core.v1.ResourceRequirements"]["properties"]["limits"]
+    assert limits["additionalProperties"] == {"$ref": "#/components/schemas/io.orch.api.resource.Quantity"}
+    apps = v3_docs["apis/apps/v1"]["components"]["schemas"]
+    spec = apps["apps.v1.DeploymentSpec"]["properties"]
+    assert spec["replicas"] == {"type": "integer", "format": "int32"}
+    assert spec["strategy"] == {"allOf": [{"$ref": "#/components/schemas/apps.v1.DeploymentStrategy"}],
+                                "default": {}, EXT("patch-strategy"): "retainKeys"}
+    surge = apps["apps.v1.RollingUpdateDeployment"]["properties"]["maxSurge"]
+    assert surge == {"$ref": "#/components/schemas/io.orch.util.intstr.IntOrString"}
+    int_or_string = apps["io.orch.util.intstr.IntOrString"]
+    assert int_or_string["format"] == "int-or-string" and int_or_string[EXT("int-or-string")] is True
+    assert apps["io.orch.meta.v1.LabelSelector"][EXT("map-type")] == "atomic"
+    # v2 keeps a reference's siblings next to it and models the leaf types as strings
+    v2 = v2_doc["definitions"]
+    assert v2["apps.v1.DeploymentSpec"]["properties"]["strategy"] == {
+        "$ref": "#/definitions/apps.v1.DeploymentStrategy", "default": {}, EXT("patch-strategy"): "retainKeys"}
+    assert v2["core.v1.PodSpec"]["properties"]["containers"][EXT("patch-merge-key")] == "name"
+    assert v2["io.orch.api.resource.Quantity"]["type"] == "string"
+    assert v2["io.orch.util.intstr.IntOrString"] == {"description": "An int32 or a string.", "type": "string",
+                                                    "format": "int-or-string", EXT("int-or-string"): True}
+
+
+def test_real_documents_resolve_every_reference(v3_docs, v2_doc) -> None:
+    for doc in v3_docs.values():
+        assert refs(doc) <= {f"#/components/schemas/{n}" for n in doc["components"]["schemas"]}
+    assert refs(v2_doc) <= {f"#/definitions/{n}" for n in v2_doc["definitions"]}
+
+
+def test_strategic_merge_patch_stays_unadvertised(v3_docs) -> None:
+    for doc in v3_docs.values():
+        for _, method, op in operations(doc):
+            if method == "patch":
+                assert "application/strategic-merge-patch+json" not in op["requestBody"]["content"]
+                assert not any("x-kubernetes-patch" in key for key in orjson.dumps(doc).decode().split('"'))
 
 
 # ---------------------------------------------------------------------------------------------

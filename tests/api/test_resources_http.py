@@ -211,14 +211,14 @@ def test_list_across_namespaces_and_selectors(client) -> None:
 def test_field_validation_on_metadata_and_duplicates(client) -> None:
     body = b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"s","bogus":1},"data":{}}'
     strict = client.post(f"{CM}?fieldValidation=Strict", data=body, headers={"Content-Type": "application/json"})
-    assert strict.status_code == 400
+    assert strict.status_code == 422
     assert 'strict decoding error: unknown field "metadata.bogus"' in strict.get_json()["message"]
     warn = client.post(CM, data=body, headers={"Content-Type": "application/json"})
     assert warn.status_code == 201
     assert warn.headers.get_all("Warning") == ['299 - "unknown field \\"metadata.bogus\\""']
     dup = b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d"},"data":{"a":"1","a":"2"}}'
     resp = client.post(f"{CM}?fieldValidation=Strict", data=dup, headers={"Content-Type": "application/json"})
-    assert resp.status_code == 400 and 'duplicate field "a"' in resp.get_json()["message"]
+    assert resp.status_code == 422 and 'duplicate field "data.a"' in resp.get_json()["message"]
     assert client.post(f"{CM}?fieldValidation=Sometimes", json=cm("z")).status_code == 400
 
 
@@ -303,3 +303,12 @@ def test_dry_run_create_writes_nothing(client) -> None:
     assert resp.status_code == 201 and "resourceVersion" not in resp.get_json()["metadata"]
     assert client.get(f"{CM}/dry").status_code == 404
     assert client.post(f"{CM}?dryRun=Maybe", json=cm("dry")).status_code == 400
+
+
+def test_removing_the_last_label_leaves_no_empty_map(client) -> None:
+    body = cm("l")
+    body["metadata"]["labels"] = {"x": "1"}
+    client.post(CM, json=body)
+    resp = client.patch(f"{CM}/l", data=b'{"metadata":{"labels":{"x":null}}}',
+                        headers={"Content-Type": "application/merge-patch+json"})
+    assert "labels" not in resp.get_json()["metadata"]

@@ -1,0 +1,104 @@
+"""fieldValidation on writes, driven by the typed schemas (`app.schema`).
+
+Findings use the reference's words and paths: `unknown field "spec.template.spec.containers[0].imagee"`,
+`duplicate field "spec.replicas"`. The `fieldValidation` parameter decides what they become:
+Strict -> 422 Invalid with one cause per field (the message keeps the reference's strict decoding
+text); Warn (the default) -> one `Warning` header each; Ignore -> nothing. In every mode unknown
+fields are dropped before the object is stored, as the reference's typed decoder drops them, and a
+value of the wrong type is a 422 (the object cannot be decoded). Kinds without a declaration are
+checked in metadata only. Protobuf bodies cannot carry unknown fields or repeated keys.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.api.fieldvalidation.duplicates import duplicates, json_duplicates
+from app.api.fieldvalidation.patch import prune_patch
+from app.api.fieldvalidation.walker import Finding, Walker, finding_error
+from app.errors import BadRequest, FieldError, Invalid
+from app.registry.patch import MERGE_PATCH, STRATEGIC_MERGE_PATCH, apply_patch
+from app.schema import meta
+from app.schema.types import Struct
+
+DIRECTIVES = ("Ignore", "Warn", "Strict")
+TEXT_MEDIA_TYPES = ("application/json", "application/yaml", "application/yml", "text/yaml")
+
+
+def directive(value: str | None) -> str:
+    if value in (None, ""):
+        return "Warn"
+    if value not in DIRECTIVES:
+        raise BadRequest(f'fieldValidation: Unsupported value: "{value}": supported values: '
+                         '"Ignore", "Strict", "Warn"')
+    return value
+
+
+@dataclass
+class Checked:
+    obj: Any  # the object without unknown fields
+    findings: list[Finding]
+    errors: list[FieldError]  # type errors: fatal in every mode
+
+
+def walk(schema: Struct | None, obj: Any, repeated: list[str]) -> Checked:
+    """Check `obj` against `schema` (or only its metadata when there is none)."""
+    walker = Walker(frozenset(repeated))
+    if schema is not None and isinstance(obj, dict):
+        return Checked(walker.struct(schema, obj, ""), walker.findings, walker.errors)
+    md = obj.get("metadata") if isinstance(obj, dict) else None
+    if isinstance(md, dict):
+        obj = {**obj, "metadata": walker.struct(meta.ObjectMeta, md, "metadata")}
+    outside = [Finding("duplicate", p) for p in repeated if not p.startswith(("metadata.", "metadata["))]
+    return Checked(obj, outside + walker.findings, walker.errors)
+
+
+def check_object(schema: Struct | None, obj: Any, body: bytes, media: str) -> Checked:
+    """A decoded POST/PUT body checked against its kind's schema."""
+    if media not in TEXT_MEDIA_TYPES:
+        return Checked(obj, [], [])  # protobuf: typed on the wire already
+    return walk(schema, obj, duplicates(body, media))
+
+
+def enforce(mode: str, checked: Checked, kind: str, group: str, version: str, name: str = "") -> list[str]:
+    """Raise for type errors and (in Strict) findings; return the warnings of Warn."""
+    if checked.errors:
+        strict = [finding_error(f) for f in checked.findings] if mode == "Strict" else []
+        raise Invalid(kind, group, name, strict + checked.errors)
+    if not checked.findings or mode == "Ignore":
+        return []
+    texts = list(dict.fromkeys(f.text for f in checked.findings))
+    if mode == "Strict":
+        error = Invalid(kind, group, name, [finding_error(f) for f in checked.findings])
+        # the issue asks for 422 with causes; the message stays the reference's 400 text
+        error.message = (f'{kind} in version "{version}" cannot be handled as a {kind}: strict decoding error: '
+                         + ", ".join(texts))
+        raise error
+    return texts
+
+
+def object_name(obj: Any) -> str:
+    md = obj.get("metadata") if isinstance(obj, dict) else None
+    name = md.get("name") if isinstance(md, dict) else None
+    return name if isinstance(name, str) else ""
+
+
+def check_patch(mode: str, schema: Struct, patch_type: str, body: bytes, current: dict,
+                kind: str, group: str, version: str, name: str) -> tuple[bytes, list[str]]:
+    """Validate the patched object; report what the patch introduced; return the body to apply
+    (without unknown fields) and the warnings. Patch errors raise as the store would raise them."""
+    patched = apply_patch(patch_type, body, current, schema)
+    before = walk(schema, current, [])
+    after = walk(schema, patched, json_duplicates(body) if patch_type in (MERGE_PATCH, STRATEGIC_MERGE_PATCH) else [])
+    old_findings, old_errors = set(before.findings), {str(e) for e in before.errors}
+    checked = Checked(after.obj, [f for f in after.findings if f not in old_findings],
+                      [e for e in after.errors if str(e) not in old_errors])
+    warnings = enforce(mode, checked, kind, group, version, name)
+    if any(f.what == "unknown" for f in checked.findings):
+        body = prune_patch(schema, patch_type, body)
+    return body, warnings
+
+
+def warning_header(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'299 - "{escaped}"'

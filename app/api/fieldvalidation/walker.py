@@ -1,0 +1,183 @@
+"""One walk of a JSON object against its typed schema: unknown fields (dropped from the copy it
+returns), repeated keys, and values the schema's types cannot hold."""
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.api.fieldvalidation.duplicates import join
+from app.errors import FieldError, invalid
+from app.schema import types as t
+from app.schema.scalars import parse_rfc3339
+from app.schema.wire import ProtobufError
+
+#: Keys every kind's JSON carries besides its declared fields.
+TYPE_KEYS = frozenset({"apiVersion", "kind"})
+INT_RANGES = {t.INT32: (-(1 << 31), (1 << 31) - 1), t.INT64: (-(1 << 63), (1 << 63) - 1)}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """An unknown or repeated field, in the reference's words: `unknown field "spec.foo"`."""
+
+    what: str  # "unknown" or "duplicate"
+    path: str
+
+    @property
+    def text(self) -> str:
+        return f'{self.what} field "{self.path}"'
+
+
+@dataclass
+class StrictFieldError(FieldError):
+    """A strict-decoding finding as a 422 cause: the message is the finding's own text."""
+
+    text: str = ""
+
+    @property
+    def body(self) -> str:
+        return self.text
+
+
+def finding_error(finding: Finding) -> FieldError:
+    reason = "FieldValueDuplicate" if finding.what == "duplicate" else "FieldValueInvalid"
+    return StrictFieldError(reason, finding.path, text=finding.text)
+
+
+def type_name(value: Any) -> str:
+    """The JSON type of a value, as the reference's schema validator names it."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "null"
+
+
+def type_error(path: str, value: Any, expected: str) -> FieldError:
+    got = type_name(value)
+    return FieldError("FieldValueTypeInvalid", path, f'{path} in body must be of type {expected}: "{got}"', got)
+
+
+@dataclass
+class Walker:
+    """Collects findings and type errors; `value()` returns the value without unknown fields."""
+
+    duplicates: frozenset[str] = frozenset()
+    directives: bool = False  # keep strategic merge patch directives (`$patch`, `$setElementOrder/x`)
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[FieldError] = field(default_factory=list)
+
+    def _seen(self, path: str) -> None:
+        if path in self.duplicates:
+            self.findings.append(Finding("duplicate", path))
+
+    def struct(self, struct: t.Struct, value: dict, path: str) -> dict:
+        out: dict = {}
+        for key, item in value.items():
+            here = join(path, key)
+            if self.directives and isinstance(key, str) and key.startswith("$"):
+                out[key] = item
+                continue
+            if struct.kind and key in TYPE_KEYS:
+                self._seen(here)
+                if item is not None and not isinstance(item, str):
+                    self.errors.append(type_error(here, item, "string"))
+                out[key] = item
+                continue
+            fields = struct.json_fields.get(key) if isinstance(key, str) else None
+            if fields is None:
+                self.findings.append(Finding("unknown", here))  # a repeated unknown key is only unknown
+                continue
+            self._seen(here)
+            out[key] = self.value(fields[-1].type, item, here)
+        return out
+
+    def value(self, spec: t.TypeSpec, value: Any, path: str) -> Any:
+        if value is None:
+            return None  # null decodes to the zero value of any Go type
+        if isinstance(spec, t.Struct):
+            if not isinstance(value, dict):
+                return self._wrong(path, value, "object")
+            return self.struct(spec, value, path)
+        if isinstance(spec, t.ListOf):
+            if not isinstance(value, list):
+                return self._wrong(path, value, "array")
+            return [self.value(spec.item, item, f"{path}[{i}]") for i, item in enumerate(value)]
+        if isinstance(spec, t.MapOf):
+            if not isinstance(value, dict):
+                return self._wrong(path, value, "object")
+            out = {}
+            for key, item in value.items():
+                here = join(path, key)
+                self._seen(here)
+                out[key] = self.value(spec.value, item, here)
+            return out
+        if (error := scalar_error(spec, value, path)) is not None:
+            self.errors.append(error)
+        return value
+
+    def _wrong(self, path: str, value: Any, expected: str) -> Any:
+        self.errors.append(type_error(path, value, expected))
+        return value
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _integer_error(spec: t.Scalar, value: Any, path: str) -> FieldError | None:
+    if not _is_number(value) or (isinstance(value, float) and not value.is_integer()):
+        return type_error(path, value, "integer")
+    low, high = INT_RANGES.get(spec, INT_RANGES[t.INT32])
+    if not low <= int(value) <= high:
+        bits = 64 if spec == t.INT64 else 32
+        return invalid(path, int(value), f"must fit in a {bits}-bit signed integer")
+    return None
+
+
+def scalar_error(spec: t.Scalar, value: Any, path: str) -> FieldError | None:
+    """Why `value` cannot be decoded as the leaf type `spec`, or None."""
+    if spec in (t.INT32, t.INT64):
+        return _integer_error(spec, value, path)
+    if spec == t.STRING:
+        return None if isinstance(value, str) else type_error(path, value, "string")
+    if spec == t.BOOL:
+        return None if isinstance(value, bool) else type_error(path, value, "boolean")
+    if spec == t.DOUBLE:
+        return None if _is_number(value) else type_error(path, value, "number")
+    if spec == t.QUANTITY:
+        return None if isinstance(value, str) or _is_number(value) else type_error(path, value, "string")
+    if spec == t.INT_OR_STRING:
+        if isinstance(value, str):
+            return None
+        return _integer_error(t.INT32, value, path) if _is_number(value) else type_error(
+            path, value, "integer or string")
+    if spec == t.BYTES:
+        if not isinstance(value, str):
+            return type_error(path, value, "string")
+        try:
+            base64.b64decode(value, validate=True)
+        except binascii.Error:
+            return FieldError("FieldValueInvalid", path, "illegal base64 data", show_value=False)
+        return None
+    if spec in (t.TIME, t.MICRO_TIME):
+        if not isinstance(value, str):
+            return type_error(path, value, "string")
+        try:
+            parse_rfc3339(value, path)
+        except ProtobufError:
+            return invalid(path, value, 'must be an RFC 3339 date-time such as "2006-01-02T15:04:05Z"')
+        return None
+    if spec in (t.FIELDS_V1, t.OBJECT):
+        return None if isinstance(value, dict) else type_error(path, value, "object")
+    return None  # RawExtension: any embedded value

@@ -1,0 +1,74 @@
+"""Built documents, cached per catalog: rebuilt only when the catalog's set of types changes."""
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.api.openapi.documents import (
+    build_v2_document,
+    build_v3_document,
+    document_hash,
+    encode_document,
+    v3_index,
+)
+from app.api.openapi.names import gv_path
+from app.catalog import Catalog, ResourceType
+from app.naming import Naming
+
+
+@dataclass(frozen=True)
+class Encoded:
+    body: bytes
+    hash: str
+
+    @classmethod
+    def of(cls, doc: dict[str, Any]) -> Encoded:
+        body = encode_document(doc)
+        return cls(body, document_hash(body))
+
+
+@dataclass
+class _Built:
+    types: tuple[ResourceType, ...]
+    domain: str
+    v3: dict[str, Encoded] = field(default_factory=dict)
+    index: Encoded | None = None
+    v2: Encoded | None = None
+
+    def matches(self, types: tuple[ResourceType, ...], domain: str) -> bool:
+        return domain == self.domain and len(types) == len(self.types) and all(
+            a is b for a, b in zip(types, self.types))
+
+
+_cache: weakref.WeakKeyDictionary[Catalog, _Built] = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def _built(catalog: Catalog, naming: Naming) -> _Built:
+    types = tuple(catalog)
+    with _lock:
+        entry = _cache.get(catalog)
+        if entry is None or not entry.matches(types, naming.domain):
+            entry = _cache[catalog] = _Built(types, naming.domain)
+        return entry
+
+
+def v3_documents(catalog: Catalog, naming: Naming) -> _Built:
+    entry = _built(catalog, naming)
+    if entry.index is None:
+        for group, versions in catalog.group_versions().items():
+            for version in versions:
+                doc = build_v3_document(catalog, naming, group, version)
+                if doc is not None:
+                    entry.v3[gv_path(group, version)] = Encoded.of(doc)
+        entry.index = Encoded.of(v3_index({p: e.hash for p, e in entry.v3.items()}))
+    return entry
+
+
+def v2_document(catalog: Catalog, naming: Naming) -> Encoded:
+    entry = _built(catalog, naming)
+    if entry.v2 is None:
+        entry.v2 = Encoded.of(build_v2_document(catalog, naming))
+    return entry.v2

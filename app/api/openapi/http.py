@@ -1,0 +1,68 @@
+"""HTTP: /openapi/v2, the /openapi/v3 index and one /openapi/v3/<group path> document per group-version."""
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from flask import Blueprint, Response, redirect, request
+
+from app.api.negotiation import parse_accept
+from app.api.openapi.cache import Encoded, v2_document, v3_documents
+from app.api.openapi.operations import JSON
+from app.context import services
+from app.errors import NotAcceptable, RouteNotFound
+
+bp = Blueprint("openapi", __name__)
+
+CACHE_NO = "no-cache, private"
+CACHE_IMMUTABLE = "public, immutable"
+
+
+def _wants_only_protobuf() -> bool:
+    """True when every acceptable type in Accept is a protobuf encoding (gnostic or ours)."""
+    ranges = [r for r in parse_accept(request.headers.get("Accept", "")) if r.params.get("q") != "0"]
+    return bool(ranges) and all(r.type.endswith("protobuf") for r in ranges)
+
+
+def _serve(doc: Encoded, cache_control: str = CACHE_NO) -> Response:
+    if _wants_only_protobuf():
+        raise NotAcceptable([JSON])  # gnostic protobuf is not encoded; kubectl then uses v3
+    etag = f'"{doc.hash}"'
+    headers = {"ETag": etag, "Vary": "Accept", "Cache-Control": cache_control}
+    if request.if_none_match.contains_weak(doc.hash):
+        return Response(status=304, headers=headers)
+    resp = Response(doc.body, status=200, headers=headers)
+    resp.headers["Content-Type"] = JSON
+    return resp
+
+
+@bp.get("/openapi/v2")
+def get_v2() -> Response:
+    s = services()
+    return _serve(v2_document(s.catalog, s.naming))
+
+
+@bp.get("/openapi/v3")
+@bp.get("/openapi/v3/")
+def get_v3_index() -> Response:
+    s = services()
+    index = v3_documents(s.catalog, s.naming).index
+    assert index is not None  # filled by v3_documents
+    return _serve(index)
+
+
+@bp.get("/openapi/v3/<path:gv>")
+def get_v3_document(gv: str) -> Response:
+    s = services()
+    doc = v3_documents(s.catalog, s.naming).v3.get(gv.strip("/"))
+    if doc is None:
+        raise RouteNotFound()
+    wanted = request.args.get("hash")
+    if wanted is None:
+        return _serve(doc)
+    if wanted != doc.hash:
+        # A stale link: send the client to the current document, as the reference does.
+        return redirect(f"/openapi/v3/{gv.strip('/')}?hash={doc.hash}", code=301)
+    resp = _serve(doc, CACHE_IMMUTABLE)
+    expires = datetime.now(UTC) + timedelta(days=365)
+    resp.headers["Expires"] = expires.strftime("%a, %d %b %Y %H:%M:%S GMT")
+    return resp

@@ -1,0 +1,87 @@
+"""Loose schemas for kinds without a typed declaration (e.g. the virtual review kinds).
+
+apiVersion, kind and metadata are described; every other field is a free object typed only by the
+kind's example, and unknown fields are preserved.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from app.api.openapi.dialect import Dialect
+from app.api.openapi.names import (
+    Schema,
+    gvk,
+    gvk_extensions,
+    meta_schema_name,
+    schema_name,
+)
+from app.api.openapi.typed import TYPE_FIELD_DESCRIPTIONS
+from app.naming import Naming
+
+PATCH = {"type": "object", "description": "A PATCH request body in one of the accepted patch formats."}
+
+
+def _free(naming: Naming, description: str = "") -> Schema:
+    out: Schema = {"type": "object", naming.openapi_extension("preserve-unknown-fields"): True}
+    if description:
+        out["description"] = description
+    return out
+
+
+def _type_fields() -> dict[str, Schema]:
+    return {k: {"type": "string", "description": d} for k, d in TYPE_FIELD_DESCRIPTIONS.items()}
+
+
+def _example_field(naming: Naming, value: Any) -> Schema | None:
+    """A loose schema for a top-level field, typed by its value in the kind's example."""
+    if isinstance(value, bool):
+        return {"type": "boolean"}
+    if isinstance(value, int):
+        return {"type": "integer"}
+    if isinstance(value, float):
+        return {"type": "number"}
+    if isinstance(value, str):
+        return {"type": "string"}
+    if isinstance(value, list):
+        return {"type": "array", "items": {naming.openapi_extension("preserve-unknown-fields"): True}}
+    if isinstance(value, dict):
+        return _free(naming)
+    return None
+
+
+def kind_schema(naming: Naming, dialect: Dialect, group: str, version: str, kind: str,
+                example: dict | None = None) -> Schema:
+    """The permissive schema of one kind, carrying its GVK (as a list, like the reference)."""
+    props: dict[str, Schema] = {
+        **_type_fields(),
+        "metadata": dialect.wrap(meta_schema_name(naming, "ObjectMeta"),
+                                 {"description": "Standard object metadata.", "default": {}}),
+        "spec": _free(naming, "The desired state (not described)."),
+        "status": _free(naming, "The observed state (not described)."),
+    }
+    for key, value in (example or {}).items():
+        if key not in props and (fragment := _example_field(naming, value)) is not None:
+            props[key] = fragment
+    gv = f"{group}/{version}" if group else version
+    return {
+        "description": f"{kind} ({gv}). Fields other than apiVersion, kind and metadata are not described.",
+        "type": "object",
+        "properties": props,
+        naming.openapi_extension("preserve-unknown-fields"): True,
+        **gvk_extensions(naming, [gvk(group, version, kind)]),
+    }
+
+
+def list_schema(naming: Naming, dialect: Dialect, group: str, version: str, kind: str, list_kind: str) -> Schema:
+    return {
+        "description": f"A list of {kind} objects.",
+        "type": "object",
+        "required": ["items"],
+        "properties": {
+            **_type_fields(),
+            "items": {"type": "array", "items": dialect.ref(schema_name(group, version, kind))},
+            "metadata": dialect.wrap(meta_schema_name(naming, "ListMeta"),
+                                     {"description": "Standard list metadata.", "default": {}}),
+        },
+        **gvk_extensions(naming, [gvk(group, version, list_kind)]),
+    }

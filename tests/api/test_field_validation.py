@@ -1,0 +1,340 @@
+"""fieldValidation driven by the typed schemas: unknown, duplicate and mistyped fields on POST/PUT/PATCH."""
+from __future__ import annotations
+
+import copy
+
+import orjson
+import pytest
+
+from app.api import fieldvalidation
+from app.api.fieldvalidation.duplicates import json_duplicates, yaml_duplicates
+from app.naming import Naming
+from app.resources import build_catalog
+from app.schema import encode_object, schema_for
+
+DEPLOY = "/apis/apps/v1/namespaces/default/deployments"
+CM = "/api/v1/namespaces/default/configmaps"
+JSON = {"Content-Type": "application/json"}
+MERGE = {"Content-Type": "application/merge-patch+json"}
+JSON_PATCH = {"Content-Type": "application/json-patch+json"}
+SMP = {"Content-Type": "application/strategic-merge-patch+json"}
+DEPLOYMENT = schema_for("apps/v1", "Deployment")
+
+
+def deployment(name: str = "web") -> dict:
+    return {
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                 "template": {"metadata": {"labels": {"app": "web"}},
+                              "spec": {"containers": [{"name": "app", "image": "nginx:1.21"}]}}},
+    }
+
+
+def with_unknown(name: str = "web") -> dict:
+    obj = deployment(name)
+    obj["spec"]["template"]["spec"]["containers"][0]["imagee"] = "typo"
+    obj["spec"]["bogus"] = {"deep": 1}
+    return obj
+
+
+UNKNOWN_PATHS = ["spec.bogus", "spec.template.spec.containers[0].imagee"]
+
+
+def warnings(resp) -> list[str]:
+    return resp.headers.get_all("Warning")
+
+
+def stored_container(client, name: str = "web") -> dict:
+    return client.get(f"{DEPLOY}/{name}").get_json()["spec"]["template"]["spec"]["containers"][0]
+
+
+# ---------------------------------------------------------------------------------------------
+# The walk
+
+
+def test_unknown_fields_at_any_depth_are_found_and_dropped() -> None:
+    checked = fieldvalidation.walk(DEPLOYMENT, with_unknown(), [])
+    assert sorted(f.text for f in checked.findings) == [f'unknown field "{p}"' for p in UNKNOWN_PATHS]
+    assert checked.obj == deployment() and not checked.errors
+
+
+def test_duplicate_keys_carry_full_paths_and_unknown_wins() -> None:
+    body = (b'{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a","name":"b"},'
+            b'"spec":{"replicas":1,"replicas":2,"zzz":1,"zzz":2,"template":{"spec":{"containers":'
+            b'[{"name":"c","imagePullPolicy":"Always","imagePullPolicy":"Never"}]}}}}')
+    assert json_duplicates(body) == ["metadata.name", "spec.replicas", "spec.zzz",
+                                     "spec.template.spec.containers[0].imagePullPolicy"]
+    checked = fieldvalidation.check_object(DEPLOYMENT, orjson.loads(body), body, "application/json")
+    assert [f.text for f in checked.findings] == [
+        'duplicate field "metadata.name"', 'duplicate field "spec.replicas"', 'unknown field "spec.zzz"',
+        'duplicate field "spec.template.spec.containers[0].imagePullPolicy"']
+    assert checked.obj["spec"]["replicas"] == 2  # the last value wins, as in the reference
+
+
+def test_yaml_duplicates_and_protobuf_bodies() -> None:
+    text = b"metadata:\n  name: a\n  labels:\n    x: '1'\n    x: '2'\nspec:\n  replicas: 1\n  replicas: 2\n"
+    assert yaml_duplicates(text) == ["metadata.labels.x", "spec.replicas"]
+    assert fieldvalidation.check_object(DEPLOYMENT, {"spec": {"nope": 1}}, b"", "application/vnd.orch.protobuf"
+                                        ).findings == []
+
+
+@pytest.mark.parametrize(("path", "value", "expected"), [
+    (("spec", "replicas"), "two", "integer"),
+    (("spec", "paused"), "yes", "boolean"),
+    (("spec", "template", "spec", "containers"), {"name": "x"}, "array"),
+    (("spec", "selector"), ["a"], "object"),
+    (("spec", "template", "metadata", "labels", "app"), 1, "string"),
+])
+def test_type_errors_name_the_expected_type(path: tuple[str, ...], value: object, expected: str) -> None:
+    obj = deployment()
+    node = obj
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    checked = fieldvalidation.walk(DEPLOYMENT, obj, [])
+    [error] = checked.errors
+    dotted = ".".join(path)
+    assert error.reason == "FieldValueTypeInvalid" and error.field == dotted
+    got = fieldvalidation.walker.type_name(value)
+    assert str(error) == f'{dotted}: Invalid value: "{got}": {dotted} in body must be of type {expected}: "{got}"'
+
+
+def test_int32_range_and_time_format_are_checked() -> None:
+    obj = deployment()
+    obj["spec"]["replicas"] = 1 << 40
+    obj["metadata"]["creationTimestamp"] = "yesterday"
+    fields = {e.field: e.reason for e in fieldvalidation.walk(DEPLOYMENT, obj, []).errors}
+    assert fields == {"spec.replicas": "FieldValueInvalid", "metadata.creationTimestamp": "FieldValueInvalid"}
+
+
+# ---------------------------------------------------------------------------------------------
+# POST / PUT over HTTP
+
+
+def test_strict_rejects_each_unknown_field_with_its_own_cause(client) -> None:
+    resp = client.post(f"{DEPLOY}?fieldValidation=Strict", json=with_unknown())
+    assert resp.status_code == 422
+    status = resp.get_json()
+    assert status["reason"] == "Invalid"
+    assert status["message"].startswith('Deployment in version "v1" cannot be handled as a Deployment: '
+                                        'strict decoding error: unknown field "spec.')
+    causes = sorted(status["details"]["causes"], key=lambda c: c["field"])
+    assert causes == [{"reason": "FieldValueInvalid", "message": f'unknown field "{p}"', "field": p}
+                      for p in UNKNOWN_PATHS]
+    assert client.get(f"{DEPLOY}/web").status_code == 404
+
+
+@pytest.mark.parametrize("mode", ["Warn", None])
+def test_warn_is_the_default_and_drops_unknown_fields(client, mode: str | None) -> None:
+    url = f"{DEPLOY}?fieldValidation={mode}" if mode else DEPLOY
+    resp = client.post(url, json=with_unknown())
+    assert resp.status_code == 201
+    assert sorted(warnings(resp)) == [f'299 - "unknown field \\"{p}\\""' for p in UNKNOWN_PATHS]
+    assert "bogus" not in resp.get_json()["spec"]
+    assert "imagee" not in stored_container(client)
+
+
+def test_ignore_drops_unknown_fields_silently(client) -> None:
+    resp = client.post(f"{DEPLOY}?fieldValidation=Ignore", json=with_unknown())
+    assert resp.status_code == 201 and warnings(resp) == []
+    assert "imagee" not in stored_container(client)
+
+
+@pytest.mark.parametrize("mode", ["Strict", "Warn", "Ignore"])
+def test_wrong_type_is_422_in_every_mode(client, mode: str) -> None:
+    obj = deployment()
+    obj["spec"]["replicas"] = "two"
+    resp = client.post(f"{DEPLOY}?fieldValidation={mode}", json=obj)
+    assert resp.status_code == 422
+    status = resp.get_json()
+    assert status["message"] == ('Deployment.apps "web" is invalid: spec.replicas: Invalid value: "string": '
+                                 'spec.replicas in body must be of type integer: "string"')
+    assert status["details"]["causes"] == [{
+        "reason": "FieldValueTypeInvalid", "field": "spec.replicas",
+        "message": 'Invalid value: "string": spec.replicas in body must be of type integer: "string"'}]
+
+
+@pytest.mark.parametrize(("mode", "code", "headers"), [
+    ("Strict", 422, []),
+    ("Warn", 201, ['299 - "duplicate field \\"spec.replicas\\""']),
+    ("Ignore", 201, []),
+])
+def test_duplicate_fields_per_mode(client, mode: str, code: int, headers: list[str]) -> None:
+    text = orjson.dumps(deployment()).replace(b'"replicas":2', b'"replicas":1,"replicas":3')
+    resp = client.post(f"{DEPLOY}?fieldValidation={mode}", data=text, headers=JSON)
+    assert resp.status_code == code and warnings(resp) == headers
+    if mode == "Strict":
+        assert resp.get_json()["details"]["causes"] == [{
+            "reason": "FieldValueDuplicate", "message": 'duplicate field "spec.replicas"', "field": "spec.replicas"}]
+    else:
+        assert resp.get_json()["spec"]["replicas"] == 3
+
+
+YAML_BODY = b"""apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 1
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: app
+        image: nginx
+        imagee: typo
+"""
+
+
+def test_yaml_bodies_are_checked_like_json(client) -> None:
+    resp = client.post(DEPLOY, data=YAML_BODY, headers={"Content-Type": "application/yaml"})
+    assert resp.status_code == 201
+    assert warnings(resp) == ['299 - "duplicate field \\"spec.replicas\\""',
+                              '299 - "unknown field \\"spec.template.spec.containers[0].imagee\\""']
+    assert resp.get_json()["spec"]["replicas"] == 2 and "imagee" not in stored_container(client)
+
+
+def test_protobuf_bodies_are_accepted_without_findings(client) -> None:
+    body = encode_object({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "pb"}, "data": {"a": "b"}})
+    resp = client.post(f"{CM}?fieldValidation=Strict", data=body,
+                       headers={"Content-Type": Naming().protobuf_media_type})
+    assert resp.status_code == 201 and warnings(resp) == []
+
+
+def test_put_applies_the_same_rules(client) -> None:
+    created = client.post(DEPLOY, json=deployment()).get_json()
+    changed = copy.deepcopy(created)
+    changed["spec"]["template"]["spec"]["containers"][0]["imagee"] = "typo"
+    strict = client.put(f"{DEPLOY}/web?fieldValidation=Strict", json=changed)
+    assert strict.status_code == 422
+    assert strict.get_json()["details"]["causes"][0]["field"] == "spec.template.spec.containers[0].imagee"
+    warned = client.put(f"{DEPLOY}/web", json=changed)
+    assert warned.status_code == 200
+    assert warnings(warned) == ['299 - "unknown field \\"spec.template.spec.containers[0].imagee\\""']
+    assert "imagee" not in stored_container(client)
+
+
+def test_scale_subresource_is_checked_against_its_own_kind(client) -> None:
+    client.post(DEPLOY, json=deployment())
+    scale = client.get(f"{DEPLOY}/web/scale").get_json()
+    scale["spec"]["replicaz"] = 3
+    resp = client.put(f"{DEPLOY}/web/scale?fieldValidation=Strict", json=scale)
+    assert resp.status_code == 422
+    assert resp.get_json()["message"].startswith('Scale in version "v1" cannot be handled as a Scale')
+
+
+# ---------------------------------------------------------------------------------------------
+# PATCH
+
+
+def merge_with_unknown() -> bytes:
+    return orjson.dumps({"spec": {"bogus": 1, "template": {"spec": {"containers": [
+        {"name": "app", "image": "nginx:1.22", "imagee": "typo"}]}}}})
+
+
+def test_strict_merge_patch_reports_what_the_patch_introduced(client) -> None:
+    client.post(DEPLOY, json=deployment())
+    resp = client.patch(f"{DEPLOY}/web?fieldValidation=Strict", data=merge_with_unknown(), headers=MERGE)
+    assert resp.status_code == 422
+    assert sorted(c["field"] for c in resp.get_json()["details"]["causes"]) == UNKNOWN_PATHS
+    assert stored_container(client)["image"] == "nginx:1.21"  # nothing was written
+
+
+@pytest.mark.parametrize(("mode", "expected"), [
+    ("Warn", [f'299 - "unknown field \\"{p}\\""' for p in UNKNOWN_PATHS]),
+    ("Ignore", []),
+])
+def test_merge_patch_drops_unknown_fields(client, mode: str, expected: list[str]) -> None:
+    client.post(DEPLOY, json=deployment())
+    resp = client.patch(f"{DEPLOY}/web?fieldValidation={mode}", data=merge_with_unknown(), headers=MERGE)
+    assert resp.status_code == 200 and sorted(warnings(resp)) == expected
+    stored = client.get(f"{DEPLOY}/web").get_json()
+    assert "bogus" not in stored["spec"]
+    container = stored["spec"]["template"]["spec"]["containers"][0]
+    assert container["image"] == "nginx:1.22" and "imagee" not in container
+
+
+def test_json_patch_unknown_leaf_and_unknown_fields_inside_values(client) -> None:
+    client.post(DEPLOY, json=deployment())
+    ops = [
+        {"op": "add", "path": "/spec/template/spec/containers/0/imagee", "value": "typo"},
+        {"op": "add", "path": "/spec/template/spec/containers/-",
+         "value": {"name": "side", "image": "busybox", "colour": "blue"}},
+        {"op": "replace", "path": "/spec/replicas", "value": 4},
+    ]
+    resp = client.patch(f"{DEPLOY}/web", data=orjson.dumps(ops), headers=JSON_PATCH)
+    assert resp.status_code == 200
+    assert sorted(warnings(resp)) == [
+        '299 - "unknown field \\"spec.template.spec.containers[0].imagee\\""',
+        '299 - "unknown field \\"spec.template.spec.containers[1].colour\\""']
+    stored = client.get(f"{DEPLOY}/web").get_json()
+    containers = stored["spec"]["template"]["spec"]["containers"]
+    assert stored["spec"]["replicas"] == 4
+    assert [c["name"] for c in containers] == ["app", "side"]
+    assert all("imagee" not in c and "colour" not in c for c in containers)
+
+
+def test_patch_type_errors_are_422_in_every_mode(client) -> None:
+    client.post(DEPLOY, json=deployment())
+    for mode in ("Strict", "Warn", "Ignore"):
+        resp = client.patch(f"{DEPLOY}/web?fieldValidation={mode}",
+                            data=orjson.dumps({"spec": {"replicas": "many"}}), headers=MERGE)
+        assert resp.status_code == 422
+        assert resp.get_json()["details"]["causes"][0]["reason"] == "FieldValueTypeInvalid"
+    assert client.get(f"{DEPLOY}/web").get_json()["spec"]["replicas"] == 2
+
+
+def test_merge_patch_duplicates_warn_with_their_path(client) -> None:
+    client.post(DEPLOY, json=deployment())
+    resp = client.patch(f"{DEPLOY}/web", data=b'{"spec":{"replicas":3,"replicas":4}}', headers=MERGE)
+    assert resp.status_code == 200
+    assert warnings(resp) == ['299 - "duplicate field \\"spec.replicas\\""']
+    strict = client.patch(f"{DEPLOY}/web?fieldValidation=Strict", data=b'{"spec":{"paused":true,"paused":false}}',
+                          headers=MERGE)
+    assert strict.status_code == 422
+
+
+def test_strategic_merge_patch_keeps_directives_and_drops_unknown_fields(client) -> None:
+    client.post(DEPLOY, json=deployment())
+    patch = {"spec": {"template": {"spec": {
+        "$setElementOrder/containers": [{"name": "app"}],
+        "containers": [{"name": "app", "imagee": "typo", "image": "nginx:1.23"}]}}}}
+    resp = client.patch(f"{DEPLOY}/web", data=orjson.dumps(patch), headers=SMP)
+    assert resp.status_code == 200, resp.get_json()
+    assert warnings(resp) == ['299 - "unknown field \\"spec.template.spec.containers[0].imagee\\""']
+    assert stored_container(client)["image"] == "nginx:1.23" and "imagee" not in stored_container(client)
+
+
+def test_patch_directive_is_validated(client) -> None:
+    client.post(DEPLOY, json=deployment())
+    resp = client.patch(f"{DEPLOY}/web?fieldValidation=Loose", data=b"{}", headers=MERGE)
+    assert resp.status_code == 400
+
+
+# ---------------------------------------------------------------------------------------------
+# What the server writes reads back cleanly: no schema gaps for server-populated fields
+
+
+STORED_KINDS = [rt for rt in build_catalog(Naming()) if not rt.virtual]
+
+
+def _collection(rt) -> str:
+    base = f"/apis/{rt.group}/{rt.version}" if rt.group else f"/api/{rt.version}"
+    return f"{base}/namespaces/default/{rt.plural}" if rt.namespaced else f"{base}/{rt.plural}"
+
+
+@pytest.mark.parametrize("rt", STORED_KINDS, ids=lambda rt: rt.group_resource)
+def test_every_kind_round_trips_under_strict(client, rt) -> None:
+    url = _collection(rt)
+    obj = dict(copy.deepcopy(rt.example), apiVersion=rt.group_version, kind=rt.kind, metadata={"name": "rt"})
+    created = client.post(f"{url}?fieldValidation=Strict", json=obj)
+    assert created.status_code == 201, created.get_json()
+    assert warnings(created) == []
+    again = client.put(f"{url}/rt?fieldValidation=Strict", json=created.get_json())
+    assert again.status_code == 200, again.get_json()
+    if rt.subresource("status") is not None:
+        view = client.get(f"{url}/rt/status").get_json()
+        status = client.put(f"{url}/rt/status?fieldValidation=Strict", json=view)
+        assert status.status_code == 200, status.get_json()
