@@ -9,7 +9,6 @@ from flask import Flask, g, request
 
 from app.api.errors import install_error_handlers
 from app.api.resources import group_version_blueprint
-from app.auth.authn import authenticate, client_certificate
 from app.auth.authz import parse_modes
 from app.auth.user import current_user
 from app.context import Services
@@ -109,11 +108,25 @@ def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -
 
 
 def _install_authentication(app: Flask) -> None:
-    authenticators = [client_certificate]
+    """Authenticate every request (then apply impersonation) before anything else reads it."""
+    from app.auth.context import current_authentication
+    from app.auth.impersonation import impersonate
+    from app.auth.legacy_tokens import TokenController, TokenSecrets
+    from app.auth.setup import build_authentication
+
+    svc: Services = app.extensions["orch"]
+    auth = build_authentication(app.config, svc.registry, svc.naming)
+    app.extensions["orch.auth"] = auth
+    controller = TokenController(TokenSecrets(svc.registry, auth.issuer, auth.names, lambda: auth.ca_pem), svc.hub)
 
     @app.before_request
     def _authenticate() -> None:
-        g.user = authenticate(request.environ, authenticators)
+        auth = app.extensions["orch.auth"]  # looked up per request: tests may swap the authorizer
+        g.auth_token = current_authentication.set(auth)
+        if app.config["BACKGROUND"]:
+            controller.start()  # idempotent; fills legacy service-account token secrets
+        caller = auth.chain.authenticate(request.environ)
+        g.user = impersonate(request.environ, caller, auth.authorizer, svc.naming)
         g.user_token = current_user.set(g.user)
 
     @app.teardown_request
@@ -121,6 +134,17 @@ def _install_authentication(app: Flask) -> None:
         token = g.pop("user_token", None)
         if token is not None:
             current_user.reset(token)
+        auth_token = g.pop("auth_token", None)
+        if auth_token is not None:
+            current_authentication.reset(auth_token)
+
+    stop_others = app.extensions["orch.stop"]
+
+    def stop() -> None:
+        controller.stop()
+        stop_others()
+
+    app.extensions["orch.stop"] = stop
 
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())

@@ -23,6 +23,25 @@ def _arg_type(option: Option) -> Callable[[str], Any]:
     return convert
 
 
+class _Repeatable(argparse.Action):
+    """A repeatable flag: its first use on the command line replaces the default/ORCH_* value, later uses add."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        seen: set[str] = namespace.__dict__.setdefault("_repeated", set())
+        current = getattr(namespace, self.dest) if self.dest in seen else None
+        seen.add(self.dest)
+        setattr(namespace, self.dest, tuple(current or ()) + tuple(values))
+
+
+def _shape_arguments(option: Option) -> dict[str, Any]:
+    if option.shape == "bool":
+        return {"nargs": "?", "const": True}  # `--anonymous-auth` alone means true, as Go's bool flags
+    if option.shape == "list":
+        return {"action": _Repeatable}
+    return {}
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -33,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
         default = "" if option.default is None else f"; default {option.default}"
         parser.add_argument(
             option.flag, dest=option.name, metavar=option.metavar, type=_arg_type(option),
-            help=f"{option.help} [env {option.env}{default}]",
+            help=f"{option.help} [env {option.env}{default}]", **_shape_arguments(option),
         )
     return parser
 
@@ -46,7 +65,9 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
     except ConfigError as err:
         parser.error(str(err))
     namespace = parser.parse_args(argv)
-    settings = Settings(**vars(namespace))
+    values = vars(namespace)
+    values.pop("_repeated", None)
+    settings = Settings(**values)
     try:
         settings.check()
     except ConfigError as err:
@@ -81,6 +102,20 @@ def check_schema(settings: Settings) -> str | None:
     return None
 
 
+def check_authentication(settings: Settings) -> str | None:
+    """None when every authentication file is usable (the signing key is made if needed); else why not."""
+    from app.auth.setup import AuthConfigError
+    from app.auth.setup import check_authentication as check
+    from app.naming import Naming
+    from config import flask_config
+
+    try:
+        check(flask_config(settings), Naming(settings.api_domain))
+    except AuthConfigError as err:
+        return f"authentication: {err}"
+    return None
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
@@ -108,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (pki.PkiError, OSError) as err:
         print(f"{PROG}: {err}", file=sys.stderr)
         return 1
-    problem = check_schema(settings)
+    problem = check_authentication(settings) or check_schema(settings)
     if problem:
         print(f"{PROG}: {problem}", file=sys.stderr)
         return 1

@@ -65,6 +65,14 @@ class Naming:
         """The finalizer the server puts in every namespace's spec.finalizers (upstream: `kubernetes`)."""
         return "kubernetes" if self.domain == "k8s.io" else self.short
 
+    def from_client_api_version(self, api_version: str) -> str:
+        """Our spelling of an apiVersion a stock client wrote with the upstream domain (else unchanged)."""
+        group, _, version = api_version.rpartition("/")
+        suffix = "." + CLIENT_DOMAIN
+        if group.endswith(suffix):
+            return f"{self.group(group[: -len(suffix)])}/{version}"
+        return api_version
+
     @property
     def initial_events_end_annotation(self) -> str:
         return self.key("initial-events-end")
@@ -72,6 +80,8 @@ class Naming:
 
 # Names real, unmodified clients (kubectl, client-go) hard-code on the wire. We accept or emit them
 # next to our own spelling only where a stock client would otherwise break.
+#: The upstream domain stock clients put into group names of objects they send (kubectl create token).
+CLIENT_DOMAIN = "k8s.io"
 CLIENT_GVK_EXTENSION = "x-kubernetes-group-version-kind"
 #: The protobuf media type stock clients send (kubectl's typed `create` subcommands); read like ours.
 CLIENT_PROTOBUF_MEDIA_TYPE = "application/vnd.kubernetes.protobuf"

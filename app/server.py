@@ -108,6 +108,8 @@ def prepare(settings: Settings) -> Prepared:
                 f"{naming.short}-apiserver", serving_hosts(settings),
             )
         extra = pki.load_certificates(settings.client_ca_file) if settings.client_ca_file else []
+        if settings.requestheader_client_ca_file:  # the front proxy's certificate must pass the handshake too
+            extra += pki.load_certificates(settings.requestheader_client_ca_file)
         pki.write_bundle(settings.pki_file(defaults.CLIENT_CA_BUNDLE), [ca.cert, *extra])
         admin = pki.ensure_client_cert(
             ca, settings.pki_file(defaults.ADMIN_CERT), settings.pki_file(defaults.ADMIN_KEY),

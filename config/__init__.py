@@ -72,6 +72,56 @@ def _history_window(text: str) -> float:
     return seconds
 
 
+def _bool(text: str) -> bool:
+    # the spellings Go's strconv.ParseBool accepts, as the reference's boolean flags do
+    value = text.strip()
+    if value in ("1", "t", "T", "true", "TRUE", "True"):
+        return True
+    if value in ("0", "f", "F", "false", "FALSE", "False"):
+        return False
+    raise ConfigError(f"{text!r} is not a boolean (true or false)")
+
+
+def _items(text: str) -> tuple[str, ...]:
+    """A comma-separated list (one flag occurrence or one ORCH_* variable); blanks are dropped."""
+    return tuple(item.strip() for item in text.split(",") if item.strip())
+
+
+def _files(text: str) -> tuple[str, ...]:
+    return tuple(_existing_file(item) for item in _items(text))
+
+
+def _https_url(text: str) -> str:
+    if not text.startswith("https://") or len(text) <= len("https://"):
+        raise ConfigError(f"{text!r} is not an https:// URL")
+    return text
+
+
+def _claims(text: str) -> tuple[str, ...]:
+    pairs = _items(text)
+    for pair in pairs:
+        key, sep, _ = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"{pair!r} is not a key=value pair")
+    return pairs
+
+
+def _webhook_version(text: str) -> str:
+    if text not in ("v1", "v1beta1"):
+        raise ConfigError(f"{text!r}: supported versions are v1 and v1beta1")
+    return text
+
+
+def _cache_ttl(text: str) -> float:
+    try:
+        seconds = parse_duration(text)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+    if seconds < 0:
+        raise ConfigError(f"{text!r}: must not be negative")
+    return seconds
+
+
 def _api_domain(text: str) -> str:
     if not _DNS_SUBDOMAIN.match(text) or len(text) > 253:
         raise ConfigError(f"{text!r} is not a lower-case DNS name with at least one dot (like orch.io)")
@@ -85,6 +135,8 @@ class Option:
     parse: Callable[[str], Any]
     metavar: str
     help: str
+    #: "value"; "bool" (`--flag` alone means true); "list" (repeatable, values are tuples).
+    shape: str = "value"
 
     @property
     def flag(self) -> str:
@@ -114,6 +166,47 @@ OPTIONS: tuple[Option, ...] = (
     Option("history_window", defaults.HISTORY_WINDOW, _history_window, "DURATION",
            "how long watch history and continue tokens last (Go duration: 90s, 5m, 1h30m)"),
     Option("api_domain", defaults.API_DOMAIN, _api_domain, "DOMAIN", "domain of API groups and well-known names"),
+    Option("anonymous_auth", defaults.ANONYMOUS_AUTH, _bool, "BOOL",
+           "requests without credentials are system:anonymous (else 401)", "bool"),
+    Option("token_auth_file", defaults.TOKEN_AUTH_FILE, _existing_file, "FILE",
+           "CSV of static bearer tokens: token,user,uid[,\"group1,group2\"]"),
+    Option("enable_bootstrap_token_auth", defaults.ENABLE_BOOTSTRAP_TOKEN_AUTH, _bool, "BOOL",
+           "accept bootstrap tokens from secrets in the system namespace", "bool"),
+    Option("service_account_key_file", defaults.SERVICE_ACCOUNT_KEY_FILE, _files, "FILE",
+           "PEM file of public keys (or certificates) verifying service-account tokens; repeatable", "list"),
+    Option("service_account_signing_key_file", defaults.SERVICE_ACCOUNT_SIGNING_KEY_FILE, _existing_file, "FILE",
+           "private key signing service-account tokens; default: pki/sa.key, generated"),
+    Option("service_account_issuer", defaults.SERVICE_ACCOUNT_ISSUER, _items, "URL",
+           "issuer of service-account tokens (the first signs, all are accepted); default: the server URL", "list"),
+    Option("service_account_lookup", defaults.SERVICE_ACCOUNT_LOOKUP, _bool, "BOOL",
+           "reject service-account tokens whose account, secret or bound object is gone", "bool"),
+    Option("oidc_issuer_url", None, _https_url, "URL", "https:// URL of the OpenID Connect issuer"),
+    Option("oidc_client_id", None, str, "ID", "client id every OpenID Connect ID token must be issued for"),
+    Option("oidc_username_claim", defaults.OIDC_USERNAME_CLAIM, str, "CLAIM", "ID-token claim of the user name"),
+    Option("oidc_username_prefix", None, str, "PREFIX",
+           "prefix of OIDC user names; '-' for none; default: '<issuer>#' unless the claim is email"),
+    Option("oidc_groups_claim", None, str, "CLAIM", "ID-token claim (a list of strings) of the groups"),
+    Option("oidc_groups_prefix", None, str, "PREFIX", "prefix of OIDC group names"),
+    Option("oidc_required_claim", None, _claims, "KEY=VALUE",
+           "claim an ID token must carry with this value; repeatable", "list"),
+    Option("oidc_ca_file", None, _existing_file, "FILE", "CA bundle of the issuer; default: the system's roots"),
+    Option("oidc_signing_algs", defaults.OIDC_SIGNING_ALGS, _items, "ALGS",
+           "comma-separated JOSE algorithms an ID token may be signed with"),
+    Option("authentication_token_webhook_config_file", None, _existing_file, "FILE",
+           "kubeconfig-format file: clusters = the token review service, users = our client credentials"),
+    Option("authentication_token_webhook_version", defaults.AUTHENTICATION_TOKEN_WEBHOOK_VERSION, _webhook_version,
+           "VERSION", "TokenReview version sent to the webhook (v1beta1 or v1)"),
+    Option("authentication_token_webhook_cache_ttl", defaults.AUTHENTICATION_TOKEN_WEBHOOK_CACHE_TTL, _cache_ttl,
+           "DURATION", "how long webhook decisions are cached"),
+    Option("requestheader_username_headers", None, _items, "HEADERS",
+           "headers holding the user name set by an authenticating proxy (first with a value wins)", "list"),
+    Option("requestheader_group_headers", None, _items, "HEADERS", "headers holding the groups", "list"),
+    Option("requestheader_extra_headers_prefix", None, _items, "PREFIXES",
+           "header prefixes of extra user attributes", "list"),
+    Option("requestheader_client_ca_file", None, _existing_file, "FILE",
+           "CA bundle the authenticating proxy's client certificate must chain to"),
+    Option("requestheader_allowed_names", None, _items, "NAMES",
+           "common names allowed for the proxy's certificate; default: any", "list"),
 )
 OPTIONS_BY_NAME = {o.name: o for o in OPTIONS}
 
@@ -132,6 +225,30 @@ class Settings:
     authorization_mode: str
     history_window: float
     api_domain: str
+    anonymous_auth: bool = defaults.ANONYMOUS_AUTH
+    token_auth_file: str | None = None
+    enable_bootstrap_token_auth: bool = defaults.ENABLE_BOOTSTRAP_TOKEN_AUTH
+    service_account_key_file: tuple[str, ...] | None = None
+    service_account_signing_key_file: str | None = None
+    service_account_issuer: tuple[str, ...] | None = None
+    service_account_lookup: bool = defaults.SERVICE_ACCOUNT_LOOKUP
+    oidc_issuer_url: str | None = None
+    oidc_client_id: str | None = None
+    oidc_username_claim: str = defaults.OIDC_USERNAME_CLAIM
+    oidc_username_prefix: str | None = None
+    oidc_groups_claim: str | None = None
+    oidc_groups_prefix: str | None = None
+    oidc_required_claim: tuple[str, ...] | None = None
+    oidc_ca_file: str | None = None
+    oidc_signing_algs: tuple[str, ...] = (defaults.OIDC_SIGNING_ALGS,)
+    authentication_token_webhook_config_file: str | None = None
+    authentication_token_webhook_version: str = defaults.AUTHENTICATION_TOKEN_WEBHOOK_VERSION
+    authentication_token_webhook_cache_ttl: float = parse_duration(defaults.AUTHENTICATION_TOKEN_WEBHOOK_CACHE_TTL)
+    requestheader_username_headers: tuple[str, ...] | None = None
+    requestheader_group_headers: tuple[str, ...] | None = None
+    requestheader_extra_headers_prefix: tuple[str, ...] | None = None
+    requestheader_client_ca_file: str | None = None
+    requestheader_allowed_names: tuple[str, ...] | None = None
 
     @property
     def data_path(self) -> str:
@@ -172,9 +289,21 @@ class Settings:
     def server_url(self) -> str:
         return f"https://{self.client_host}:{self.secure_port}"
 
+    @property
+    def service_account_signing_key(self) -> str:
+        return self.service_account_signing_key_file or self.pki_file(defaults.SERVICE_ACCOUNT_KEY)
+
+    @property
+    def service_account_issuers(self) -> tuple[str, ...]:
+        return self.service_account_issuer or (self.server_url,)
+
     def check(self) -> None:
         if bool(self.tls_cert_file) != bool(self.tls_private_key_file):
             raise ConfigError("--tls-cert-file and --tls-private-key-file must be given together")
+        if bool(self.oidc_issuer_url) != bool(self.oidc_client_id):
+            raise ConfigError("--oidc-issuer-url and --oidc-client-id must be given together")
+        if self.requestheader_client_ca_file and not self.requestheader_username_headers:
+            raise ConfigError("--requestheader-client-ca-file needs --requestheader-username-headers")
 
 
 def default_values() -> dict[str, Any]:
@@ -217,4 +346,35 @@ def flask_config(settings: Settings) -> dict[str, Any]:
         "CLIENT_CA_FILE": settings.client_ca_file,
         "TLS_CERT_FILE": settings.serving_cert_file,
         "TLS_PRIVATE_KEY_FILE": settings.serving_key_file,
+        **authentication_config(settings),
+    }
+
+
+def authentication_config(settings: Settings) -> dict[str, Any]:
+    """The Flask config keys app.auth.config reads (lists become tuples, absent lists empty)."""
+    return {
+        "ANONYMOUS_AUTH": settings.anonymous_auth,
+        "TOKEN_AUTH_FILE": settings.token_auth_file,
+        "ENABLE_BOOTSTRAP_TOKEN_AUTH": settings.enable_bootstrap_token_auth,
+        "SERVICE_ACCOUNT_KEY_FILES": settings.service_account_key_file or (),
+        "SERVICE_ACCOUNT_SIGNING_KEY_FILE": settings.service_account_signing_key,
+        "SERVICE_ACCOUNT_ISSUERS": settings.service_account_issuers,
+        "SERVICE_ACCOUNT_LOOKUP": settings.service_account_lookup,
+        "OIDC_ISSUER_URL": settings.oidc_issuer_url,
+        "OIDC_CLIENT_ID": settings.oidc_client_id,
+        "OIDC_USERNAME_CLAIM": settings.oidc_username_claim,
+        "OIDC_USERNAME_PREFIX": settings.oidc_username_prefix,
+        "OIDC_GROUPS_CLAIM": settings.oidc_groups_claim,
+        "OIDC_GROUPS_PREFIX": settings.oidc_groups_prefix,
+        "OIDC_REQUIRED_CLAIMS": dict(p.split("=", 1) for p in settings.oidc_required_claim or ()),
+        "OIDC_CA_FILE": settings.oidc_ca_file,
+        "OIDC_SIGNING_ALGS": settings.oidc_signing_algs,
+        "AUTHENTICATION_TOKEN_WEBHOOK_CONFIG_FILE": settings.authentication_token_webhook_config_file,
+        "AUTHENTICATION_TOKEN_WEBHOOK_VERSION": settings.authentication_token_webhook_version,
+        "AUTHENTICATION_TOKEN_WEBHOOK_CACHE_TTL": settings.authentication_token_webhook_cache_ttl,
+        "REQUESTHEADER_USERNAME_HEADERS": settings.requestheader_username_headers or (),
+        "REQUESTHEADER_GROUP_HEADERS": settings.requestheader_group_headers or (),
+        "REQUESTHEADER_EXTRA_HEADERS_PREFIX": settings.requestheader_extra_headers_prefix or (),
+        "REQUESTHEADER_CLIENT_CA_FILE": settings.requestheader_client_ca_file,
+        "REQUESTHEADER_ALLOWED_NAMES": settings.requestheader_allowed_names or (),
     }

@@ -18,6 +18,19 @@ AUTHORIZATION_MODE = "AlwaysAllow"
 HISTORY_WINDOW = "5m"  # how far back watches and continue tokens may reach
 API_DOMAIN = DEFAULT_API_DOMAIN  # the single source is app.naming
 
+# Authentication (flag names as the spec spells them).
+ANONYMOUS_AUTH = True  # a request without credentials is system:anonymous
+TOKEN_AUTH_FILE: str | None = None
+ENABLE_BOOTSTRAP_TOKEN_AUTH = False
+SERVICE_ACCOUNT_KEY_FILE: tuple[str, ...] | None = None  # verification keys; the signing key always verifies
+SERVICE_ACCOUNT_SIGNING_KEY_FILE: str | None = None  # None: pki/sa.key, generated when absent
+SERVICE_ACCOUNT_ISSUER: tuple[str, ...] | None = None  # None: the server URL
+SERVICE_ACCOUNT_LOOKUP = True  # tokens of deleted service accounts (or bound objects) stop working
+OIDC_USERNAME_CLAIM = "sub"
+OIDC_SIGNING_ALGS = "RS256"
+AUTHENTICATION_TOKEN_WEBHOOK_VERSION = "v1beta1"
+AUTHENTICATION_TOKEN_WEBHOOK_CACHE_TTL = "2m"
+
 SQLITE_FILE = "orch.db"
 ADMIN_KUBECONFIG = "admin.kubeconfig"
 PKI_DIR = "pki"
@@ -29,8 +42,11 @@ SERVING_KEY = "serving.key"
 CLIENT_CA_BUNDLE = "client-ca-bundle.crt"
 ADMIN_CERT = "admin.crt"
 ADMIN_KEY = "admin.key"
+SERVICE_ACCOUNT_KEY = "sa.key"  # generated signing key of service-account tokens
 
 # Process-level knobs that are not flags.
 GRACEFUL_TIMEOUT = 5  # seconds; watches are cut, clients re-watch
 WORKER_TIMEOUT = 120  # seconds; gthread heartbeats from its main loop, so long watches never trip it
 KEEPALIVE = 30  # seconds an idle HTTP/1.1 connection is kept; saves TLS handshakes for kubectl
+OUTBOUND_TIMEOUT = 5.0  # seconds per call to an OIDC issuer or token webhook
+OUTBOUND_DEADLINE = 10.0  # seconds, retries included, before a webhook review fails closed

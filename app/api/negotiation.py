@@ -13,6 +13,7 @@ from app.errors import (
     RequestEntityTooLarge,
     UnsupportedMediaType,
 )
+from app.naming import CLIENT_PROTOBUF_MEDIA_TYPE, Naming
 
 MAX_BODY_BYTES = 3 * 1024 * 1024
 
@@ -52,11 +53,12 @@ def body_media_type(request: Request) -> str:
     return (request.mimetype or JSON).lower()
 
 
-def decode_object(request: Request, body: bytes, kind: str, version: str, protobuf_types: tuple[str, ...]) -> object:
+def decode_object(request: Request, body: bytes, kind: str, version: str, naming: Naming) -> object:
     """A POST/PUT body as JSON, YAML or (for kinds with a typed schema) protobuf."""
     media = body_media_type(request)
+    protobuf_types = (naming.protobuf_media_type, CLIENT_PROTOBUF_MEDIA_TYPE)
     if media in protobuf_types:
-        return _decode_protobuf(body, kind, version)
+        return _decode_protobuf(body, kind, version, naming)
     if media not in (JSON, YAML, "application/yml", "text/yaml"):
         raise UnsupportedMediaType([JSON, YAML, protobuf_types[0]])
     if not body.strip():
@@ -69,12 +71,16 @@ def decode_object(request: Request, body: bytes, kind: str, version: str, protob
         raise BadRequest(f'{kind} in version "{version}" cannot be handled as a {kind}: {exc}') from None
 
 
-def _decode_protobuf(body: bytes, kind: str, version: str) -> dict:
-    from app.schema import ProtobufError, UnknownKindError
-    from app.schema import decode_object as decode_protobuf
+def _decode_protobuf(body: bytes, kind: str, version: str, naming: Naming) -> dict:
+    """Our protobuf, or a stock client's: its upstream group spelling is read as ours (kubectl create
+    token sends an authentication.k8s.io TokenRequest); the object keeps the spelling it came with."""
+    from app.schema import ProtobufError, UnknownKindError, decode_envelope, schema_for
+    from app.schema import decode as decode_message
 
     try:
-        return decode_protobuf(body)
+        api_version, body_kind, raw = decode_envelope(body)
+        struct = schema_for(naming.from_client_api_version(api_version), body_kind, naming)
+        return {"apiVersion": api_version, "kind": body_kind, **decode_message(struct, raw)}
     except UnknownKindError as exc:
         raise UnsupportedMediaType([JSON, YAML]) from exc
     except ProtobufError as exc:

@@ -35,7 +35,6 @@ from app.errors import (
     UnsupportedMediaType,
     forbidden,
 )
-from app.naming import CLIENT_PROTOBUF_MEDIA_TYPE
 from app.registry.options import DeleteOptions, ListOptions, parse_bool, parse_dry_run
 from app.registry.patch import (
     APPLY_PATCH,
@@ -135,7 +134,13 @@ def _item(rt: ResourceType, info: RequestInfo) -> Response:
     if method == "POST" and sub is not None:
         _require_verb(rt, "create", sub)
         obj, warnings = _decode_checked(rt, sub)
-        return _render(rt, registry.create_in_subresource(rt, ns, name, sub, obj), 201, rep, warnings)
+        sent_version = obj.get("apiVersion") if isinstance(obj, dict) else None
+        if isinstance(obj, dict) and sent_version:
+            obj["apiVersion"] = services().naming.from_client_api_version(sent_version)
+        result = registry.create_in_subresource(rt, ns, name, sub, obj)
+        if sent_version and result.get("kind") == obj.get("kind"):
+            result = {**result, "apiVersion": sent_version}  # answer in the version asked, as the reference
+        return _render(rt, result, 201, rep, warnings)
     if method == "DELETE":
         if sub is not None:
             raise MethodNotAllowed()
@@ -161,7 +166,7 @@ def _decode_checked(rt: ResourceType, sub: str | None = None) -> tuple[object, l
     body = read_body(request)
     svc = services()
     group, version, kind = _view_type(rt, sub)
-    obj = decode_object(request, body, kind, version, (svc.naming.protobuf_media_type, CLIENT_PROTOBUF_MEDIA_TYPE))
+    obj = decode_object(request, body, kind, version, svc.naming)
     schema = svc.registry.schema(rt, rt.subresource(sub) if sub else None)
     checked = fieldvalidation.check_object(schema, obj, body, body_media_type(request))
     return checked.obj, fieldvalidation.enforce(mode, checked, kind, group, version, fieldvalidation.object_name(obj))

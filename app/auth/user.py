@@ -1,6 +1,7 @@
 """Who is asking: the result of authentication, handed to the authorizer."""
 from __future__ import annotations
 
+import re
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -8,6 +9,13 @@ ANONYMOUS_USER = "system:anonymous"
 UNAUTHENTICATED_GROUP = "system:unauthenticated"
 AUTHENTICATED_GROUP = "system:authenticated"
 MASTERS_GROUP = "system:masters"
+
+SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
+SERVICE_ACCOUNTS_GROUP = "system:serviceaccounts"
+SERVICE_ACCOUNT_GROUP_PREFIX = "system:serviceaccounts:"
+
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 @dataclass(frozen=True)
@@ -18,12 +26,49 @@ class UserInfo:
     extra: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def with_authenticated_group(self) -> UserInfo:
-        if AUTHENTICATED_GROUP in self.groups:
+        """Add system:authenticated, except to the anonymous user or one already in either catch-all group."""
+        if self.username == ANONYMOUS_USER:
+            return self
+        if AUTHENTICATED_GROUP in self.groups or UNAUTHENTICATED_GROUP in self.groups:
             return self
         return UserInfo(self.username, self.uid, self.groups + (AUTHENTICATED_GROUP,), self.extra)
 
+    def to_api(self) -> dict:
+        """The `UserInfo` of the authentication API (token and self-subject reviews)."""
+        out: dict = {"username": self.username}
+        if self.uid:
+            out["uid"] = self.uid
+        if self.groups:
+            out["groups"] = list(self.groups)
+        if self.extra:
+            out["extra"] = {key: list(values) for key, values in self.extra.items()}
+        return out
+
 
 ANONYMOUS = UserInfo(ANONYMOUS_USER, groups=(UNAUTHENTICATED_GROUP,))
+
+
+def service_account_username(namespace: str, name: str) -> str:
+    return f"{SERVICE_ACCOUNT_PREFIX}{namespace}:{name}"
+
+
+def service_account_groups(namespace: str) -> tuple[str, ...]:
+    return (SERVICE_ACCOUNTS_GROUP, SERVICE_ACCOUNT_GROUP_PREFIX + namespace)
+
+
+def split_service_account_username(username: str) -> tuple[str, str] | None:
+    """(namespace, name) of `system:serviceaccount:<ns>:<name>` with valid names, else None."""
+    if not username.startswith(SERVICE_ACCOUNT_PREFIX):
+        return None
+    parts = username[len(SERVICE_ACCOUNT_PREFIX):].split(":")
+    if len(parts) != 2:
+        return None
+    namespace, name = parts
+    if len(namespace) > 63 or not _DNS_LABEL.match(namespace):
+        return None
+    if len(name) > 253 or not _DNS_SUBDOMAIN.match(name):
+        return None
+    return namespace, name
 
 
 #: The user of the request being served; set by the HTTP layer, read by strategies that record

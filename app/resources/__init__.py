@@ -5,6 +5,7 @@ from app.catalog import Catalog, ResourceType
 from app.naming import Naming
 from app.resources import (
     apps,
+    authentication,
     batch,
     certificates,
     coordination,
@@ -20,8 +21,8 @@ from app.resources import (
 )
 
 #: group modules in the reference's discovery order (core first, then /apis priority order).
-GROUP_MODULES = (core, apps, events, batch, certificates, networking, policy, rbac, storage, scheduling,
-                 coordination, node, discovery)
+GROUP_MODULES = (core, apps, events, authentication, batch, certificates, networking, policy, rbac, storage,
+                 scheduling, coordination, node, discovery)
 
 
 def resource_types(naming: Naming) -> list[ResourceType]:

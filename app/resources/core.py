@@ -249,6 +249,14 @@ class ServiceAccountStrategy(NoSpecStrategy):
             obj["secrets"] = [{"name": s.get("name")} if isinstance(s, dict) else s for s in obj["secrets"]]
 
 
+def token_subresource(naming: Naming) -> Subresource:
+    """POST serviceaccounts/<name>/token: a TokenRequest answered with a signed token (app.auth)."""
+    from app.auth.tokenrequest import token_subresource_create
+
+    return Subresource("token", verbs=("create",), kind="TokenRequest", group=naming.group("authentication"),
+                       version="v1", create=token_subresource_create)
+
+
 # ----------------------------------------------------------------------------------- nodes and events
 
 
@@ -529,6 +537,7 @@ def resource_types(naming: Naming) -> list[ResourceType]:
         ResourceType("", "v1", "Secret", "secrets", True, strategy=SecretStrategy(naming),
                      example={"type": "Opaque", "data": {"username": "YWRtaW4="}}),
         ResourceType("", "v1", "ServiceAccount", "serviceaccounts", True, short_names=("sa",),
+                     subresources=(token_subresource(naming),),
                      strategy=ServiceAccountStrategy(naming), return_deleted_object=True, example={}),
         ResourceType("", "v1", "Service", "services", True, short_names=("svc",), categories=ALL,
                      verbs=NO_DELETECOLLECTION, subresources=(status,), strategy=ServiceStrategy(naming),

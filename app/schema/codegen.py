@@ -39,6 +39,8 @@ PACKAGES: dict[str, tuple[str, str, str]] = {
     "k8s.io.api.scheduling.v1": ("scheduling", "api", "scheduling/v1"),
     "k8s.io.api.storage.v1": ("storage", "api", "storage/v1"),
     "k8s.io.api.node.v1": ("node", "api", "node/v1"),
+    "k8s.io.api.authentication.v1": ("authentication", "api", "authentication/v1"),
+    "k8s.io.api.authorization.v1": ("authorization", "api", "authorization/v1"),
 }
 PACKAGE_OF = {module: package for package, (module, _, _) in PACKAGES.items()}
 # module -> (served group, whether that group lives under the API domain, version). A group under the
@@ -59,6 +61,8 @@ GROUPS: dict[str, tuple[str, bool, str]] = {
     "scheduling": ("scheduling", True, "v1"),
     "storage": ("storage", True, "v1"),
     "node": ("node", True, "v1"),
+    "authentication": ("authentication", True, "v1"),
+    "authorization": ("authorization", True, "v1"),
 }
 
 # Top-level kinds to declare (their `<Kind>List` is added when the reference has one).
@@ -82,6 +86,10 @@ ROOTS: dict[str, tuple[str, ...]] = {
     "scheduling": ("PriorityClass",),
     "storage": ("StorageClass",),
     "node": ("RuntimeClass",),
+    "authentication": ("TokenReview", "SelfSubjectReview", "TokenRequest"),
+    "authorization": (
+        "SubjectAccessReview", "SelfSubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview",
+    ),
 }
 # A large package is written as several modules: a message goes to the first one whose roots reach it.
 Segments = dict[str, tuple[tuple[str, tuple[str, ...]], ...]]  # package -> ((module, roots), ...)

@@ -140,6 +140,12 @@ LabelSelector = Struct(_PKG, "LabelSelector", [
     Field("matchExpressions", 2, ListOf(LabelSelectorRequirement), list_type="atomic"),
 ], struct_type="atomic")
 
+FieldSelectorRequirement = Struct(_PKG, "FieldSelectorRequirement", [
+    Field("key", 1, STRING, omitempty=False, required=True),
+    Field("operator", 2, STRING, omitempty=False, required=True),
+    Field("values", 3, ListOf(STRING), list_type="atomic"),
+])
+
 
 # Top-level kinds served under GROUP/VERSION (their JSON also carries apiVersion and kind).
 KINDS: dict[str, Struct] = {

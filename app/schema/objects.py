@@ -16,6 +16,8 @@ from typing import Any
 from app.naming import Naming
 from app.schema import (
     apps,
+    authentication,
+    authorization,
     autoscaling,
     batch,
     certificates,
@@ -41,7 +43,7 @@ from app.schema.wire import LEN, ProtobufError, encode_len_field, iter_fields
 #: every declaration module; those with KINDS contribute top-level kinds to the registry.
 MODULES: tuple[ModuleType, ...] = (
     meta, core, core_volume, core_pod, apps, batch, policy, autoscaling, coordination, events, certificates,
-    rbac, networking, discovery, scheduling, storage, node,
+    rbac, networking, discovery, scheduling, storage, node, authentication, authorization,
 )
 DEFAULT_NAMING = Naming()
 # The reference registers the option kinds in every group version (e.g. DeleteOptions as apps/v1).

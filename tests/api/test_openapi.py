@@ -151,12 +151,11 @@ def test_kind_schemas_are_typed_and_carry_gvk_lists() -> None:
 
 
 def test_kinds_without_a_declaration_stay_permissive() -> None:
-    doc = openapi.build_v3_document(sample_catalog(), NAMING, "authentication.orch.io", "v1")
+    doc = openapi.build_v3_document(sample_catalog(), NAMING, "batch", "v1beta1")  # no declaration for v1beta1
     assert doc is not None
-    review = doc["components"]["schemas"]["io.orch.authentication.v1.TokenReview"]
-    assert review[PRESERVE] is True and review["properties"]["spec"][PRESERVE] is True
-    assert review[CLIENT_GVK_EXTENSION] == [{"group": "authentication.orch.io", "version": "v1",
-                                             "kind": "TokenReview"}]
+    cron = doc["components"]["schemas"]["batch.v1beta1.CronJob"]
+    assert cron[PRESERVE] is True and cron["properties"]["spec"][PRESERVE] is True
+    assert cron[CLIENT_GVK_EXTENSION] == [{"group": "batch", "version": "v1beta1", "kind": "CronJob"}]
 
 
 def test_every_reference_resolves_in_v3_and_v2() -> None:

@@ -39,6 +39,8 @@ EXPECTED = {
     ("batch", "cronjobs"): ("CronJob", True, ("cj",), ("all",)),
     ("batch", "jobs"): ("Job", True, (), ("all",)),
     ("policy", "poddisruptionbudgets"): ("PodDisruptionBudget", True, ("pdb",), ()),
+    ("authentication.", "selfsubjectreviews"): ("SelfSubjectReview", False, (), ()),
+    ("authentication.", "tokenreviews"): ("TokenReview", False, (), ()),
     ("certificates.", "certificatesigningrequests"): ("CertificateSigningRequest", False, ("csr",), ()),
     ("coordination.", "leases"): ("Lease", True, (), ()),
     ("discovery.", "endpointslices"): ("EndpointSlice", True, (), ()),

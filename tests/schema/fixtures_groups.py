@@ -35,6 +35,17 @@ RULES: list[dict[str, Any]] = [
      "resourceNames": ["web"]},
     {"verbs": ["get"], "nonResourceURLs": ["/healthz", "/metrics"]},
 ]
+SA_TOKEN = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImszIn0.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6Y2k6YnVpbGRlciJ9.c2ln"
+SA_USER: dict[str, Any] = {
+    "username": "system:serviceaccount:ci:builder",
+    "uid": "5c1f0a9e-2b7d-4e3a-9f60-1d2c3b4a5e6f",
+    "groups": ["system:serviceaccounts", "system:serviceaccounts:ci", "system:authenticated"],
+    "extra": {
+        NAMING.key("pod-name"): ["builder-7f9c"],
+        NAMING.key("pod-uid"): ["7a6b5c4d-3e2f-1a0b-9c8d-7e6f5a4b3c2d"],
+        "scopes": [],
+    },
+}
 SUBJECTS: list[dict[str, Any]] = [
     {"kind": "User", "apiGroup": NAMING.group("rbac.authorization"), "name": "jane"},
     {"kind": "ServiceAccount", "name": "builder", "namespace": "ci"},
@@ -237,6 +248,105 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
             "nodeSelector": {"sandbox": "gvisor"},
             "tolerations": [{"key": "sandbox", "operator": "Equal", "value": "gvisor", "effect": "NoSchedule"},
                             {"operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}],
+        },
+    },
+    "authentication/TokenReview": {
+        "apiVersion": gv("authentication"),
+        "kind": "TokenReview",
+        "metadata": {},
+        "spec": {"token": SA_TOKEN, "audiences": ["https://orch.io", "vault"]},
+        "status": {"authenticated": True, "user": SA_USER, "audiences": ["vault"]},
+    },
+    "authentication/TokenReview-rejected": {
+        "apiVersion": gv("authentication"),
+        "kind": "TokenReview",
+        "metadata": {"name": "check"},
+        "spec": {"token": "not-a-token"},
+        "status": {"user": {}, "error": "[invalid bearer token, token lookup failed]"},
+    },
+    "authentication/SelfSubjectReview": {
+        "apiVersion": gv("authentication"),
+        "kind": "SelfSubjectReview",
+        "metadata": {"creationTimestamp": "2024-05-06T07:08:09Z"},
+        "status": {"userInfo": {"username": "jane", "groups": ["devs", "system:authenticated"],
+                                "extra": {"team": ["platform", "sre"]}}},
+    },
+    "authentication/TokenRequest": {
+        "apiVersion": gv("authentication"),
+        "kind": "TokenRequest",
+        "metadata": {"name": "builder", "namespace": "ci", "creationTimestamp": "2024-05-06T07:08:09Z"},
+        "spec": {
+            "audiences": ["https://orch.io"],
+            "expirationSeconds": 3600,
+            "boundObjectRef": {"kind": "Pod", "apiVersion": "v1", "name": "builder-7f9c",
+                               "uid": "7a6b5c4d-3e2f-1a0b-9c8d-7e6f5a4b3c2d"},
+        },
+        "status": {"token": SA_TOKEN, "expirationTimestamp": "2024-05-06T08:08:09Z"},
+    },
+    "authorization/SubjectAccessReview": {
+        "apiVersion": gv("authorization"),
+        "kind": "SubjectAccessReview",
+        "metadata": {},
+        "spec": {
+            "resourceAttributes": {
+                "namespace": "prod", "verb": "list", "group": "apps", "version": "v1", "resource": "deployments",
+                "subresource": "scale", "name": "web",
+                "fieldSelector": {"requirements": [
+                    {"key": "spec.nodeName", "operator": "In", "values": ["node-1", "node-2"]},
+                    {"key": "metadata.name", "operator": "Exists"},
+                ]},
+                "labelSelector": {"rawSelector": "app=web,tier in (a,b)"},
+            },
+            "user": "jane",
+            "groups": ["devs", "system:authenticated"],
+            "extra": {"scopes": ["read", "write"], "empty": []},
+            "uid": "1001",
+        },
+        "status": {"allowed": True, "reason": 'RBAC: allowed by RoleBinding "readers/prod" of Role "reader"'},
+    },
+    "authorization/SubjectAccessReview-denied": {
+        "apiVersion": gv("authorization"),
+        "kind": "SubjectAccessReview",
+        "metadata": {},
+        "spec": {"nonResourceAttributes": {"path": "/metrics", "verb": "get"}, "user": "system:anonymous",
+                 "groups": ["system:unauthenticated"]},
+        "status": {"allowed": False, "denied": True, "reason": "anonymous access is disabled",
+                   "evaluationError": "webhook: connection refused"},
+    },
+    "authorization/SelfSubjectAccessReview": {
+        "apiVersion": gv("authorization"),
+        "kind": "SelfSubjectAccessReview",
+        "metadata": {},
+        "spec": {"resourceAttributes": {"namespace": "prod", "verb": "create", "resource": "pods"}},
+        "status": {"allowed": False},
+    },
+    "authorization/LocalSubjectAccessReview": {
+        "apiVersion": gv("authorization"),
+        "kind": "LocalSubjectAccessReview",
+        "metadata": {"namespace": "prod"},
+        "spec": {
+            "resourceAttributes": {"namespace": "prod", "verb": "get", "resource": "secrets", "name": "db",
+                                   "labelSelector": {"requirements": [
+                                       {"key": "tier", "operator": "NotIn", "values": ["a"]}]}},
+            "user": "system:serviceaccount:ci:builder",
+            "groups": ["system:serviceaccounts"],
+        },
+        "status": {"allowed": True},
+    },
+    "authorization/SelfSubjectRulesReview": {
+        "apiVersion": gv("authorization"),
+        "kind": "SelfSubjectRulesReview",
+        "metadata": {},
+        "spec": {"namespace": "prod"},
+        "status": {
+            "resourceRules": [
+                {"verbs": ["create"], "apiGroups": [NAMING.group("authorization")],
+                 "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]},
+                {"verbs": ["get", "list", "watch"], "apiGroups": ["", "apps"], "resources": ["pods", "deployments"],
+                 "resourceNames": ["web"]},
+            ],
+            "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/healthz", "/version"]}],
+            "incomplete": False,
         },
     },
     "autoscaling/Scale": {

@@ -6,6 +6,8 @@ import pytest
 from app.schema import (
     SCHEMAS,
     apps,
+    authentication,
+    authorization,
     autoscaling,
     batch,
     certificates,
@@ -20,6 +22,7 @@ from app.schema import (
     node,
     policy,
     rbac,
+    served_api_version,
     storage,
 )
 from app.schema.types import STRING, Field, ListOf, MapOf, Struct
@@ -153,3 +156,24 @@ def test_every_kind_has_its_metadata_first() -> None:
 def test_strings_are_the_most_common_leaf() -> None:
     leaves = [f.type for s in _all_structs() for f in s.fields]
     assert leaves.count(STRING) > 200
+
+
+def test_review_kinds_follow_the_reference() -> None:
+    extra = MapOf(ListOf(STRING, wrapped=True))
+    assert _field(authentication.UserInfo, "extra").type == extra
+    assert _field(authorization.SubjectAccessReviewSpec, "extra").type == extra
+    spec = authentication.TokenRequestSpec
+    assert (_field(spec, "expirationSeconds").number, _field(spec, "boundObjectRef").number) == (4, 3)
+    assert _field(spec, "boundObjectRef").type is authentication.BoundObjectReference
+    assert _field(spec, "boundObjectRef").nullable and not _field(spec, "audiences").omitempty
+    assert _field(authorization.ResourceAttributes, "fieldSelector").type is authorization.FieldSelectorAttributes
+    assert _field(authorization.FieldSelectorAttributes, "requirements").type == ListOf(meta.FieldSelectorRequirement)
+    assert _field(authorization.SubjectAccessReviewStatus, "allowed").required
+    # create-only kinds: the reference declares no <Kind>List for them
+    assert set(authentication.KINDS) == {"TokenReview", "SelfSubjectReview", "TokenRequest"}
+    assert set(authorization.KINDS) == {"SubjectAccessReview", "SelfSubjectAccessReview",
+                                        "LocalSubjectAccessReview", "SelfSubjectRulesReview"}
+    for module in (authentication, authorization):
+        for kind in module.KINDS:
+            assert (served_api_version(module), kind) in SCHEMAS
+            assert (served_api_version(module), f"{kind}List") not in SCHEMAS
