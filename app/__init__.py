@@ -61,6 +61,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     _register_blueprints(app, svc)
     _install_startup(app, svc, lifecycle)
     _install_authentication(app)
+    _install_authorization(app)
     from app.storage.cli import db_cli
 
     app.cli.add_command(db_cli)
@@ -145,6 +146,54 @@ def _install_authentication(app: Flask) -> None:
         stop_others()
 
     app.extensions["orch.stop"] = stop
+
+
+def _install_authorization(app: Flask) -> None:
+    """Authorize every request (resource or not) with the chain of --authorization-mode; with RBAC,
+    reconcile the default policy first and keep aggregated ClusterRoles in sync after role writes."""
+    from app.auth.attributes import request_attributes
+    from app.auth.authz import forbidden
+    from app.auth.rbac import escalation
+    from app.auth.rbac.reconcile import Reconciler
+
+    svc: Services = app.extensions["orch"]
+    authorizer = app.extensions["orch.auth"].authorizer
+    app.extensions["orch.authz"] = authorizer
+    rbac_on = "RBAC" in parse_modes(app.config["AUTHORIZATION_MODE"])
+    resolver = next((a.resolver for a in authorizer.authorizers if hasattr(a, "resolver")), None)
+    if resolver is not None:
+        escalation.install(svc.catalog, escalation.EscalationCheck(authorizer, resolver, svc.naming))
+    reconciler = Reconciler(svc.registry)
+    lock = threading.Lock()
+    state = {"reconciled": not rbac_on}
+
+    def as_server(work: Any) -> None:
+        token = current_user.set(None)  # the server's own writes are not the requester's
+        try:
+            work()
+        finally:
+            current_user.reset(token)
+
+    @app.before_request
+    def _authorize() -> None:
+        if not state["reconciled"]:
+            with lock:
+                if not state["reconciled"]:
+                    as_server(reconciler.reconcile)
+                    state["reconciled"] = True
+        g.authz = request_attributes(g.user, request.method, request.path, request.args)
+        decision = app.extensions["orch.authz"].authorize(g.authz)
+        if not decision.allowed:
+            raise forbidden(g.authz, decision.reason)
+
+    @app.after_request
+    def _aggregate(response: Any) -> Any:
+        attrs = g.get("authz")
+        if (rbac_on and attrs is not None and attrs.resource == "clusterroles" and attrs.group == svc.naming.group(
+                "rbac.authorization") and attrs.verb in ("create", "update", "patch", "delete", "deletecollection")
+                and response.status_code < 300):
+            as_server(reconciler.aggregate)
+        return response
 
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())

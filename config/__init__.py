@@ -162,7 +162,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("client_ca_file", defaults.CLIENT_CA_FILE, _existing_file, "FILE",
            "PEM bundle of CAs whose client certificates authenticate users (added to the cluster CA)"),
     Option("authorization_mode", defaults.AUTHORIZATION_MODE, _authorization_mode, "MODES",
-           "comma-separated authorizers; only AlwaysAllow for now"),
+           "comma-separated authorizers in order: AlwaysAllow, AlwaysDeny, RBAC"),
     Option("history_window", defaults.HISTORY_WINDOW, _history_window, "DURATION",
            "how long watch history and continue tokens last (Go duration: 90s, 5m, 1h30m)"),
     Option("api_domain", defaults.API_DOMAIN, _api_domain, "DOMAIN", "domain of API groups and well-known names"),

@@ -84,7 +84,7 @@ def test_empty_env_variable_counts_as_unset() -> None:
         (["--bind-address", "example.com"], "is not an IP address"),
         (["--history-window", "5"], "invalid duration"),
         (["--history-window", "0s"], "longer than 0s"),
-        (["--authorization-mode", "RBAC"], "not supported yet"),
+        (["--authorization-mode", "Webhook"], "not supported yet"),
         (["--authorization-mode", "AlwaysAllow,Bogus"], "unknown authorization mode 'Bogus'"),
         (["--authorization-mode", "AlwaysAllow,AlwaysAllow"], "names a mode twice"),
         (["--authorization-mode", ""], "unknown authorization mode ''"),

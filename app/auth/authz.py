@@ -1,18 +1,22 @@
 """Authorization: the attributes of a request, the decision of an authorizer, and the mode list.
 
-Only AlwaysAllow exists yet; RBAC arrives with its own issue and plugs in as another `Authorizer`.
-Today the impersonation filter is the caller; the resource handlers will be next.
+Every request (resource or not), impersonation and the access reviews go through the one
+`Authorizer` built here from `--authorization-mode`; `system:masters` is always allowed first, as the
+reference's privileged-group authorizer.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from app.auth.user import UserInfo
 from app.errors import Forbidden
 
-SUPPORTED_MODES = ("AlwaysAllow",)
+if TYPE_CHECKING:
+    from app.auth.rbac.policy import Resolver
+
+SUPPORTED_MODES = ("AlwaysAllow", "AlwaysDeny", "RBAC")
 KNOWN_MODES = ("AlwaysAllow", "AlwaysDeny", "ABAC", "Webhook", "RBAC", "Node")
 
 
@@ -23,7 +27,7 @@ def parse_modes(value: str) -> list[str]:
         if mode not in KNOWN_MODES:
             raise ValueError(f"unknown authorization mode {mode!r}; known: {', '.join(KNOWN_MODES)}")
         if mode not in SUPPORTED_MODES:
-            raise ValueError(f"authorization mode {mode!r} is not supported yet; use AlwaysAllow")
+            raise ValueError(f"authorization mode {mode!r} is not supported yet; use {', '.join(SUPPORTED_MODES)}")
     if len(set(modes)) != len(modes):
         raise ValueError(f"{value!r} names a mode twice")
     return modes
@@ -74,6 +78,23 @@ class AlwaysAllow:
         return Decision.allow()
 
 
+class AlwaysDeny:
+    def authorize(self, attributes: Attributes) -> Decision:
+        return Decision.deny("Everything is forbidden.")
+
+
+@dataclass(frozen=True)
+class PrivilegedGroups:
+    """Members of these groups may do anything; no opinion on everyone else."""
+
+    groups: tuple[str, ...]
+
+    def authorize(self, attributes: Attributes) -> Decision:
+        if any(g in self.groups for g in attributes.user.groups):
+            return Decision.allow()
+        return Decision.abstain()
+
+
 @dataclass(frozen=True)
 class ModeChain:
     """The modes of --authorization-mode in order: the first that allows or denies decides."""
@@ -81,21 +102,40 @@ class ModeChain:
     authorizers: tuple[Authorizer, ...]
 
     def authorize(self, attributes: Attributes) -> Decision:
+        return self.evaluate(attributes)[0]
+
+    def evaluate(self, attributes: Attributes) -> tuple[Decision, bool]:
+        """The decision, and whether some authorizer had an opinion (a review's `denied` needs it)."""
         reasons: list[str] = []
         for authorizer in self.authorizers:
             decision = authorizer.authorize(attributes)
             if not decision.no_opinion:
-                return decision
+                return decision, True
             if decision.reason:
                 reasons.append(decision.reason)
-        return Decision.deny(", ".join(reasons))
+        return Decision.deny(", ".join(reasons)), False
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        return tuple(type(a).__name__ for a in self.authorizers)
 
 
-_AUTHORIZERS = {"AlwaysAllow": AlwaysAllow}
+def build_authorizer(modes: Sequence[str], resolver: Resolver | None = None) -> ModeChain:
+    """The chain of --authorization-mode, after the privileged group `system:masters`."""
+    from app.auth.rbac.authorizer import RBACAuthorizer
+    from app.auth.user import MASTERS_GROUP
 
-
-def build_authorizer(modes: Sequence[str]) -> Authorizer:
-    return ModeChain(tuple(_AUTHORIZERS[m]() for m in modes))
+    chain: list[Authorizer] = [PrivilegedGroups((MASTERS_GROUP,))]
+    for mode in modes:
+        if mode == "AlwaysAllow":
+            chain.append(AlwaysAllow())
+        elif mode == "AlwaysDeny":
+            chain.append(AlwaysDeny())
+        elif mode == "RBAC":
+            if resolver is None:
+                raise ValueError("the RBAC authorizer needs the registry")
+            chain.append(RBACAuthorizer(resolver))
+    return ModeChain(tuple(chain))
 
 
 def forbidden_message(attributes: Attributes) -> str:

@@ -23,6 +23,7 @@ from app.auth.bootstrap import BootstrapTokens
 from app.auth.context import Authentication
 from app.auth.lookup import CoreObjects
 from app.auth.oidc import OidcConfig, OidcTokens, ProviderKeys
+from app.auth.rbac.policy import PolicySource, Resolver
 from app.auth.requestheader import RequestHeaderAuthenticator
 from app.auth.serviceaccount import Keyring, SaNames, ServiceAccountTokens, TokenIssuer
 from app.auth.tokenfile import StaticTokens
@@ -134,7 +135,8 @@ def _build(config: Mapping[str, Any], registry: Registry, naming: Naming) -> Aut
     return Authentication(
         naming=naming, chain=Chain(tuple(request), bool(config.get("ANONYMOUS_AUTH", True))), tokens=tokens,
         api_audiences=issuers, issuer=TokenIssuer(keyring, issuers[0], names), objects=objects, names=names,
-        authorizer=build_authorizer(parse_modes(config.get("AUTHORIZATION_MODE") or "AlwaysAllow")), ca_pem=ca_pem,
+        authorizer=build_authorizer(parse_modes(config.get("AUTHORIZATION_MODE") or defaults.AUTHORIZATION_MODE),
+                                    Resolver(PolicySource(registry, naming))), ca_pem=ca_pem,
     )
 
 

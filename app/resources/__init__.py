@@ -6,6 +6,7 @@ from app.naming import Naming
 from app.resources import (
     apps,
     authentication,
+    authorization,
     batch,
     certificates,
     coordination,
@@ -21,7 +22,7 @@ from app.resources import (
 )
 
 #: group modules in the reference's discovery order (core first, then /apis priority order).
-GROUP_MODULES = (core, apps, events, authentication, batch, certificates, networking, policy, rbac, storage,
+GROUP_MODULES = (core, apps, events, authentication, authorization, batch, certificates, networking, policy, rbac, storage,
                  scheduling, coordination, node, discovery)
 
 

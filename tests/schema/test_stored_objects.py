@@ -44,7 +44,10 @@ def collection(rt: ResourceType, namespace: str = "default") -> str:
 
 def _create(client, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     """The object as stored and read back; for a create-only kind (a review), the create response."""
-    created = client.post(collection(rt), json=obj)
+    # a local access review is created in the namespace it asks about (the server checks they match)
+    asked = ((obj.get("spec") or {}).get("resourceAttributes") or {}).get("namespace")
+    created = client.post(collection(rt, asked) if rt.kind == "LocalSubjectAccessReview" and asked
+                          else collection(rt), json=obj)
     assert created.status_code == 201, created.get_json()
     if "get" not in rt.verbs:
         return created.get_json()
