@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import jsonpatch
@@ -56,8 +57,9 @@ def apply_patch(patch_type: str, body: bytes, obj: dict, struct: Struct | None =
         try:
             patched = jsonpatch.JsonPatch(ops).apply(copy.deepcopy(obj))
         except jsonpatch.JsonPatchTestFailed as exc:
+            detail = re.sub(r" \(<class '[^']+'>\)", "", str(exc))  # the library adds Python type names
             raise ApiError(422, "Invalid", f"the server rejected our request due to an error in our request: "
-                           f"testing value failed: {exc}") from None
+                           f"{detail}") from None
         except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, KeyError, IndexError,
                 TypeError, ValueError) as exc:
             raise ApiError(422, "Invalid", f"the server rejected our request due to an error in our request: "

@@ -501,3 +501,77 @@ def test_create_job(kube1: Kubectl, ns1: str) -> None:
     job = kube1.json("get", "job", "j", "-n", ns1)
     assert job["spec"]["template"]["spec"]["containers"][0]["image"] == "busybox"
     assert job["spec"]["template"]["spec"]["restartPolicy"] == "Never"
+
+
+# -- the writes issue: patch types, set image, client- and server-side apply, dry-run, diff --
+def deployment_yaml(ns: str, replicas: int = 2, image: str = "nginx:1.25") -> str:
+    return f"""apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: {ns}
+spec:
+  replicas: {replicas}
+  selector:
+    matchLabels: {{app: web}}
+  template:
+    metadata:
+      labels: {{app: web}}
+    spec:
+      containers:
+      - name: web
+        image: {image}
+      - name: log
+        image: busybox
+"""
+
+
+def spec(kube: Kubectl, ns: str) -> dict:
+    return kube.json("-n", ns, "get", "deployment", "web")["spec"]
+
+
+def test_client_side_apply_patch_types_and_set_image(kube1: Kubectl, ns1: str) -> None:
+    kube = kube1
+    assert "created" in kube.ok("apply", "-f", "-", input=deployment_yaml(ns1))
+    assert "configured" in kube.ok("apply", "-f", "-", input=deployment_yaml(ns1, replicas=3, image="nginx:1.26"))
+    assert spec(kube, ns1)["replicas"] == 3
+    kube.ok("-n", ns1, "set", "image", "deployment/web", "web=nginx:1.27")
+    images = [c["image"] for c in spec(kube, ns1)["template"]["spec"]["containers"]]
+    assert images == ["nginx:1.27", "busybox"]  # strategic merge by container name kept the second one
+    kube.ok("-n", ns1, "patch", "deployment", "web", "-p", '{"spec":{"replicas":4}}')
+    kube.ok("-n", ns1, "patch", "deployment", "web", "--type=merge", "-p", '{"spec":{"replicas":5}}')
+    kube.ok("-n", ns1, "patch", "deployment", "web", "--type=json",
+            "-p", '[{"op":"replace","path":"/spec/replicas","value":6}]')
+    assert spec(kube, ns1)["replicas"] == 6
+    failed = kube.fails("-n", ns1, "patch", "deployment", "web", "--type=json",
+                        "-p", '[{"op":"test","path":"/spec/replicas","value":1}]')
+    assert "is not equal to tested value 1" in failed and "class" not in failed
+    assert spec(kube, ns1)["replicas"] == 6
+
+
+def test_server_side_apply_conflicts_and_force(kube1: Kubectl, ns1: str) -> None:
+    kube = kube1
+    assert "serverside-applied" in kube.ok("apply", "--server-side", "-f", "-", input=deployment_yaml(ns1))
+    conflict = kube.fails("apply", "--server-side", "--field-manager=other", "-f", "-",
+                          input=deployment_yaml(ns1, replicas=4))
+    assert "conflict" in conflict and ".spec.replicas" in conflict and "--force-conflicts" in conflict
+    kube.ok("apply", "--server-side", "--field-manager=other", "--force-conflicts", "-f", "-",
+            input=deployment_yaml(ns1, replicas=4))
+    obj = json.loads(kube.ok("-n", ns1, "get", "deployment", "web", "-o", "json", "--show-managed-fields"))
+    managers = {(e["manager"], e["operation"]) for e in obj["metadata"]["managedFields"]}
+    assert {("kubectl", "Apply"), ("other", "Apply")} <= managers
+    assert obj["spec"]["replicas"] == 4
+
+
+def test_server_dry_run_and_diff(kube1: Kubectl, ns1: str) -> None:
+    kube = kube1
+    out = kube.ok("create", "--dry-run=server", "-f", "-", "-o", "json", input=deployment_yaml(ns1))
+    assert json.loads(out)["spec"]["revisionHistoryLimit"] == 10  # defaulted by the server
+    assert kube.run("-n", ns1, "get", "deployment", "web").returncode == 1  # nothing stored
+    kube.ok("apply", "--server-side", "-f", "-", input=deployment_yaml(ns1))
+    kube.ok("apply", "--server-side", "--dry-run=server", "-f", "-", input=deployment_yaml(ns1, replicas=9))
+    assert spec(kube, ns1)["replicas"] == 2
+    diff = kube.run("diff", "-f", "-", input=deployment_yaml(ns1, replicas=7))
+    assert diff.returncode == 1 and "+  replicas: 7" in diff.stdout
+    same = kube.run("diff", "-f", "-", input=deployment_yaml(ns1))
+    assert same.returncode == 0, same.stdout + same.stderr
