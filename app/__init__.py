@@ -8,6 +8,7 @@ from typing import Any
 from flask import Flask, g, request
 
 from app.api.errors import install_error_handlers
+from app.api.fanout import SocketFanout
 from app.api.resources import group_version_blueprint
 from app.auth.authz import parse_modes
 from app.auth.user import current_user
@@ -101,10 +102,13 @@ def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -
         """Stop the background threads and close connections (tests, graceful shutdown)."""
         lifecycle.stop()
         compactor.stop()
+        fanout.stop()
         svc.hub.stop()
         svc.storage.dispose()
 
     compactor = Compactor(svc.storage)
+    fanout = SocketFanout()  # started by the first watch served from a real socket
+    app.extensions["orch.fanout"] = fanout
     app.extensions["orch.stop"] = stop
 
 

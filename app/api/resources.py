@@ -6,7 +6,7 @@ handlers from its catalog entry.
 from __future__ import annotations
 
 import orjson
-from flask import Blueprint, Response, request, stream_with_context
+from flask import Blueprint, Response, current_app, request, stream_with_context
 
 from app.api import fieldvalidation
 from app.api.negotiation import (
@@ -257,7 +257,9 @@ def _watch(rt: ResourceType, namespace: str | None, opts: ListOptions) -> Respon
     framer = WatchFramer(rep, svc.naming, rt, include)
     stream = WatchStream(svc.registry, svc.hub, rt, namespace, opts,
                          socket_closed_check(request.environ.get("gunicorn.socket")))
-    resp = Response(stream_with_context(stream.framed(framer)), status=200,
+    sock = request.environ.get("gunicorn.socket")
+    fanout = current_app.extensions.get("orch.fanout") if sock is not None else None
+    resp = Response(stream_with_context(stream.framed(framer, fanout, sock)), status=200,
                     headers={"Content-Type": framer.content_type})
     resp.headers["Cache-Control"] = "no-cache, private"
     return resp

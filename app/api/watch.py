@@ -6,15 +6,17 @@ import select
 import socket
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import orjson
 
+from app.api.fanout import Connection, SocketFanout, wait_done
 from app.catalog import ResourceType
 from app.errors import ApiError, Gone
 from app.registry.keys import collection_prefix
 from app.registry.options import ListOptions, parse_revision
 from app.registry.store import Filter, Registry
-from app.storage.hub import WatchHub
+from app.storage.hub import Subscription, WatchHub
 from app.storage.store import RevisionCompacted
 
 MIN_REQUEST_TIMEOUT = 1800  # the reference's --min-request-timeout; watches last 1-2x this
@@ -61,55 +63,95 @@ class WatchStream:
         if not timeout or timeout <= 0:
             timeout = int(MIN_REQUEST_TIMEOUT * (1 + random.random()))
         self.deadline = time.monotonic() + timeout
+        self.next_bookmark = time.monotonic() + BOOKMARK_INTERVAL
+        self.final_bookmark_sent = False
 
     def _initial(self) -> tuple[list[Event], int]:
         listed = self.registry.list(self.rt, self.namespace, ListOptions(
             label_selector=self.opts.label_selector, field_selector=self.opts.field_selector))
         return [("ADDED", d) for d in listed.items], listed.revision
 
-    def framed(self, frame: Callable[[Event], bytes]) -> Iterator[bytes]:
+    def framed(self, frame: Callable[[Event], bytes], fanout: SocketFanout | None = None,
+               sock: Any = None) -> Iterator[bytes]:
+        """The response body. With a fan-out writer and the client's socket, live events are written by
+        the writer thread and this (request) thread only waits for the end of the watch."""
         yield b""  # the server sends the headers now: clients see the watch established before any event
-        for event in self.events():
+        initial, sub = self._open()
+        for event in initial:
             yield frame(event)
+        if sub is None:
+            return
+        try:
+            if fanout is None or sock is None:
+                for event in self._follow(sub):
+                    yield frame(event)
+                return
+            conn = Connection(sock, lambda: self._pump(sub, frame), lambda: self._expired(sub))
+            sub.listener = fanout.wake
+            fanout.attach(conn)
+            wait_done(conn, fanout)
+        finally:
+            self.hub.unsubscribe(sub)
 
     def events(self) -> Iterator[Event]:
+        initial, sub = self._open()
+        yield from initial
+        if sub is None:
+            return
+        try:
+            yield from self._follow(sub)
+        finally:
+            self.hub.unsubscribe(sub)
+
+    def _open(self) -> tuple[list[Event], Subscription | None]:
+        """The initial events (synthetic ADDED, backlog) and the live subscription (None after an ERROR)."""
         opts = self.opts
         send_initial = opts.send_initial_events if opts.send_initial_events is not None else \
             opts.resource_version in ("", "0")
+        events: list[Event] = []
         try:
             if send_initial:
-                lines, start = self._initial()
-                yield from lines
+                events, start = self._initial()
                 if opts.send_initial_events:
-                    yield bookmark(self.rt, start, {self.registry.naming.initial_events_end_annotation: "true"})
+                    events.append(bookmark(self.rt, start,
+                                           {self.registry.naming.initial_events_end_annotation: "true"}))
             else:
                 start = parse_revision(opts.resource_version)
             sub, backlog = self.hub.subscribe(self.prefix, start)
         except (RevisionCompacted, Gone):
             compacted = self.registry.storage.compacted_revision()
-            yield error_event(Gone(f"too old resource version: {opts.resource_version} ({compacted})"))
-            return
-        try:
-            yield from self._deliver(backlog)
-            next_bookmark = time.monotonic() + BOOKMARK_INTERVAL
-            final_bookmark_sent = False
-            while not sub.closed and not sub.overflowed:
-                remaining = self.deadline - time.monotonic()
-                if remaining <= 0 or self.client_gone():
-                    return
-                yield from self._deliver(sub.take(min(remaining, TICK)))
-                if not opts.allow_bookmarks:
-                    continue
-                now = time.monotonic()
-                closing = self.deadline - now <= BOOKMARK_BEFORE_DEADLINE and not final_bookmark_sent
-                if now >= next_bookmark or closing:
-                    revision = self.hub.caught_up_revision(sub)
-                    if revision is not None:
-                        yield bookmark(self.rt, revision)
-                        next_bookmark = now + BOOKMARK_INTERVAL
-                        final_bookmark_sent = final_bookmark_sent or closing
-        finally:
-            self.hub.unsubscribe(sub)
+            return [error_event(Gone(f"too old resource version: {opts.resource_version} ({compacted})"))], None
+        return events + list(self._deliver(backlog)), sub
+
+    def _follow(self, sub: Subscription) -> Iterator[Event]:
+        """Live events, in this thread (used where no fan-out writer can take the socket)."""
+        while not self._expired(sub):
+            remaining = self.deadline - time.monotonic()
+            yield from self._deliver(sub.take(min(remaining, TICK)))
+            yield from self._bookmarks(sub)
+
+    def _pump(self, sub: Subscription, frame: Callable[[Event], bytes]) -> list[bytes]:
+        """What the fan-out writer sends now: queued events and a due bookmark, framed."""
+        events = list(self._deliver(sub.take_nowait()))
+        events += self._bookmarks(sub)
+        return [frame(e) for e in events]
+
+    def _expired(self, sub: Subscription) -> bool:
+        return sub.closed or sub.overflowed or time.monotonic() >= self.deadline or self.client_gone()
+
+    def _bookmarks(self, sub: Subscription) -> list[Event]:
+        if not self.opts.allow_bookmarks:
+            return []
+        now = time.monotonic()
+        closing = self.deadline - now <= BOOKMARK_BEFORE_DEADLINE and not self.final_bookmark_sent
+        if now < self.next_bookmark and not closing:
+            return []
+        revision = self.hub.caught_up_revision(sub)
+        if revision is None:
+            return []
+        self.next_bookmark = now + BOOKMARK_INTERVAL
+        self.final_bookmark_sent = self.final_bookmark_sent or closing
+        return [bookmark(self.rt, revision)]
 
     def _deliver(self, changes: list) -> Iterator[Event]:
         for change in changes:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app.storage.store import Change, Storage
@@ -25,6 +26,8 @@ class Subscription:
     cond: threading.Condition = field(default_factory=threading.Condition)
     overflowed: bool = False
     closed: bool = False
+    #: called after each offer (a fan-out writer's wake-up), besides notifying the condition
+    listener: Callable[[], None] | None = None
 
     def offer(self, change: Change) -> None:
         if change.rv <= self.floor or not change.key.startswith(self.prefix):
@@ -35,6 +38,8 @@ class Subscription:
             else:
                 self.queue.append(change)
             self.cond.notify()
+        if self.listener is not None:
+            self.listener()
 
     def take(self, timeout: float) -> list[Change]:
         """Wait up to timeout for events; returns what is queued (possibly nothing)."""
@@ -45,9 +50,17 @@ class Subscription:
             self.queue.clear()
             return items
 
+    def take_nowait(self) -> list[Change]:
+        with self.cond:
+            items = list(self.queue)
+            self.queue.clear()
+            return items
+
     def wake(self) -> None:
         with self.cond:
             self.cond.notify_all()
+        if self.listener is not None:
+            self.listener()
 
 
 class WatchHub:
