@@ -184,10 +184,11 @@ def socket_closed_check(sock: socket.socket | None) -> Callable[[], bool]:
         return lambda: False
 
     def gone() -> bool:
+        poller = select.poll()  # poll, not select: descriptors past 1024 are common with many watches
         try:
-            readable, _, _ = select.select([sock], [], [], 0)
+            poller.register(sock, select.POLLIN | select.POLLHUP | select.POLLERR)
+            return bool(poller.poll(0))
         except (OSError, ValueError):
             return True
-        return bool(readable)
 
     return gone
