@@ -162,7 +162,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("client_ca_file", defaults.CLIENT_CA_FILE, _existing_file, "FILE",
            "PEM bundle of CAs whose client certificates authenticate users (added to the cluster CA)"),
     Option("authorization_mode", defaults.AUTHORIZATION_MODE, _authorization_mode, "MODES",
-           "comma-separated authorizers in order: AlwaysAllow, AlwaysDeny, RBAC"),
+           "comma-separated authorizers in order: AlwaysAllow, AlwaysDeny, RBAC, Webhook"),
+    Option("authorization_webhook_config_file", None, _existing_file, "FILE",
+           "kubeconfig-format file: clusters = the SubjectAccessReview service, users = our client credentials"),
+    Option("authorization_webhook_cache_authorized_ttl", defaults.AUTHORIZATION_WEBHOOK_CACHE_AUTHORIZED_TTL,
+           _cache_ttl, "DURATION", "how long the webhook authorizer's allow decisions are cached"),
+    Option("authorization_webhook_cache_unauthorized_ttl", defaults.AUTHORIZATION_WEBHOOK_CACHE_UNAUTHORIZED_TTL,
+           _cache_ttl, "DURATION", "how long the webhook authorizer's other decisions are cached"),
     Option("history_window", defaults.HISTORY_WINDOW, _history_window, "DURATION",
            "how long watch history and continue tokens last (Go duration: 90s, 5m, 1h30m)"),
     Option("api_domain", defaults.API_DOMAIN, _api_domain, "DOMAIN", "domain of API groups and well-known names"),
@@ -242,6 +248,11 @@ class Settings:
     oidc_ca_file: str | None = None
     oidc_signing_algs: tuple[str, ...] = (defaults.OIDC_SIGNING_ALGS,)
     authentication_token_webhook_config_file: str | None = None
+    authorization_webhook_config_file: str | None = None
+    authorization_webhook_cache_authorized_ttl: float = parse_duration(
+        defaults.AUTHORIZATION_WEBHOOK_CACHE_AUTHORIZED_TTL)
+    authorization_webhook_cache_unauthorized_ttl: float = parse_duration(
+        defaults.AUTHORIZATION_WEBHOOK_CACHE_UNAUTHORIZED_TTL)
     authentication_token_webhook_version: str = defaults.AUTHENTICATION_TOKEN_WEBHOOK_VERSION
     authentication_token_webhook_cache_ttl: float = parse_duration(defaults.AUTHENTICATION_TOKEN_WEBHOOK_CACHE_TTL)
     requestheader_username_headers: tuple[str, ...] | None = None
@@ -302,6 +313,8 @@ class Settings:
             raise ConfigError("--tls-cert-file and --tls-private-key-file must be given together")
         if bool(self.oidc_issuer_url) != bool(self.oidc_client_id):
             raise ConfigError("--oidc-issuer-url and --oidc-client-id must be given together")
+        if "Webhook" in self.authorization_mode.split(",") and not self.authorization_webhook_config_file:
+            raise ConfigError("--authorization-mode Webhook needs --authorization-webhook-config-file")
         if self.requestheader_client_ca_file and not self.requestheader_username_headers:
             raise ConfigError("--requestheader-client-ca-file needs --requestheader-username-headers")
 
@@ -370,6 +383,9 @@ def authentication_config(settings: Settings) -> dict[str, Any]:
         "OIDC_CA_FILE": settings.oidc_ca_file,
         "OIDC_SIGNING_ALGS": settings.oidc_signing_algs,
         "AUTHENTICATION_TOKEN_WEBHOOK_CONFIG_FILE": settings.authentication_token_webhook_config_file,
+        "AUTHORIZATION_WEBHOOK_CONFIG_FILE": settings.authorization_webhook_config_file,
+        "AUTHORIZATION_WEBHOOK_CACHE_AUTHORIZED_TTL": settings.authorization_webhook_cache_authorized_ttl,
+        "AUTHORIZATION_WEBHOOK_CACHE_UNAUTHORIZED_TTL": settings.authorization_webhook_cache_unauthorized_ttl,
         "AUTHENTICATION_TOKEN_WEBHOOK_VERSION": settings.authentication_token_webhook_version,
         "AUTHENTICATION_TOKEN_WEBHOOK_CACHE_TTL": settings.authentication_token_webhook_cache_ttl,
         "REQUESTHEADER_USERNAME_HEADERS": settings.requestheader_username_headers or (),

@@ -14,7 +14,7 @@ DATABASE_URL: str | None = None  # None: SQLite file `orch.db` inside the data d
 TLS_CERT_FILE: str | None = None  # None: a serving certificate signed by the cluster CA is generated
 TLS_PRIVATE_KEY_FILE: str | None = None
 CLIENT_CA_FILE: str | None = None  # extra client CAs; the cluster CA is always trusted
-AUTHORIZATION_MODE = "AlwaysAllow"
+AUTHORIZATION_MODE = "RBAC"
 HISTORY_WINDOW = "5m"  # how far back watches and continue tokens may reach
 API_DOMAIN = DEFAULT_API_DOMAIN  # the single source is app.naming
 
@@ -30,6 +30,8 @@ OIDC_USERNAME_CLAIM = "sub"
 OIDC_SIGNING_ALGS = "RS256"
 AUTHENTICATION_TOKEN_WEBHOOK_VERSION = "v1beta1"
 AUTHENTICATION_TOKEN_WEBHOOK_CACHE_TTL = "2m"
+AUTHORIZATION_WEBHOOK_CACHE_AUTHORIZED_TTL = "5m"
+AUTHORIZATION_WEBHOOK_CACHE_UNAUTHORIZED_TTL = "30s"
 
 SQLITE_FILE = "orch.db"
 ADMIN_KUBECONFIG = "admin.kubeconfig"

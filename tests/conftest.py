@@ -1,14 +1,20 @@
 """Shared fixtures: apps on a migrated SQLite or PostgreSQL store, each test on a clean store."""
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import shutil
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from cryptography.hazmat.primitives import serialization
+from flask.testing import FlaskClient
 
 from app.storage import schema
 
@@ -89,6 +95,31 @@ def sqlite_url(tmp_path: Path, sqlite_template: Path) -> str:
     return f"sqlite:///{path}"
 
 
+@functools.cache
+def session_ca() -> tuple[str, bytes]:
+    """The session's cluster CA (its PEM file) and the DER of an admin client certificate it signed:
+    `CN=admin,O=system:masters`, as the admin kubeconfig of a real server."""
+    from app import pki
+
+    ca = pki.create_ca("orch-test-ca")
+    directory = tempfile.mkdtemp(prefix="orch-test-ca-")
+    atexit.register(shutil.rmtree, directory, True)
+    ca_file = os.path.join(directory, "ca.crt")
+    pki.write_pair(ca, ca_file, os.path.join(directory, "ca.key"))
+    admin = pki.issue_client_cert(ca, "admin", ["system:masters"])
+    return ca_file, admin.cert.public_bytes(serialization.Encoding.DER)
+
+
+class AdminClient(FlaskClient):
+    """A test client authenticated as the admin (system:masters) by the session CA's certificate."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from app.auth.x509 import PEER_CERT_KEY
+
+        self.environ_base[PEER_CERT_KEY] = session_ca()[1]
+
+
 def make_app(url: str, tmp_path: Path, **config: object):
     from app import create_app
 
@@ -97,17 +128,25 @@ def make_app(url: str, tmp_path: Path, **config: object):
     return create_app(settings)
 
 
+def admin_app(url: str, tmp_path: Path, **config: object):
+    """`make_app` with the session CA as cluster CA, whose `test_client()` calls as the admin
+    (system:masters: full access under the default RBAC mode)."""
+    flask_app = make_app(url, tmp_path, **{"CLUSTER_CA_CERT_FILE": session_ca()[0], **config})
+    flask_app.test_client_class = AdminClient
+    return flask_app
+
+
 @pytest.fixture
 def app(sqlite_url: str, tmp_path: Path):
-    flask_app = make_app(sqlite_url, tmp_path)
+    flask_app = admin_app(sqlite_url, tmp_path)
     yield flask_app
     _shutdown(flask_app)
 
 
 @pytest.fixture
 def any_app(database_url: str, tmp_path: Path):
-    """The app on each store in turn (SQLite and PostgreSQL)."""
-    flask_app = make_app(database_url, tmp_path)
+    """The app on each store in turn (SQLite and PostgreSQL); its test clients call as the admin."""
+    flask_app = admin_app(database_url, tmp_path)
     yield flask_app
     _shutdown(flask_app)
 

@@ -50,7 +50,7 @@ def test_defaults() -> None:
     assert (settings.data_dir, settings.bind_address, settings.secure_port) == ("./var", "127.0.0.1", 6443)
     assert (settings.workers, settings.threads, settings.database_url) == (2, 32, None)
     assert (settings.tls_cert_file, settings.tls_private_key_file, settings.client_ca_file) == (None, None, None)
-    assert (settings.authorization_mode, settings.history_window, settings.api_domain) == ("AlwaysAllow", 300.0, "orch.io")
+    assert (settings.authorization_mode, settings.history_window, settings.api_domain) == ("RBAC", 300.0, "orch.io")
 
 
 def test_every_flag_has_an_env_variable() -> None:
@@ -84,7 +84,7 @@ def test_empty_env_variable_counts_as_unset() -> None:
         (["--bind-address", "example.com"], "is not an IP address"),
         (["--history-window", "5"], "invalid duration"),
         (["--history-window", "0s"], "longer than 0s"),
-        (["--authorization-mode", "Webhook"], "not supported yet"),
+        (["--authorization-mode", "Node"], "not supported yet"),
         (["--authorization-mode", "AlwaysAllow,Bogus"], "unknown authorization mode 'Bogus'"),
         (["--authorization-mode", "AlwaysAllow,AlwaysAllow"], "names a mode twice"),
         (["--authorization-mode", ""], "unknown authorization mode ''"),
@@ -130,7 +130,7 @@ def test_flask_config_keys(tmp_path: Path) -> None:
     assert config["DATABASE_URL"] == f"sqlite:///{data}/orch.db"
     assert config["API_DOMAIN"] == "orch.io"
     assert config["HISTORY_WINDOW_SECONDS"] == 120.0
-    assert config["AUTHORIZATION_MODE"] == "AlwaysAllow"
+    assert config["AUTHORIZATION_MODE"] == "RBAC"
     assert config["SERVER_URL"] == "https://127.0.0.1:9443"
     assert config["CLUSTER_CA_CERT_FILE"] == f"{data}/pki/ca.crt"
     assert config["CLUSTER_CA_KEY_FILE"] == f"{data}/pki/ca.key"
@@ -216,3 +216,12 @@ def test_main_reports_a_broken_pki(tmp_path: Path, no_serving: list[Settings], c
     (tmp_path / "pki" / "ca.key").write_text("orphan")
     assert cli.main(["--data-dir", str(tmp_path)]) == 1
     assert "only one of" in capsys.readouterr().err
+
+
+def test_the_webhook_mode_needs_its_config_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert "--authorization-webhook-config-file" in exits_2(capsys, "--authorization-mode", "RBAC,Webhook")
+    (tmp_path / "hook.kubeconfig").write_text("x")
+    settings = parse("--authorization-mode", "Webhook", "--authorization-webhook-config-file",
+                     str(tmp_path / "hook.kubeconfig"), "--authorization-webhook-cache-authorized-ttl", "1m")
+    assert (settings.authorization_webhook_cache_authorized_ttl,
+            settings.authorization_webhook_cache_unauthorized_ttl) == (60.0, 30.0)

@@ -16,7 +16,7 @@ from app.errors import Forbidden
 if TYPE_CHECKING:
     from app.auth.rbac.policy import Resolver
 
-SUPPORTED_MODES = ("AlwaysAllow", "AlwaysDeny", "RBAC")
+SUPPORTED_MODES = ("AlwaysAllow", "AlwaysDeny", "RBAC", "Webhook")
 KNOWN_MODES = ("AlwaysAllow", "AlwaysDeny", "ABAC", "Webhook", "RBAC", "Node")
 
 
@@ -120,7 +120,8 @@ class ModeChain:
         return tuple(type(a).__name__ for a in self.authorizers)
 
 
-def build_authorizer(modes: Sequence[str], resolver: Resolver | None = None) -> ModeChain:
+def build_authorizer(modes: Sequence[str], resolver: Resolver | None = None,
+                     webhook: Authorizer | None = None) -> ModeChain:
     """The chain of --authorization-mode, after the privileged group `system:masters`."""
     from app.auth.rbac.authorizer import RBACAuthorizer
     from app.auth.user import MASTERS_GROUP
@@ -135,6 +136,10 @@ def build_authorizer(modes: Sequence[str], resolver: Resolver | None = None) -> 
             if resolver is None:
                 raise ValueError("the RBAC authorizer needs the registry")
             chain.append(RBACAuthorizer(resolver))
+        elif mode == "Webhook":
+            if webhook is None:
+                raise ValueError("the Webhook authorization mode needs --authorization-webhook-config-file")
+            chain.append(webhook)
     return ModeChain(tuple(chain))
 
 

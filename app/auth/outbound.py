@@ -1,11 +1,53 @@
-"""Calls this server makes to other services (an OIDC issuer, a token webhook): bounded and TLS-checked."""
+"""Calls this server makes to other services (an OIDC issuer, a token or authorization webhook): bounded
+and TLS-checked."""
 from __future__ import annotations
 
-from typing import Any
+import time
+from typing import TYPE_CHECKING, Any
 
 import requests
 
 from app.auth.authn import AuthenticationError
+
+if TYPE_CHECKING:
+    from app.auth.webhook import Remote
+
+#: answers worth another attempt (the remote is overloaded or restarting).
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+class OutboundError(Exception):
+    """The remote could not be reached or kept failing until the deadline; the message says how."""
+
+
+def post_review(remote: Remote, body: dict, timeout: float, deadline: float) -> requests.Response:
+    """POST a review to a webhook described by a kubeconfig file: `timeout` per attempt, retried with
+    backoff on connection failures and 429/5xx until `deadline` seconds have passed (OutboundError)."""
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if remote.token:
+        headers["Authorization"] = f"Bearer {remote.token}"
+    give_up = time.monotonic() + deadline
+    delay, last = 0.5, "no attempt"
+    with requests.Session() as session:
+        session.trust_env = False  # the environment's proxies and CA bundles do not apply to the webhook
+        while True:
+            remaining = give_up - time.monotonic()
+            if remaining <= 0:
+                break
+            try:
+                response = session.post(remote.server, json=body, headers=headers, verify=remote.verify,
+                                        cert=remote.cert, timeout=min(timeout, remaining))
+            except requests.RequestException as err:
+                last = f"{err.__class__.__name__}: {err}"
+            else:
+                if response.status_code not in RETRY_STATUSES:
+                    return response
+                last = f"HTTP {response.status_code}"
+            if time.monotonic() + delay >= give_up:
+                break
+            time.sleep(delay)
+            delay *= 1.5
+    raise OutboundError(last)
 
 
 def get_json(session: requests.Session, url: str, timeout: float, what: str) -> Any:

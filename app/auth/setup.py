@@ -18,7 +18,8 @@ from app.auth.authn import (
     TokenAuthenticator,
     TokenUnion,
 )
-from app.auth.authz import build_authorizer, parse_modes
+from app.auth.authz import ModeChain, build_authorizer, parse_modes
+from app.auth.authz_webhook import WebhookAuthorizer
 from app.auth.bootstrap import BootstrapTokens
 from app.auth.context import Authentication
 from app.auth.lookup import CoreObjects
@@ -29,6 +30,7 @@ from app.auth.serviceaccount import Keyring, SaNames, ServiceAccountTokens, Toke
 from app.auth.tokenfile import StaticTokens
 from app.auth.webhook import WebhookTokens, load_remote
 from app.auth.x509 import ClientCertificates, load_pem_bundle
+from app.durations import parse_duration
 from app.naming import Naming
 from config import defaults
 
@@ -104,6 +106,25 @@ def _token_authenticators(config: Mapping[str, Any], naming: Naming, objects: Co
     return tokens
 
 
+def _authorizer(config: Mapping[str, Any], registry: Registry, naming: Naming) -> ModeChain:
+    modes = parse_modes(config.get("AUTHORIZATION_MODE") or defaults.AUTHORIZATION_MODE)
+    webhook = None
+    if "Webhook" in modes:
+        if not config.get("AUTHORIZATION_WEBHOOK_CONFIG_FILE"):
+            raise ValueError("the Webhook authorization mode needs --authorization-webhook-config-file")
+        webhook = WebhookAuthorizer(
+            remote=load_remote(config["AUTHORIZATION_WEBHOOK_CONFIG_FILE"]),
+            api_version=f"{naming.group('authorization')}/v1",
+            authorized_ttl=float(config.get("AUTHORIZATION_WEBHOOK_CACHE_AUTHORIZED_TTL",
+                                            parse_duration(defaults.AUTHORIZATION_WEBHOOK_CACHE_AUTHORIZED_TTL))),
+            unauthorized_ttl=float(config.get("AUTHORIZATION_WEBHOOK_CACHE_UNAUTHORIZED_TTL",
+                                              parse_duration(defaults.AUTHORIZATION_WEBHOOK_CACHE_UNAUTHORIZED_TTL))),
+            timeout=float(config.get("OUTBOUND_TIMEOUT", defaults.OUTBOUND_TIMEOUT)),
+            deadline=float(config.get("OUTBOUND_DEADLINE", defaults.OUTBOUND_DEADLINE)),
+        )
+    return build_authorizer(modes, Resolver(PolicySource(registry, naming)), webhook)
+
+
 def build_authentication(config: Mapping[str, Any], registry: Registry, naming: Naming) -> Authentication:
     """Everything authentication needs, from the app's config; AuthConfigError names a bad file."""
     try:
@@ -135,8 +156,7 @@ def _build(config: Mapping[str, Any], registry: Registry, naming: Naming) -> Aut
     return Authentication(
         naming=naming, chain=Chain(tuple(request), bool(config.get("ANONYMOUS_AUTH", True))), tokens=tokens,
         api_audiences=issuers, issuer=TokenIssuer(keyring, issuers[0], names), objects=objects, names=names,
-        authorizer=build_authorizer(parse_modes(config.get("AUTHORIZATION_MODE") or defaults.AUTHORIZATION_MODE),
-                                    Resolver(PolicySource(registry, naming))), ca_pem=ca_pem,
+        authorizer=_authorizer(config, registry, naming), ca_pem=ca_pem,
     )
 
 

@@ -23,11 +23,11 @@ import requests
 import yaml
 
 from app.auth.authn import AuthenticationError, TokenResult, intersect
+from app.auth.outbound import OutboundError, post_review
 from app.auth.user import UserInfo
 
 log = logging.getLogger(__name__)
 CACHE_SIZE = 4096
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 
 @dataclass(frozen=True)
@@ -178,33 +178,12 @@ class WebhookTokens:
     def _review(self, token: str, audiences: tuple[str, ...]) -> dict:
         body = {"apiVersion": self.api_version, "kind": "TokenReview",
                 "spec": {"token": token, **({"audiences": list(audiences)} if audiences else {})}}
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self.remote.token:
-            headers["Authorization"] = f"Bearer {self.remote.token}"
-        give_up = time.monotonic() + self.deadline
-        delay, last = 0.5, "no attempt"
-        with requests.Session() as session:
-            session.trust_env = False  # the environment's proxies and CA bundles do not apply to the webhook
-            while True:
-                remaining = give_up - time.monotonic()
-                if remaining <= 0:
-                    break
-                try:
-                    response = session.post(self.remote.server, json=body, headers=headers,
-                                            verify=self.remote.verify, cert=self.remote.cert,
-                                            timeout=min(self.timeout, remaining))
-                except requests.RequestException as err:
-                    last = f"{err.__class__.__name__}: {err}"
-                else:
-                    if response.status_code not in RETRY_STATUSES:
-                        return self._status(response)
-                    last = f"HTTP {response.status_code}"
-                if time.monotonic() + delay >= give_up:
-                    break
-                time.sleep(delay)
-                delay *= 1.5
-        log.error("token webhook %s failed: %s", self.remote.server, last)
-        raise AuthenticationError(f"webhook token authenticator: {last}")
+        try:
+            response = post_review(self.remote, body, self.timeout, self.deadline)
+        except OutboundError as err:
+            log.error("token webhook %s failed: %s", self.remote.server, err)
+            raise AuthenticationError(f"webhook token authenticator: {err}") from None
+        return self._status(response)
 
     def _status(self, response: requests.Response) -> dict:
         if response.status_code // 100 != 2:

@@ -1,6 +1,8 @@
 """The `certificates.<domain>/v1` group: certificate signing requests and their approval subresource.
 
-Only structural rules live here; signer- and approval-specific rules are layered on later.
+Structural rules, and the reference's approval/signing admission: writes to `/approval` need the verb
+`approve`, changes of status.certificate through `/status` need `sign`, on `signers` (see
+`check_signer_permission`).
 """
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from datetime import UTC, datetime
 from typing import ClassVar
 
 from app.catalog import Obj, ResourceType, Subresource
-from app.errors import FieldError, invalid, not_supported, required
+from app.errors import FieldError, Forbidden, invalid, not_supported, required
 from app.naming import Naming
 from app.resources.common import (
     Getter,
@@ -155,10 +157,37 @@ def _condition_errors(conditions: object) -> list[FieldError]:
     return errors
 
 
-def csr_status_subresource() -> Subresource:
-    """`/status` takes the status but keeps the approval conditions (the signer's channel)."""
+def check_signer_permission(naming: Naming, verb: str, csr: Obj) -> None:
+    """The reference's CSR approval/signing admission: the requester needs `verb` (approve, sign) on
+    `signers` in the certificates group, named after the CSR's signerName or `<signer domain>/*`; asked of
+    the one authorizer chain of the running app. The server's own writes (no requester) are not checked."""
+    from app.auth.authz import Attributes
+    from app.auth.context import current_authentication
+    from app.auth.user import current_user
+
+    user, auth = current_user.get(), current_authentication.get()
+    if user is None or auth is None:
+        return
+    signer = str(dig(csr, "spec", "signerName", default="") or "")
+    group = naming.group("certificates")
+    names = [signer]
+    if "/" in signer:
+        names.append(signer.split("/", 1)[0] + "/*")
+    for name in names:
+        if auth.authorizer.authorize(Attributes(user, verb, group=group, resource="signers", name=name)).allowed:
+            return
+    csr_name = str(dig(csr, "metadata", "name", default="") or "")
+    raise Forbidden(f'certificatesigningrequests.{group} "{csr_name}" is forbidden: user not permitted to '
+                    f'{verb} requests with signerName "{signer}"', "certificatesigningrequests", group, csr_name)
+
+
+def csr_status_subresource(naming: Naming) -> Subresource:
+    """`/status` takes the status but keeps the approval conditions (the signer's channel); changing
+    status.certificate needs `sign` on the signer."""
 
     def merge(old: Obj, new: Obj) -> Obj:
+        if dig(new, "status", "certificate") != dig(old, "status", "certificate"):
+            check_signer_permission(naming, "sign", old)
         out = copy.deepcopy(old)
         status = copy.deepcopy(part(new, "status"))
         conditions = dig(old, "status", "conditions")
@@ -172,10 +201,12 @@ def csr_status_subresource() -> Subresource:
     return Subresource("status", merge=merge)
 
 
-def approval_subresource() -> Subresource:
-    """`/approval` takes only status.conditions from the written object (the approver's channel)."""
+def approval_subresource(naming: Naming) -> Subresource:
+    """`/approval` takes only status.conditions from the written object (the approver's channel); any
+    write needs `approve` on the signer."""
 
     def merge(old: Obj, new: Obj) -> Obj:
+        check_signer_permission(naming, "approve", old)
         out = copy.deepcopy(old)
         status = child(out, "status")
         conditions = dig(new, "status", "conditions")
@@ -193,7 +224,7 @@ def resource_types(naming: Naming) -> list[ResourceType]:
     group = naming.group("certificates")
     return [
         ResourceType(group, "v1", "CertificateSigningRequest", "certificatesigningrequests", False,
-                     short_names=("csr",), subresources=(approval_subresource(), csr_status_subresource()),
+                     short_names=("csr",), subresources=(approval_subresource(naming), csr_status_subresource(naming)),
                      strategy=CertificateSigningRequestStrategy(naming), name_rule="path", has_status=True,
                      example={"spec": {"request": EXAMPLE_REQUEST, "signerName": naming.key("apiserver-client"),
                                        "usages": ["digital signature", "key encipherment", "client auth"]}}),

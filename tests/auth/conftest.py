@@ -21,10 +21,12 @@ def cluster_ca(tmp_path: Path) -> pki.CertKey:
 
 @pytest.fixture
 def auth_app(sqlite_url: str, tmp_path: Path) -> Iterator[Callable[..., Any]]:
-    """`auth_app(**config)`: a Flask app with these settings (stopped after the test)."""
+    """`auth_app(**config)`: a Flask app with these settings (stopped after the test). These tests are about
+    who is asking, so authorization is `AlwaysAllow` unless a test sets `AUTHORIZATION_MODE`."""
     apps: list[Any] = []
 
     def make(**config: Any) -> Any:
+        config.setdefault("AUTHORIZATION_MODE", "AlwaysAllow")
         app = make_app(sqlite_url, tmp_path, **config)
         apps.append(app)
         return app

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask.testing import FlaskClient
+
 from tests.authz.conftest import as_user
 
 RBAC = "/apis/rbac.authorization.orch.io/v1"
@@ -143,3 +145,21 @@ def test_aggregated_roles_follow_labelled_roles(rbac: Any) -> None:
         assert rule in rbac.get(f"{RBAC}/clusterroles/{name}", headers=ADMIN).get_json()["rules"], name
     assert rbac.delete(f"{RBAC}/clusterroles/widget-view", headers=ADMIN).status_code == 200
     assert rule not in rbac.get(f"{RBAC}/clusterroles/view", headers=ADMIN).get_json()["rules"]
+
+
+def test_rbac_is_the_default_mode_anonymous_sees_only_public_info(sqlite_url, tmp_path) -> None:
+    from tests.conftest import admin_app
+
+    app = admin_app(sqlite_url, tmp_path)  # no AUTHORIZATION_MODE: the default
+    try:
+        assert app.test_client().get("/api/v1/namespaces").status_code == 200  # the admin: system:masters
+        anonymous = FlaskClient(app)
+        for path in ("/healthz", "/livez", "/readyz", "/version"):
+            assert anonymous.get(path).status_code == 200, path
+        denied = anonymous.get("/api/v1/namespaces")
+        assert denied.status_code == 403
+        assert denied.json["message"] == ('namespaces is forbidden: User "system:anonymous" cannot list resource '
+                                          '"namespaces" in API group "" at the cluster scope')
+        assert anonymous.get("/apis").status_code == 403
+    finally:
+        app.extensions["orch.stop"]()
