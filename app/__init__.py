@@ -27,7 +27,9 @@ DEFAULTS: dict[str, Any] = {
     "API_DOMAIN": defaults.API_DOMAIN,
     "HISTORY_WINDOW_SECONDS": parse_duration(defaults.HISTORY_WINDOW),
     "AUTHORIZATION_MODE": defaults.AUTHORIZATION_MODE,
-    "WATCH_POLL_INTERVAL": 0.25,  # how often a process looks for other processes' writes
+    # how often a process looks for other processes' writes: PostgreSQL also wakes it by NOTIFY, SQLite
+    # only polls (an indexed probe of the change log), so it polls more often
+    "WATCH_POLL_INTERVAL": None,
     "BACKGROUND": True,  # background threads (namespace lifecycle, compaction, watch hub)
 }
 
@@ -51,7 +53,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     catalog = build_catalog(naming)
     storage = Storage(app.config["DATABASE_URL"], float(app.config["HISTORY_WINDOW_SECONDS"]))
     registry = Registry(storage, catalog, naming)
-    hub = WatchHub(storage, poll_interval=float(app.config["WATCH_POLL_INTERVAL"]))
+    poll = app.config["WATCH_POLL_INTERVAL"] or (0.05 if storage.is_sqlite else 0.25)
+    hub = WatchHub(storage, poll_interval=float(poll))
     svc = Services(naming=naming, catalog=catalog, storage=storage, registry=registry, hub=hub,
                    settings=dict(app.config))
     app.extensions["orch"] = svc
