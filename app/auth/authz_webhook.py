@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.auth.authz import Attributes, Decision
-from app.auth.outbound import OutboundError, post_review
+from app.auth.outbound import OutboundError, post_review, review_status
 from app.auth.webhook import Remote
 
 log = logging.getLogger(__name__)
@@ -25,14 +25,8 @@ CACHE_SIZE = 10000
 
 def review_spec(attributes: Attributes) -> dict[str, Any]:
     """The SubjectAccessReview spec of the request attributes (empty fields left out, as the reference)."""
-    user = attributes.user
-    spec: dict[str, Any] = {"user": user.username}
-    if user.uid:
-        spec["uid"] = user.uid
-    if user.groups:
-        spec["groups"] = list(user.groups)
-    if user.extra:
-        spec["extra"] = {key: list(values) for key, values in user.extra.items()}
+    user = attributes.user.to_api()
+    spec: dict[str, Any] = {"user": user.pop("username"), **user}  # same fields, `user` for the name
     if attributes.resource_request:
         fields = {"namespace": attributes.namespace, "verb": attributes.verb, "group": attributes.group,
                   "version": attributes.version, "resource": attributes.resource,
@@ -111,15 +105,4 @@ class WebhookAuthorizer:
     def _review(self, spec: dict) -> dict:
         body = {"apiVersion": self.api_version, "kind": "SubjectAccessReview", "spec": spec}
         response = post_review(self.remote, body, self.timeout, self.deadline)
-        if response.status_code // 100 != 2:
-            raise OutboundError(f"HTTP {response.status_code}")
-        try:
-            reply: Any = response.json()
-        except ValueError:
-            raise OutboundError("the reply is not JSON") from None
-        if not isinstance(reply, dict) or reply.get("kind", "SubjectAccessReview") != "SubjectAccessReview":
-            raise OutboundError("the reply is not a SubjectAccessReview")
-        if reply.get("apiVersion", self.api_version) != self.api_version:
-            raise OutboundError(f"expected {self.api_version}, got {reply.get('apiVersion')}")
-        status = reply.get("status")
-        return status if isinstance(status, dict) else {}
+        return review_status(response, "SubjectAccessReview", self.api_version)

@@ -62,3 +62,19 @@ def get_json(session: requests.Session, url: str, timeout: float, what: str) -> 
         return response.json()
     except ValueError as err:
         raise AuthenticationError(f"{what}: {url}: not JSON ({err})") from None
+
+
+def review_status(response: requests.Response, kind: str, api_version: str) -> dict:
+    """The `status` of a webhook's review reply; OutboundError unless it is a 2xx `kind` in `api_version`."""
+    if response.status_code // 100 != 2:
+        raise OutboundError(f"HTTP {response.status_code}")
+    try:
+        reply: Any = response.json()
+    except ValueError:
+        raise OutboundError("the reply is not JSON") from None
+    if not isinstance(reply, dict) or reply.get("kind", kind) != kind:
+        raise OutboundError(f"the reply is not a {kind}")
+    if reply.get("apiVersion", api_version) != api_version:
+        raise OutboundError(f"expected {api_version}, got {reply.get('apiVersion')}")
+    status = reply.get("status")
+    return status if isinstance(status, dict) else {}

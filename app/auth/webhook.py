@@ -17,13 +17,11 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
 
-import requests
 import yaml
 
 from app.auth.authn import AuthenticationError, TokenResult, intersect
-from app.auth.outbound import OutboundError, post_review
+from app.auth.outbound import OutboundError, post_review, review_status
 from app.auth.user import UserInfo
 
 log = logging.getLogger(__name__)
@@ -179,23 +177,8 @@ class WebhookTokens:
         body = {"apiVersion": self.api_version, "kind": "TokenReview",
                 "spec": {"token": token, **({"audiences": list(audiences)} if audiences else {})}}
         try:
-            response = post_review(self.remote, body, self.timeout, self.deadline)
+            return review_status(post_review(self.remote, body, self.timeout, self.deadline), "TokenReview",
+                                 self.api_version)
         except OutboundError as err:
             log.error("token webhook %s failed: %s", self.remote.server, err)
             raise AuthenticationError(f"webhook token authenticator: {err}") from None
-        return self._status(response)
-
-    def _status(self, response: requests.Response) -> dict:
-        if response.status_code // 100 != 2:
-            raise AuthenticationError(f"webhook token authenticator: HTTP {response.status_code}")
-        try:
-            reply: Any = response.json()
-        except ValueError:
-            raise AuthenticationError("webhook token authenticator: the reply is not JSON") from None
-        if not isinstance(reply, dict) or reply.get("kind", "TokenReview") != "TokenReview":
-            raise AuthenticationError("webhook token authenticator: the reply is not a TokenReview")
-        if reply.get("apiVersion", self.api_version) != self.api_version:
-            raise AuthenticationError(f"webhook token authenticator: expected {self.api_version}, got "
-                                      f"{reply.get('apiVersion')}")
-        status = reply.get("status")
-        return status if isinstance(status, dict) else {}

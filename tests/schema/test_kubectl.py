@@ -72,7 +72,7 @@ def kubectl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     if not Path(KUBECTL).exists():
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"kubectl not found at {KUBECTL} (required in CI)")
-        pytest.skip("kubectl is not installed")
+        pytest.skip(f"kubectl is not installed at {KUBECTL}; install the kubectl binary there to run these tests")
     requests: list[Request] = []
     handler = type("Handler", (_Handler,), {"requests": requests})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
