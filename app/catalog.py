@@ -96,6 +96,32 @@ def status_subresource() -> Subresource:
 
 
 @dataclass(frozen=True)
+class Conversion:
+    """How a served version maps onto the version its objects are stored in (the reference's hub).
+
+    The storage type is the catalog entry (storage_group, storage_version, storage_plural); it exists
+    even when --runtime-config stops serving it. Both functions take and return whole JSON objects,
+    apiVersion and kind included, and never mutate their argument.
+    """
+
+    storage_group: str  # "" for the core group
+    storage_version: str
+    storage_plural: str
+    to_storage: Callable[[Obj], Obj]
+    from_storage: Callable[[Obj], Obj]
+
+
+@dataclass(frozen=True)
+class Deprecation:
+    """A deprecated served version: requests answer with a 299 Warning header, a metric and an audit
+    annotation, e.g. deprecated_in="1.21", removed_in="1.25", replacement="policy/v1 PodDisruptionBudget"."""
+
+    deprecated_in: str
+    removed_in: str = ""
+    replacement: str = ""
+
+
+@dataclass(frozen=True)
 class ResourceType:
     group: str  # "" for the core group
     version: str
@@ -118,6 +144,12 @@ class ResourceType:
     virtual: bool = False
     #: a small valid object (without apiVersion/kind/metadata) for the shared test suite and docs.
     example: Obj = field(default_factory=dict)
+    #: None: stored as served. Otherwise objects are stored in another version (or group: events.orch.io
+    #: Events are core Events) and converted on every read and write.
+    conversion: Conversion | None = None
+    deprecation: Deprecation | None = None
+    #: served unless --runtime-config turns it off (alpha versions default to off).
+    enabled_by_default: bool = True
 
     @property
     def group_version(self) -> str:
