@@ -109,6 +109,9 @@ class Conversion:
     storage_plural: str
     to_storage: Callable[[Obj], Obj]
     from_storage: Callable[[Obj], Obj]
+    #: checks in this version's own terms, before conversion: (new object, old object or None on create)
+    #: -> field errors (e.g. events.<domain>/v1 refuses deprecated* fields on new events).
+    validate: Callable[[Obj, Obj | None], list[FieldError]] | None = None
 
 
 @dataclass(frozen=True)
