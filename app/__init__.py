@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Any
 
 from flask import Flask, g, request
 
+from app import features
+from app import lifecycle as post_start
 from app.api.errors import install_error_handlers
 from app.api.fanout import SocketFanout
 from app.api.resources import group_version_blueprint
@@ -15,10 +16,12 @@ from app.auth.user import current_user
 from app.context import Services
 from app.durations import parse_duration
 from app.naming import Naming
+from app.observability import install_observability
 from app.registry.namespaces import NamespaceLifecycle
 from app.registry.store import Registry
 from app.storage.hub import WatchHub
 from app.storage.store import Compactor, Storage
+from app.versions import apply_runtime_config
 from config import defaults
 
 DEFAULTS: dict[str, Any] = {
@@ -51,6 +54,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     naming = Naming(app.config["API_DOMAIN"])
     catalog = build_catalog(naming)
+    apply_runtime_config(catalog, app.config.get("RUNTIME_CONFIG") or (), naming)  # served versions
     storage = Storage(app.config["DATABASE_URL"], float(app.config["HISTORY_WINDOW_SECONDS"]))
     registry = Registry(storage, catalog, naming)
     poll = app.config["WATCH_POLL_INTERVAL"] or (0.05 if storage.is_sqlite else 0.25)
@@ -60,12 +64,18 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["orch"] = svc
     lifecycle = NamespaceLifecycle(registry, catalog, naming)
     app.extensions["orch.lifecycle"] = lifecycle
+    app.extensions[features.EXTENSION_KEY] = features.FeatureGates(app.config.get("FEATURE_GATES"))
 
     install_error_handlers(app)
     _register_blueprints(app, svc)
     _install_startup(app, svc, lifecycle)
+    install_observability(app)  # metrics and audit: its hooks run before authentication's (401s counted)
     _install_authentication(app)
     _install_authorization(app)
+    from app.controllers.manager import install_controllers
+
+    install_controllers(app)  # after authorization: controllers start once the default policy exists
+    post_start.install_autoregister_check(app, lambda: _all_group_versions_served(app, svc))
     from app.storage.cli import db_cli
 
     app.cli.add_command(db_cli)
@@ -82,27 +92,30 @@ def _register_blueprints(app: Flask, svc: Services) -> None:
             app.register_blueprint(group_version_blueprint(group, version))
 
 
-def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -> None:
-    """System namespaces and background threads start with the first request of each process."""
-    lock = threading.Lock()
-    started = {"done": False}
+def _all_group_versions_served(app: Flask, svc: Services) -> bool:
+    rules = {rule.rule for rule in app.url_map.iter_rules()}
+    return all((f"/apis/{group}/{version}" if group else f"/api/{version}") + "/<path:rest>" in rules
+               for group, versions in svc.catalog.group_versions().items() for version in versions)
 
-    @app.before_request
-    def _start_once() -> None:
-        if started["done"]:
-            return
-        with lock:
-            if started["done"]:
-                return
-            lifecycle.bootstrap()
-            if app.config["BACKGROUND"]:
-                lifecycle.start()
-                compactor.start()
-                svc.hub.start()
-            started["done"] = True
+
+def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -> None:
+    """System namespaces and background threads start as post-start hooks: at worker boot, or with the
+    first request of a process nobody booted (app/lifecycle.py)."""
+    post_start.install(app)
+
+    def start_background() -> None:
+        if app.config["BACKGROUND"]:
+            lifecycle.start()
+            compactor.start()
+            svc.hub.start()
+
+    # the reference's names: its bootstrap controller makes the system namespaces
+    post_start.add_post_start_hook(app, "bootstrap-controller", lifecycle.bootstrap)
+    post_start.add_post_start_hook(app, "generic-apiserver-start-informers", start_background)
 
     def stop() -> None:
         """Stop the background threads and close connections (tests, graceful shutdown)."""
+        post_start.post_start_hooks(app).stopping.set()
         lifecycle.stop()
         compactor.stop()
         fanout.stop()
@@ -171,8 +184,6 @@ def _install_authorization(app: Flask) -> None:
     if resolver is not None:
         escalation.install(svc.catalog, escalation.EscalationCheck(authorizer, resolver, svc.naming))
     reconciler = Reconciler(svc.registry)
-    lock = threading.Lock()
-    state = {"reconciled": not rbac_on}
 
     def as_server(work: Any) -> None:
         token = current_user.set(None)  # the server's own writes are not the requester's
@@ -181,13 +192,11 @@ def _install_authorization(app: Flask) -> None:
         finally:
             current_user.reset(token)
 
+    if rbac_on:  # the default policy is in place before any request is authorized
+        post_start.add_post_start_hook(app, "rbac/bootstrap-roles", lambda: as_server(reconciler.reconcile))
+
     @app.before_request
     def _authorize() -> None:
-        if not state["reconciled"]:
-            with lock:
-                if not state["reconciled"]:
-                    as_server(reconciler.reconcile)
-                    state["reconciled"] = True
         g.authz = request_attributes(g.user, request.method, request.path, request.args)
         decision = app.extensions["orch.authz"].authorize(g.authz)
         if not decision.allowed:

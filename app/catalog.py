@@ -5,6 +5,7 @@ Routes, discovery, OpenAPI and the shared resource test suite are derived from i
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -177,16 +178,67 @@ class ResourceType:
         return None
 
 
+_KUBE_VERSION = re.compile(r"^v([1-9][0-9]*)(?:(alpha|beta)([1-9][0-9]*))?$")
+
+
+def version_priority(version: str) -> tuple:
+    """Sort key of API versions as the reference orders them: GA before beta before alpha, higher major
+    first, then higher minor (v1 > v1beta2 > v1beta1 > v1alpha1); other names last, alphabetically."""
+    match = _KUBE_VERSION.match(version)
+    if match is None:
+        return (1, 0, 0, 0, version)
+    major, level, minor = match.groups()
+    stability = {None: 0, "beta": 1, "alpha": 2}[level]
+    return (0, stability, -int(major), -int(minor or 0), version)
+
+
 class Catalog:
-    """All served resource types, indexed by (group, version, plural)."""
+    """Every declared resource type, indexed by (group, version, plural). Iteration, lookup and the
+    group/version helpers see the served ones only; `known()` and `storage_type()` see them all."""
 
     def __init__(self, types: Iterable[ResourceType] = ()):
+        #: served types (what routes, discovery and OpenAPI see)
         self._types: dict[tuple[str, str, str], ResourceType] = {}
+        #: every declared type, served or not: a disabled storage version still stores the served ones
+        self._known: dict[tuple[str, str, str], ResourceType] = {}
         for rt in types:
             self.add(rt)
 
     def add(self, rt: ResourceType) -> None:
-        self._types[(rt.group, rt.version, rt.plural)] = rt
+        """Declare (or replace) a type; new types are served when enabled by default (alpha ones are not)."""
+        key = (rt.group, rt.version, rt.plural)
+        if key in self._types or (key not in self._known and rt.enabled_by_default):
+            self._types[key] = rt
+        self._known[key] = rt
+
+    def set_served(self, keys: Iterable[tuple[str, str, str]]) -> None:
+        """Serve exactly these (group, version, plural) of the declared types (--runtime-config)."""
+        wanted = set(keys)
+        self._types = {key: rt for key, rt in self._known.items() if key in wanted}
+
+    def known(self) -> list[ResourceType]:
+        """Every declared type, served or not, in declaration order."""
+        return list(self._known.values())
+
+    def storage_type(self, rt: ResourceType) -> ResourceType:
+        """The type whose strategy and storage key hold rt's objects (rt itself without a conversion)."""
+        if rt.conversion is None:
+            return self._known.get((rt.group, rt.version, rt.plural), rt)
+        conv = rt.conversion
+        return self._known[(conv.storage_group, conv.storage_version, conv.storage_plural)]
+
+    def served_versions(self, group: str, plural: str) -> list[ResourceType]:
+        """The served types of one group-resource, highest version priority first."""
+        found = [rt for rt in self._types.values() if rt.group == group and rt.plural == plural]
+        return sorted(found, key=lambda rt: version_priority(rt.version))
+
+    def storage_types(self) -> list[ResourceType]:
+        """The storage types behind the served types, once each (namespace cleanup, counting objects)."""
+        out: dict[tuple[str, str, str], ResourceType] = {}
+        for rt in self._types.values():
+            st = self.storage_type(rt)
+            out.setdefault((st.group, st.version, st.plural), st)
+        return list(out.values())
 
     def __iter__(self):
         return iter(self._types.values())
@@ -201,12 +253,14 @@ class Catalog:
         return None
 
     def group_versions(self) -> dict[str, list[str]]:
-        """group -> versions, in declaration order (the first is preferred)."""
+        """group -> served versions, groups in declaration order, versions by priority (the first is preferred)."""
         out: dict[str, list[str]] = {}
         for rt in self._types.values():
             versions = out.setdefault(rt.group, [])
             if rt.version not in versions:
                 versions.append(rt.version)
+        for versions in out.values():
+            versions.sort(key=version_priority)
         return out
 
     def resources(self, group: str, version: str) -> list[ResourceType]:

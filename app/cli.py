@@ -134,8 +134,17 @@ def startup_message(settings: Settings, kubeconfig: str, serving_from_cluster_ca
     return "\n".join(lines)
 
 
+def feature_gate_warnings(settings: Settings) -> list[str]:
+    from app.features import warnings
+    from config import flask_config
+
+    return [f"{PROG}: warning: {line}" for line in warnings(flask_config(settings)["FEATURE_GATES"])]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     settings = parse_settings(argv)
+    for line in feature_gate_warnings(settings):  # deprecated and GA gates are on their way out
+        print(line, file=sys.stderr, flush=True)
     from app import pki, server
 
     try:
@@ -148,6 +157,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: {problem}", file=sys.stderr)
         return 1
     print(startup_message(settings, prepared.kubeconfig, prepared.serving_cert_from_cluster_ca), flush=True)
+    from app.metrics.multiprocess import prepare_multiprocess_dir
+
+    prepare_multiprocess_dir()  # before workers fork: their metrics are merged from one fresh directory
     server.run(settings)
     return 0
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import ssl
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from gunicorn.workers.gthread import ThreadWorker
 
 from app import pki
 from app.auth.user import MASTERS_GROUP
+from app.metrics.multiprocess import child_exit as metrics_child_exit
 from app.naming import Naming
 from config import Settings, defaults, flask_config
 
@@ -53,8 +55,18 @@ class PeerCertWorker(ThreadWorker):
     """gthread worker that hands each request the client certificate the TLS layer verified."""
 
     def load_wsgi(self) -> None:
+        from app.shutdown import worker_booted
+
         super().load_wsgi()
+        self.app_wsgi = self.wsgi
         self.wsgi = with_peer_cert(self.wsgi)
+        worker_booted(self.app_wsgi)  # post-start hooks run now, not with the first request
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        from app.shutdown import worker_exiting
+
+        super().handle_exit(sig, frame)
+        worker_exiting(getattr(self, "app_wsgi", None))  # end open watches cleanly, then drain
 
     def handle_request(self, req: Any, conn: Any) -> bool:
         # The request (and its streamed response) runs on this thread, so a thread-local is enough.
@@ -141,16 +153,33 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
         "limit_request_line": 8190,  # long label/field selectors
         "proc_name": "orch-apiserver",
         "control_socket_disable": True,  # a shared $HOME socket would clash between instances
+        "child_exit": metrics_child_exit,  # a dead worker's live gauges leave the /metrics sums
     }
 
 
 class ApiServer(BaseApplication):
     """gunicorn run in-process; each worker builds its own app (no preload: no state shared across fork)."""
 
-    def __init__(self, load_app: Callable[[], WSGIApp], options: dict[str, Any]) -> None:
+    def __init__(self, load_app: Callable[[], WSGIApp], options: dict[str, Any], shutdown_delay: float = 0.0,
+                 shutdown_signal: Any = None) -> None:
         self._load_app = load_app
         self._options = options
+        self._shutdown_delay = shutdown_delay
+        self._shutdown_signal = shutdown_signal
         super().__init__(prog="orch-apiserver")
+
+    def run(self) -> None:
+        """gunicorn's run, with a master that honours --shutdown-delay-duration (app/shutdown.py)."""
+        from app.shutdown import DelayedShutdownArbiter
+
+        if self._shutdown_signal is None:
+            super().run()
+            return
+        try:
+            DelayedShutdownArbiter(self, self._shutdown_delay, self._shutdown_signal).run()
+        except RuntimeError as err:
+            print(f"\nError: {err}\n", file=sys.stderr, flush=True)
+            sys.exit(1)
 
     def load_config(self) -> None:
         for name, value in self._options.items():
@@ -169,4 +198,9 @@ def _create_app(config: dict[str, Any]) -> WSGIApp:
 
 def run(settings: Settings) -> None:
     """Serve until signalled; gunicorn's arbiter exits the process."""
-    ApiServer(partial(_create_app, flask_config(settings)), gunicorn_options(settings)).run()
+    from app.lifecycle import SHUTDOWN_SIGNAL_KEY, ShutdownSignal
+
+    shutdown_signal = ShutdownSignal()  # made before the workers fork: they all see it
+    config = {**flask_config(settings), SHUTDOWN_SIGNAL_KEY: shutdown_signal}
+    ApiServer(partial(_create_app, config), gunicorn_options(settings), settings.shutdown_delay_duration,
+              shutdown_signal).run()

@@ -122,6 +122,45 @@ def _cache_ttl(text: str) -> float:
     return seconds
 
 
+def _controllers(text: str) -> str:
+    from app.controllers.names import parse_controllers
+
+    try:
+        parse_controllers(text)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+    return text
+
+
+def _signing_duration(text: str) -> float:
+    return _history_window(text)  # a positive Go duration
+
+
+def _runtime_config(text: str) -> tuple[tuple[str, bool], ...]:
+    from app.versions import RuntimeConfigError, parse_runtime_config
+
+    try:
+        return parse_runtime_config(text)
+    except RuntimeConfigError as err:
+        raise ConfigError(str(err)) from None
+
+
+def _feature_gates(text: str) -> tuple[str, ...]:
+    """`Name=true,Other=false`, checked against app.features (unknown or locked gates refuse to start)."""
+    from app.features import FeatureGateError, parse
+
+    try:
+        return tuple(f"{name}={str(value).lower()}" for name, value in parse(text).items())
+    except FeatureGateError as err:
+        raise ConfigError(str(err)) from None
+
+
+def _audit_log_format(text: str) -> str:
+    if text not in ("json", "legacy"):
+        raise ConfigError(f"{text!r}: supported formats are json and legacy")
+    return text
+
+
 def _api_domain(text: str) -> str:
     if not _DNS_SUBDOMAIN.match(text) or len(text) > 253:
         raise ConfigError(f"{text!r} is not a lower-case DNS name with at least one dot (like orch.io)")
@@ -213,6 +252,36 @@ OPTIONS: tuple[Option, ...] = (
            "CA bundle the authenticating proxy's client certificate must chain to"),
     Option("requestheader_allowed_names", None, _items, "NAMES",
            "common names allowed for the proxy's certificate; default: any", "list"),
+    Option("feature_gates", None, _feature_gates, "NAME=BOOL",
+           "comma-separated gates to switch on or off, e.g. APIListChunking=false; repeatable", "list"),
+    Option("livez_grace_period", defaults.LIVEZ_GRACE_PERIOD, _cache_ttl, "DURATION",
+           "how long after start unfinished post-start hooks do not fail /livez (Go duration)"),
+    Option("shutdown_delay_duration", defaults.SHUTDOWN_DELAY_DURATION, _cache_ttl, "DURATION",
+           "on SIGTERM, how long /readyz fails while requests are still served, before draining (Go duration)"),
+    Option("controllers", defaults.CONTROLLERS, _controllers, "NAMES",
+           "controllers to run: '*' (default-on ones), 'name' enables, '-name' disables (e.g. '*,tokencleaner')"),
+    Option("cluster_signing_cert_file", defaults.CLUSTER_SIGNING_CERT_FILE, _existing_file, "FILE",
+           "CA certificate the csrsigning controller issues with; default: the cluster CA"),
+    Option("cluster_signing_key_file", defaults.CLUSTER_SIGNING_KEY_FILE, _existing_file, "FILE",
+           "key of --cluster-signing-cert-file"),
+    Option("cluster_signing_duration", defaults.CLUSTER_SIGNING_DURATION, _signing_duration, "DURATION",
+           "longest lifetime of certificates the csrsigning controller issues (Go duration)"),
+    Option("runtime_config", None, _runtime_config, "KEY[=BOOL],...",
+           "API versions to serve or not: <group>/<version>[=true|false] (api/v1 is core), api/all, api/ga, "
+           "api/beta, api/alpha; repeatable", "list"),
+)
+OPTIONS = OPTIONS + (  # audit (app/audit): flag names and meanings as the reference's
+    Option("audit_log_path", None, str, "PATH", "write audit events (JSON lines) to this file; '-' is stdout"),
+    Option("audit_log_maxage", defaults.AUDIT_LOG_MAXAGE, _int_in(0, 1 << 30), "DAYS",
+           "days to keep rotated audit log files (0: no limit)"),
+    Option("audit_log_maxbackup", defaults.AUDIT_LOG_MAXBACKUP, _int_in(0, 1 << 30), "N",
+           "rotated audit log files to keep (0: no limit)"),
+    Option("audit_log_maxsize", defaults.AUDIT_LOG_MAXSIZE, _int_in(0, 1 << 30), "MB",
+           "size in megabytes at which the audit log is rotated (0: 100)"),
+    Option("audit_log_format", defaults.AUDIT_LOG_FORMAT, _audit_log_format, "FORMAT",
+           "audit log line format: json or legacy"),
+    Option("audit_policy_file", None, _existing_file, "FILE",
+           "audit Policy (YAML); without it nothing is audited"),
 )
 OPTIONS_BY_NAME = {o.name: o for o in OPTIONS}
 
@@ -260,6 +329,20 @@ class Settings:
     requestheader_extra_headers_prefix: tuple[str, ...] | None = None
     requestheader_client_ca_file: str | None = None
     requestheader_allowed_names: tuple[str, ...] | None = None
+    audit_log_path: str | None = None
+    audit_log_maxage: int = defaults.AUDIT_LOG_MAXAGE
+    audit_log_maxbackup: int = defaults.AUDIT_LOG_MAXBACKUP
+    audit_log_maxsize: int = defaults.AUDIT_LOG_MAXSIZE
+    audit_log_format: str = defaults.AUDIT_LOG_FORMAT
+    audit_policy_file: str | None = None
+    feature_gates: tuple[str, ...] | None = None
+    livez_grace_period: float = 0.0
+    shutdown_delay_duration: float = 0.0
+    runtime_config: tuple[tuple[str, bool], ...] | None = None
+    controllers: str = defaults.CONTROLLERS
+    cluster_signing_cert_file: str | None = None
+    cluster_signing_key_file: str | None = None
+    cluster_signing_duration: float = parse_duration(defaults.CLUSTER_SIGNING_DURATION)
 
     @property
     def data_path(self) -> str:
@@ -317,6 +400,36 @@ class Settings:
             raise ConfigError("--authorization-mode Webhook needs --authorization-webhook-config-file")
         if self.requestheader_client_ca_file and not self.requestheader_username_headers:
             raise ConfigError("--requestheader-client-ca-file needs --requestheader-username-headers")
+        if self.audit_policy_file:
+            _check_audit_policy(self.audit_policy_file, self.api_domain)
+        if self.runtime_config:
+            _check_runtime_config(self.runtime_config, self.api_domain)
+        if bool(self.cluster_signing_cert_file) != bool(self.cluster_signing_key_file):
+            raise ConfigError("--cluster-signing-cert-file and --cluster-signing-key-file must be given together")
+
+
+def _check_audit_policy(path: str, api_domain: str) -> None:
+    """An invalid audit policy fails start (its apiVersion depends on --api-domain, so not at parse time)."""
+    from app.audit.policy import PolicyError, load_policy
+    from app.naming import Naming
+
+    try:
+        load_policy(path, Naming(api_domain))
+    except PolicyError as err:
+        raise ConfigError(f"--audit-policy-file: {err}") from None
+
+
+def _check_runtime_config(config: tuple[tuple[str, bool], ...], api_domain: str) -> None:
+    """Unknown or removed group versions fail start (they need the catalog, so not at parse time)."""
+    from app.naming import Naming
+    from app.resources import build_catalog
+    from app.versions import RuntimeConfigError, served_keys
+
+    naming = Naming(api_domain)
+    try:
+        served_keys(build_catalog(naming), config, naming)
+    except RuntimeConfigError as err:
+        raise ConfigError(f"--runtime-config: {err}") from None
 
 
 def default_values() -> dict[str, Any]:
@@ -359,6 +472,19 @@ def flask_config(settings: Settings) -> dict[str, Any]:
         "CLIENT_CA_FILE": settings.client_ca_file,
         "TLS_CERT_FILE": settings.serving_cert_file,
         "TLS_PRIVATE_KEY_FILE": settings.serving_key_file,
+        "FEATURE_GATES": {k: v == "true" for k, _, v in (p.partition("=") for p in settings.feature_gates or ())},
+        "LIVEZ_GRACE_PERIOD": float(settings.livez_grace_period),
+        "RUNTIME_CONFIG": settings.runtime_config or (),
+        "CONTROLLERS": settings.controllers,
+        "CLUSTER_SIGNING_CERT_FILE": settings.cluster_signing_cert_file or settings.pki_file(defaults.CA_CERT),
+        "CLUSTER_SIGNING_KEY_FILE": settings.cluster_signing_key_file or settings.pki_file(defaults.CA_KEY),
+        "CLUSTER_SIGNING_DURATION": float(settings.cluster_signing_duration),
+        "AUDIT_LOG_PATH": settings.audit_log_path,
+        "AUDIT_LOG_MAXAGE": settings.audit_log_maxage,
+        "AUDIT_LOG_MAXBACKUP": settings.audit_log_maxbackup,
+        "AUDIT_LOG_MAXSIZE": settings.audit_log_maxsize,
+        "AUDIT_LOG_FORMAT": settings.audit_log_format,
+        "AUDIT_POLICY_FILE": settings.audit_policy_file,
         **authentication_config(settings),
     }
 

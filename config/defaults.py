@@ -33,6 +33,22 @@ AUTHENTICATION_TOKEN_WEBHOOK_CACHE_TTL = "2m"
 AUTHORIZATION_WEBHOOK_CACHE_AUTHORIZED_TTL = "5m"
 AUTHORIZATION_WEBHOOK_CACHE_UNAUTHORIZED_TTL = "30s"
 
+# Controllers run inside the server (app/controllers).
+CONTROLLERS = "*"  # every default-on controller (tokencleaner is off unless named)
+CLUSTER_SIGNING_CERT_FILE: str | None = None  # None: the generated cluster CA signs CSRs
+CLUSTER_SIGNING_KEY_FILE: str | None = None
+CLUSTER_SIGNING_DURATION = "8760h"  # one year
+
+# Lifecycle (app/lifecycle.py, app/shutdown.py).
+LIVEZ_GRACE_PERIOD = "0s"  # unfinished post-start hooks fail /livez at once, as the reference's default
+SHUTDOWN_DELAY_DURATION = "0s"  # on SIGTERM, serve this long with /readyz failing before draining
+
+# Audit (app/audit): the reference's defaults.
+AUDIT_LOG_MAXAGE = 0  # days; 0 keeps rotated files regardless of age
+AUDIT_LOG_MAXBACKUP = 0  # 0 keeps every rotated file
+AUDIT_LOG_MAXSIZE = 0  # megabytes; 0 means lumberjack's 100
+AUDIT_LOG_FORMAT = "json"
+
 SQLITE_FILE = "orch.db"
 ADMIN_KUBECONFIG = "admin.kubeconfig"
 PKI_DIR = "pki"

@@ -12,3 +12,8 @@ except ConfigError as _err:
     raise SystemExit(f"orch-apiserver: {_err}") from None
 prepare(_settings)
 globals().update(gunicorn_options(_settings))
+
+# gunicorn hook child_exit: a dead worker's open-watch gauge stops counting
+from app.metrics.multiprocess import child_exit, prepare_multiprocess_dir  # noqa: F401
+
+prepare_multiprocess_dir()  # before workers fork: their metrics are merged from one fresh directory

@@ -123,7 +123,10 @@ def api_resource(rt: ResourceType) -> dict[str, Any]:
     if rt.categories:
         entry["categories"] = list(rt.categories)
     if _is_stored(rt):
-        entry["storageVersionHash"] = storage_version_hash(rt.group, rt.version, rt.kind)
+        # every served version of a kind names the version its objects are stored in
+        conv = rt.conversion
+        stored = (rt.group, rt.version) if conv is None else (conv.storage_group, conv.storage_version)
+        entry["storageVersionHash"] = storage_version_hash(*stored, rt.kind)
     return entry
 
 

@@ -5,9 +5,20 @@ handlers from its catalog entry.
 """
 from __future__ import annotations
 
-import orjson
-from flask import Blueprint, Response, current_app, request, stream_with_context
+import dataclasses
 
+import orjson
+from flask import (
+    Blueprint,
+    Response,
+    after_this_request,
+    current_app,
+    g,
+    request,
+    stream_with_context,
+)
+
+from app import features
 from app.api import fieldvalidation
 from app.api.negotiation import (
     body_media_type,
@@ -44,6 +55,7 @@ from app.registry.patch import (
 )
 from app.registry.store import ListResult
 from app.tables import parse_include_object
+from app.versions import deprecated_api, deprecation_warning, is_deprecated
 
 PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH)
 
@@ -66,6 +78,8 @@ def handle(group: str, version: str, info: RequestInfo) -> Response:
         raise RouteNotFound()
     if info.namespace is not None and not rt.namespaced:
         raise RouteNotFound()
+    if rt.deprecation is not None and is_deprecated(rt):
+        _announce_deprecation(rt, info)
     if info.name is None:
         if info.namespace is None and rt.namespaced and request.method != "GET":
             raise MethodNotAllowed()
@@ -75,6 +89,18 @@ def handle(group: str, version: str, info: RequestInfo) -> Response:
     return _item(rt, info)
 
 
+def _announce_deprecation(rt: ResourceType, info: RequestInfo) -> None:
+    """A deprecated version answers normally plus a 299 Warning (errors included), and tells metrics
+    and audit (flask.g.deprecated_api) before the handler runs."""
+    g.deprecated_api = deprecated_api(rt, info.subresource)
+    header = fieldvalidation.warning_header(deprecation_warning(rt))
+
+    @after_this_request
+    def _warn(response: Response) -> Response:
+        response.headers.add("Warning", header)
+        return response
+
+
 def _collection(rt: ResourceType, info: RequestInfo) -> Response:
     method = request.method
     if method == "GET":
@@ -82,6 +108,8 @@ def _collection(rt: ResourceType, info: RequestInfo) -> Response:
         if opts.watch:
             return _watch(rt, info.namespace, opts)
         _require_verb(rt, "list")
+        if not features.enabled("APIListChunking"):  # the whole list, as the reference with the gate off
+            opts = dataclasses.replace(opts, limit=0, continue_token="")
         rep = _negotiate(rt, table=True)
         return _render_list(rt, services().registry.list(rt, info.namespace, opts), rep)
     if method == "POST":
@@ -243,7 +271,7 @@ def _render_list(rt: ResourceType, result: ListResult, rep: Representation) -> R
     list_meta: dict = {"resourceVersion": str(result.revision)}
     if result.continue_token:
         list_meta["continue"] = result.continue_token
-        if result.remaining is not None:
+        if result.remaining is not None and features.enabled("RemainingItemCount"):
             list_meta["remainingItemCount"] = result.remaining
     include = parse_include_object(request.args.get("includeObject")) if rep.table_version else "Metadata"
     return _response(list_body(rep, services().naming, rt, list_meta, result.items, include), 200, rep)

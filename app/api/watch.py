@@ -1,6 +1,7 @@
 """Watch streams: events produced once per watcher, framed as JSON lines, Table events or protobuf."""
 from __future__ import annotations
 
+import dataclasses
 import random
 import select
 import socket
@@ -17,7 +18,7 @@ from app.registry.keys import collection_prefix
 from app.registry.options import ListOptions, parse_revision
 from app.registry.store import Filter, Registry
 from app.storage.hub import Subscription, WatchHub
-from app.storage.store import RevisionCompacted
+from app.storage.store import Change, RevisionCompacted
 
 MIN_REQUEST_TIMEOUT = 1800  # the reference's --min-request-timeout; watches last 1-2x this
 TICK = 1.0
@@ -154,6 +155,8 @@ class WatchStream:
         return [bookmark(self.rt, revision)]
 
     def _deliver(self, changes: list) -> Iterator[Event]:
+        if self.rt.conversion is not None:  # stored in another version: events show the watched one
+            changes = [_served_change(self.rt, c) for c in changes]
         for change in changes:
             if self.filter.empty:
                 yield change.type, change.data
@@ -173,6 +176,11 @@ class WatchStream:
                 prev = orjson.loads(change.prev)
                 prev.setdefault("metadata", {})["resourceVersion"] = str(change.rv)
                 yield "DELETED", prev
+
+
+def _served_change(rt: ResourceType, change: Change) -> Change:
+    prev = None if change.prev is None else Registry.served_text(rt, change.prev)
+    return dataclasses.replace(change, data=Registry.served_text(rt, change.data), prev=prev)
 
 
 def socket_closed_check(sock: socket.socket | None) -> Callable[[], bool]:

@@ -1,10 +1,15 @@
-"""Storage keys: /<group or core>/<resource>/[<namespace>/]<name>, ordered like etcd's."""
+"""Storage keys: /<group or core>/<resource>/[<namespace>/]<name>, ordered like etcd's (the group and
+resource of the storage version: a kind served in several versions is stored once)."""
 from __future__ import annotations
 
 from app.catalog import ResourceType
 
 
 def resource_prefix(rt: ResourceType) -> str:
+    """Every served version of a kind shares its storage type's prefix (objects are stored once)."""
+    conv = rt.conversion
+    if conv is not None:
+        return f"/{conv.storage_group or 'core'}/{conv.storage_plural}/"
     return f"/{rt.group or 'core'}/{rt.plural}/"
 
 

@@ -64,7 +64,8 @@ class NamespaceLifecycle(BackgroundThread):
                 self.finish(ns)
 
     def _content_types(self) -> list[ResourceType]:
-        kinds = self.catalog.namespaced_types()
+        # each stored kind once, even when served in several versions (or its storage version is off)
+        kinds = [rt for rt in self.catalog.storage_types() if rt.namespaced]
         # pods go first, as the reference's namespace controller does
         return sorted(kinds, key=lambda rt: (rt.plural != "pods", rt.group, rt.plural))
 

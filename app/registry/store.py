@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+
 from app.apply import apply as apply_fields
 from app.apply import record_update
 from app.catalog import Catalog, ResourceType, Subresource
@@ -124,7 +126,7 @@ class Registry:
         stored = self.storage.get(object_key(rt, namespace, name))
         if stored is None:
             raise NotFound(rt.plural, rt.group, name)
-        return stored.decode()
+        return self.served(rt, stored.decode())
 
     def wait_for_revision(self, wanted: int) -> int:
         """Block briefly until the store has reached `wanted`; 504 Too large resource version after."""
@@ -179,14 +181,21 @@ class Registry:
     def _list_pages(self, rt: ResourceType, prefix: str, flt: Filter, limit: int | None,
                     start_after: str | None, revision: int | None) -> ListResult:
         items: list[str] = []
+        conv = rt.conversion
         while True:
             want = None if limit is None else limit - len(items)
             page = self.storage.list(prefix, revision=revision, start_after=start_after, limit=want,
                                      count_remaining=flt.empty)
             revision = page.revision
             for stored in page.items:
-                if flt.empty or flt.matches(rt, stored.decode()):
-                    items.append(stored.data)
+                if conv is None:
+                    if flt.empty or flt.matches(rt, stored.decode()):
+                        items.append(stored.data)
+                    continue
+                # another version is stored: filter (field selectors) on the object as served
+                obj = conv.from_storage(stored.decode())
+                if flt.empty or flt.matches(rt, obj):
+                    items.append(orjson.dumps(obj).decode())
             if not page.more:
                 return ListResult(rt, page.revision, items)
             start_after = page.items[-1].key
@@ -255,35 +264,39 @@ class Registry:
         self._check_namespace(rt, obj, namespace, on_create=True)
         if rt.virtual:
             return rt.strategy.create_virtual(obj)
+        srt = rt  # the type whose strategy runs: the storage version's when rt converts
+        if rt.conversion is not None:
+            srt = self.catalog.storage_type(rt)
+            obj = self._to_storage(rt, obj, None)
         md = _meta(obj)
         for name in meta.SYSTEM_FIELDS:
             md.pop(name, None)
         prefix = md.get("generateName")
         if not md.get("name") and not prefix:
             self._invalid(rt, obj, [meta.required("metadata.name", "name or generateName is required")])
-        if rt.has_status and rt.strategy.reset_status_on_create:
+        if srt.has_status and srt.strategy.reset_status_on_create:
             obj.pop("status", None)
         md["uid"] = str(uuid.uuid4())  # before the strategy: some kinds derive values from it
         md["creationTimestamp"] = meta.now_rfc3339()
-        rt.strategy.default(obj)
-        rt.strategy.prepare_for_create(obj)
+        srt.strategy.default(obj)
+        srt.strategy.prepare_for_create(obj)
         if not tracked:
-            obj = self._track(rt, None, obj, manager, None)
+            obj = self._track_as(rt, None, obj, manager, None)
             md = _meta(obj)
         explicit_name = md.get("name")
         for attempt in range(GENERATE_NAME_ATTEMPTS):
             if not explicit_name:
                 md["name"] = meta.generate_name(prefix)
-            self._invalid(rt, obj, meta.metadata_errors(md, rt.name_rule, rt.namespaced) + rt.strategy.validate(obj))
+            self._invalid(rt, obj, meta.metadata_errors(md, srt.name_rule, srt.namespaced) + srt.strategy.validate(obj))
             self._admit_namespace(rt, namespace, md["name"])
-            if rt.strategy.generation:
+            if srt.strategy.generation:
                 md["generation"] = 1
             meta.drop_empty(md)
             if dry_run:
-                return obj
+                return self.served(rt, obj)
             key = object_key(rt, namespace, md["name"])
             try:
-                return self.storage.create(key, obj).decode()
+                return self.served(rt, self.storage.create(key, obj).decode())
             except KeyExists:
                 if explicit_name:
                     raise self._already_exists(rt, key, md["name"]) from None
@@ -339,7 +352,7 @@ class Registry:
             current = self.storage.get(key)
             if current is None:
                 raise NotFound(rt.plural, rt.group, name)
-            old = current.decode()
+            old = self.served(rt, current.decode())  # patches apply to the version the client speaks
             view = sub.view(old) if sub is not None and sub.view else old
             patched = apply_patch(patch_type, body, view, self.schema(rt, sub))
             patched_md = patched.get("metadata") if isinstance(patched.get("metadata"), dict) else {}
@@ -377,7 +390,7 @@ class Registry:
             current = self.storage.get(key)
             if current is None and sub is not None:
                 raise NotFound(rt.plural, rt.group, name)
-            live = current.decode() if current is not None else None
+            live = self.served(rt, current.decode()) if current is not None else None
             new = apply_fields(live, copy.deepcopy(applied), manager, self.schema(rt), rt.group_version, force,
                                datetime.now(UTC), subresource, rt.kind)
             _meta(new)["name"] = name
@@ -396,6 +409,45 @@ class Registry:
             return new
         return record_update(old, new, manager, struct, rt.group_version, datetime.now(UTC),
                              sub.name if sub is not None else None)
+
+    def _track_as(self, rt: ResourceType, old: dict | None, new: dict, manager: str,
+                  sub: Subresource | None) -> dict:
+        """_track on stored-version objects: with a conversion, fields are recorded in the served version's
+        terms and the entries keep its apiVersion (field paths are not converted between versions)."""
+        conv = rt.conversion
+        if conv is None:
+            return self._track(rt, old, new, manager, sub)
+        served_new = self._track(rt, None if old is None else conv.from_storage(old), conv.from_storage(new),
+                                 manager, sub)
+        md, fields = _meta(new), (served_new.get("metadata") or {}).get("managedFields")
+        if fields:
+            md["managedFields"] = fields
+        else:
+            md.pop("managedFields", None)
+        return new
+
+    # -- served versions -------------------------------------------------------------------------
+
+    @staticmethod
+    def served(rt: ResourceType, stored: dict) -> dict:
+        """A stored object as rt's version shows it (the object itself when rt is the storage version)."""
+        return stored if rt.conversion is None else rt.conversion.from_storage(stored)
+
+    @staticmethod
+    def served_text(rt: ResourceType, data: str) -> str:
+        """served() on stored JSON text (watch events)."""
+        if rt.conversion is None:
+            return data
+        return orjson.dumps(rt.conversion.from_storage(orjson.loads(data))).decode()
+
+    def _to_storage(self, rt: ResourceType, obj: dict, served_old: dict | None) -> dict:
+        """A written object of a converting version: its own checks, then the storage version's form."""
+        conv = rt.conversion
+        if conv is None:
+            return obj
+        if conv.validate is not None:
+            self._invalid(rt, obj, conv.validate(obj, served_old))
+        return conv.to_storage(obj)
 
     def create_in_subresource(self, rt: ResourceType, namespace: str | None, name: str, subresource: str,
                               body: Any) -> dict:
@@ -436,6 +488,9 @@ class Registry:
     def _write_update(self, rt: ResourceType, key: str, current: Stored, new: dict,
                       sub: Subresource | None, dry_run: bool, manager: str = "", tracked: bool = False) -> dict:
         old = current.decode()
+        srt, served_old = rt, old  # `new` is in rt's version; strategies run on the storage version
+        if rt.conversion is not None:
+            srt, served_old = self.catalog.storage_type(rt), rt.conversion.from_storage(old)
         if sub is not None:
             if sub.view is not None and (sub.kind or rt.kind) != rt.kind:
                 view_md = new.get("metadata") or {}
@@ -443,36 +498,38 @@ class Registry:
                     raise RevisionMismatch(key)
             if sub.merge is None:
                 raise MethodNotAllowed()
-            new = sub.merge(old, new)
-            new["metadata"] = copy.deepcopy(old.get("metadata") or {})
-        else:
+            new = sub.merge(served_old, new)
+            new["metadata"] = copy.deepcopy(served_old.get("metadata") or {})
+        if rt.conversion is not None:
+            new = self._to_storage(rt, new, served_old)
+        if sub is None:
             self._carry_system_fields(old, new)
-            if rt.has_status:
+            if srt.has_status:
                 if "status" in old:
                     new["status"] = copy.deepcopy(old["status"])
                 else:
                     new.pop("status", None)
-            rt.strategy.default(new)
-            rt.strategy.prepare_for_update(new, old)
+            srt.strategy.default(new)
+            srt.strategy.prepare_for_update(new, old)
         md = _meta(new)
-        self._invalid(rt, new, meta.metadata_errors(md, rt.name_rule, rt.namespaced)
-                      + rt.strategy.validate_update(new, old))
-        if rt.strategy.generation and _spec_changed(old, new):
+        self._invalid(rt, new, meta.metadata_errors(md, srt.name_rule, srt.namespaced)
+                      + srt.strategy.validate_update(new, old))
+        if srt.strategy.generation and _spec_changed(old, new):
             md["generation"] = int((old.get("metadata") or {}).get("generation") or 0) + 1
         md["resourceVersion"] = str(current.rv)
         if not tracked:
-            new = self._track(rt, old, new, manager, sub)
+            new = self._track_as(rt, old, new, manager, sub)
             md = _meta(new)
         meta.drop_empty(md)
         if new == old:
-            return old  # a no-op write: no new revision, no event
+            return served_old  # a no-op write: no new revision, no event
         if dry_run:
-            return new
+            return self.served(rt, new)
         try:
-            if md.get("deletionTimestamp") and not rt.strategy.pending_finalizers(new):
+            if md.get("deletionTimestamp") and not srt.strategy.pending_finalizers(new):
                 self.storage.delete(key, current)
-                return new
-            return self.storage.update(key, new, current).decode()
+                return self.served(rt, new)
+            return self.served(rt, self.storage.update(key, new, current).decode())
         except KeyNotFound:
             raise NotFound(rt.plural, rt.group, md.get("name", "")) from None
 
@@ -504,27 +561,28 @@ class Registry:
             obj = current.decode()
             md = _meta(obj)
             self._check_preconditions(rt, name, md, current, opts)
-            refusal = rt.strategy.forbid_delete(obj)
+            srt = rt if rt.conversion is None else self.catalog.storage_type(rt)
+            refusal = srt.strategy.forbid_delete(obj)
             if refusal:
                 raise Forbidden(f'{rt.group_resource} "{name}" is forbidden: {refusal}', rt.plural, rt.group, name)
             try:
                 if md.get("deletionTimestamp"):
-                    return obj, False
+                    return self.served(rt, obj), False
                 terminating = copy.deepcopy(obj)
                 tmd = _meta(terminating)
                 tmd["deletionTimestamp"] = meta.now_rfc3339()
                 tmd["deletionGracePeriodSeconds"] = 0
-                rt.strategy.prepare_for_delete(terminating)
-                if rt.strategy.pending_finalizers(terminating):
+                srt.strategy.prepare_for_delete(terminating)
+                if srt.strategy.pending_finalizers(terminating):
                     if int(tmd.get("generation") or 0) > 0:
                         tmd["generation"] = int(tmd["generation"]) + 1
                     if opts.dry_run:
-                        return terminating, False
-                    return self.storage.update(key, terminating, current).decode(), False
+                        return self.served(rt, terminating), False
+                    return self.served(rt, self.storage.update(key, terminating, current).decode()), False
                 if opts.dry_run:
-                    return self._deleted_body(rt, obj), True
+                    return self._deleted_body(rt, self.served(rt, obj)), True
                 gone = self.storage.delete(key, current)
-                return self._deleted_body(rt, gone.decode()), True
+                return self._deleted_body(rt, self.served(rt, gone.decode())), True
             except RevisionMismatch:
                 continue
             except KeyNotFound:
@@ -558,8 +616,6 @@ class Registry:
             raise MethodNotAllowed()
         listed = self.list(rt, namespace, ListOptions(label_selector=list_opts.label_selector,
                                                       field_selector=list_opts.field_selector))
-        import orjson
-
         for data in listed.items:
             md = orjson.loads(data).get("metadata") or {}
             try:

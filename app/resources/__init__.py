@@ -7,12 +7,14 @@ from app.resources import (
     apps,
     authentication,
     authorization,
+    autoscaling,
     batch,
     certificates,
     coordination,
     core,
     discovery,
     events,
+    flowcontrol,
     networking,
     node,
     policy,
@@ -22,8 +24,8 @@ from app.resources import (
 )
 
 #: group modules in the reference's discovery order (core first, then /apis priority order).
-GROUP_MODULES = (core, apps, events, authentication, authorization, batch, certificates, networking, policy, rbac, storage,
-                 scheduling, coordination, node, discovery)
+GROUP_MODULES = (core, apps, events, authentication, authorization, autoscaling, batch, certificates, networking, policy,
+                 rbac, storage, scheduling, coordination, node, discovery, flowcontrol)
 
 
 def resource_types(naming: Naming) -> list[ResourceType]:

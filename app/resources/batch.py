@@ -5,7 +5,7 @@ import copy
 import uuid
 from typing import ClassVar
 
-from app.catalog import Obj, ResourceType, status_subresource
+from app.catalog import Conversion, Deprecation, Obj, ResourceType, status_subresource
 from app.errors import FieldError, invalid, not_supported, required
 from app.naming import Naming
 from app.resources.common import (
@@ -142,16 +142,34 @@ def _schedule_errors(schedule: object) -> list[FieldError]:
 
 # ----------------------------------------------------------------------------------- the group
 
+
+def as_version(obj: Obj, api_version: str) -> Obj:
+    """A deep copy of `obj` served as `api_version` (for versions whose fields are the same)."""
+    return {"apiVersion": api_version, **{k: copy.deepcopy(v) for k, v in obj.items() if k != "apiVersion"}}
+
+
+#: batch/v1beta1 CronJob has v1's fields and defaults (timeZone included), so only apiVersion changes.
+CRONJOB_V1BETA1 = Conversion(
+    storage_group="batch", storage_version="v1", storage_plural="cronjobs",
+    to_storage=lambda obj: as_version(obj, "batch/v1"),
+    from_storage=lambda obj: as_version(obj, "batch/v1beta1"),
+)
+
 POD_SPEC = {"containers": [{"name": "task", "image": "busybox:1.36", "command": ["true"]}]}
 
 
 def resource_types(naming: Naming) -> list[ResourceType]:
     status = status_subresource()
+    cronjob_example = {"spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {
+        "spec": {**copy.deepcopy(POD_SPEC), "restartPolicy": "OnFailure"}}}}}}
     return [
         ResourceType("batch", "v1", "CronJob", "cronjobs", True, short_names=("cj",), categories=ALL,
                      subresources=(status,), strategy=CronJobStrategy(naming), has_status=True,
-                     example={"spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {
-                         "spec": {**copy.deepcopy(POD_SPEC), "restartPolicy": "OnFailure"}}}}}}),
+                     example=cronjob_example),
+        ResourceType("batch", "v1beta1", "CronJob", "cronjobs", True, short_names=("cj",), categories=ALL,
+                     subresources=(status,), strategy=CronJobStrategy(naming), has_status=True,
+                     example=copy.deepcopy(cronjob_example), conversion=CRONJOB_V1BETA1,
+                     deprecation=Deprecation("1.21", "1.25", "batch/v1 CronJob")),
         ResourceType("batch", "v1", "Job", "jobs", True, categories=ALL, subresources=(status,),
                      strategy=JobStrategy(naming), has_status=True,
                      example={"spec": {"template": {"spec": {**copy.deepcopy(POD_SPEC), "restartPolicy": "Never"}}}}),

@@ -6,12 +6,24 @@ Structural rules, and the reference's approval/signing admission: writes to `/ap
 """
 from __future__ import annotations
 
+import base64
 import copy
+import re
 from datetime import UTC, datetime
 from typing import ClassVar
 
+from cryptography import x509
+
 from app.catalog import Obj, ResourceType, Subresource
-from app.errors import FieldError, Forbidden, invalid, not_supported, required
+from app.errors import (
+    FieldError,
+    Forbidden,
+    Invalid,
+    forbidden,
+    invalid,
+    not_supported,
+    required,
+)
 from app.naming import Naming
 from app.resources.common import (
     Getter,
@@ -29,6 +41,10 @@ KEY_USAGES = ["signing", "digital signature", "content commitment", "key enciphe
               "server auth", "client auth", "code signing", "email protection", "s/mime", "ipsec end system",
               "ipsec tunnel", "ipsec user", "timestamping", "ocsp signing", "microsoft sgc", "netscape sgc"]
 CONDITION_STATUSES = ["True", "False", "Unknown"]
+APPROVED, DENIED, FAILED = "Approved", "Denied", "Failed"
+#: condition types only the approver (through /approval) may set
+APPROVAL_TYPES = (APPROVED, DENIED)
+_PEM_BLOCK = re.compile(rb"-----BEGIN ([A-Z0-9 ]+)-----\r?\n(.*?)-----END \1-----", re.DOTALL)
 MIN_EXPIRATION_SECONDS = 600
 #: the requester fields the server fills from the authenticated user (clients' values are dropped).
 REQUESTER_FIELDS = ("username", "uid", "groups", "extra")
@@ -105,6 +121,8 @@ class CertificateSigningRequestStrategy(KindStrategy):
             errors.append(required("spec.request"))
         elif (error := base64_error("spec.request", request)) is not None:
             errors.append(error)
+        elif (problem := request_problem(decode_bytes(request))) is not None:
+            errors.append(FieldError("FieldValueInvalid", "spec.request", problem, show_value=False))
         signer = spec.get("signerName")
         if not signer:
             errors.append(required("spec.signerName"))
@@ -115,7 +133,75 @@ class CertificateSigningRequestStrategy(KindStrategy):
         if isinstance(seconds, int) and seconds < MIN_EXPIRATION_SECONDS:
             errors.append(invalid("spec.expirationSeconds", seconds,
                                   "may not specify a duration less than 600 seconds (10 minutes)"))
-        return errors + _condition_errors(dig(obj, "status", "conditions", default=[]))
+        return (errors + _condition_errors(dig(obj, "status", "conditions", default=[]))
+                + _certificate_errors(obj))
+
+
+def decode_bytes(value: object) -> bytes:
+    """A []byte field as JSON carries it (standard base64); b"" when unreadable."""
+    try:
+        return base64.b64decode(str(value).replace("\r", "").replace("\n", ""), validate=True)
+    except ValueError:
+        return b""
+
+
+def parse_request(pem: bytes) -> x509.CertificateSigningRequest:
+    """The PKCS#10 request of a PEM `CERTIFICATE REQUEST` block; ValueError says what is wrong."""
+    match = _PEM_BLOCK.search(pem)
+    if match is None or match.group(1) not in (b"CERTIFICATE REQUEST", b"NEW CERTIFICATE REQUEST"):
+        raise ValueError("PEM block type must be CERTIFICATE REQUEST")
+    return x509.load_pem_x509_csr(match.group(0))
+
+
+def request_problem(pem: bytes) -> str | None:
+    """Why spec.request is not a PEM PKCS#10 request with a valid self-signature (None when it is)."""
+    try:
+        csr = parse_request(pem)
+    except ValueError as err:
+        return str(err) or "unable to parse the certificate request"
+    try:
+        valid = csr.is_signature_valid
+    except Exception:  # noqa: BLE001 - unsupported key types cannot be verified either
+        valid = False
+    return None if valid else "the certificate request signature does not verify (x509: signature check failed)"
+
+
+def certificate_problem(pem: bytes) -> str | None:
+    """status.certificate must be one or more PEM CERTIFICATE blocks without headers, each a parseable
+    X.509 certificate, and nothing but whitespace around them."""
+    rest, found = pem, 0
+    for match in _PEM_BLOCK.finditer(pem):
+        if match.group(1) != b"CERTIFICATE":
+            return f"only CERTIFICATE PEM blocks are allowed, found {match.group(1).decode()!r}"
+        if b":" in match.group(2):
+            return "no PEM block headers are permitted"
+        try:
+            x509.load_pem_x509_certificate(match.group(0))
+        except ValueError as err:
+            return f"unable to parse the certificate: {err}"
+        rest = rest.replace(match.group(0), b"", 1)
+        found += 1
+    if not found:
+        return "must contain at least one CERTIFICATE PEM block"
+    if rest.strip():
+        return "extra data found after PEM decoding"
+    return None
+
+
+def condition_types(obj: Obj) -> dict[str, Obj]:
+    return {str(c.get("type")): c for c in items(part(obj, "status"), "conditions") if isinstance(c, dict)}
+
+
+def _certificate_errors(obj: Obj) -> list[FieldError]:
+    certificate = dig(obj, "status", "certificate")
+    if not certificate:
+        return []
+    if (error := base64_error("status.certificate", certificate)) is not None:
+        return [error]
+    problem = certificate_problem(decode_bytes(certificate))
+    if problem is not None:
+        return [FieldError("FieldValueInvalid", "status.certificate", problem, show_value=False)]
+    return []
 
 
 def _usage_errors(usages: object) -> list[FieldError]:
@@ -152,8 +238,36 @@ def _condition_errors(conditions: object) -> list[FieldError]:
         status = cond.get("status")
         if not status:
             errors.append(required(f"{path}.status"))
+        elif kind in APPROVAL_TYPES and status != "True":
+            errors.append(not_supported(f"{path}.status", status, ["True"]))
         elif status not in CONDITION_STATUSES:
             errors.append(not_supported(f"{path}.status", status, CONDITION_STATUSES))
+    if APPROVED in seen and DENIED in seen:
+        errors.append(invalid("status.conditions", "Approved,Denied",
+                              "Approved and Denied conditions are mutually exclusive"))
+    return errors
+
+
+def _reject_named(naming: Naming, obj: Obj, errors: list[FieldError]) -> None:
+    """A subresource write that breaks the transition rules: 422 with one cause per problem."""
+    if errors:
+        raise Invalid("CertificateSigningRequest", naming.group("certificates"),
+                      str(dig(obj, "metadata", "name", default="")), errors)
+
+
+def _kept_conditions(old: Obj, new: Obj, owned: tuple[str, ...], others_path: str) -> list[FieldError]:
+    """Conditions of types the writer does not own must stay as they were; owned ones set once stay."""
+    before, after = condition_types(old), condition_types(new)
+    errors: list[FieldError] = []
+    for kind, cond in before.items():
+        if kind not in after:
+            errors.append(forbidden("status.conditions", f'updates may not remove a condition of type "{kind}"'))
+        elif kind not in owned and after[kind].get("status") != cond.get("status"):
+            errors.append(forbidden("status.conditions", f'updates may not modify a condition of type "{kind}"'))
+    for kind in after:
+        if kind not in before and kind not in owned:
+            errors.append(forbidden("status.conditions", f'updates may not add a condition of type "{kind}"'
+                                    f" through {others_path}"))
     return errors
 
 
@@ -186,16 +300,18 @@ def csr_status_subresource(naming: Naming) -> Subresource:
     status.certificate needs `sign` on the signer."""
 
     def merge(old: Obj, new: Obj) -> Obj:
-        if dig(new, "status", "certificate") != dig(old, "status", "certificate"):
+        certificate, before = dig(new, "status", "certificate"), dig(old, "status", "certificate")
+        if certificate != before:
             check_signer_permission(naming, "sign", old)
+        errors = _kept_conditions(old, new, (FAILED,), "the approval subresource")
+        if before and certificate != before:
+            errors.append(forbidden("status.certificate", "updates may not modify existing certificate content"))
+        elif certificate and not before and (APPROVED not in condition_types(old) or DENIED in condition_types(new)):
+            errors.append(forbidden("status.certificate", "certificate may only be set on an approved request"))
+        _reject_named(naming, old, errors)
         out = copy.deepcopy(old)
-        status = copy.deepcopy(part(new, "status"))
-        conditions = dig(old, "status", "conditions")
-        if conditions:
-            status["conditions"] = copy.deepcopy(conditions)
-        else:
-            status.pop("conditions", None)
-        out["status"] = status
+        out["status"] = copy.deepcopy(part(new, "status"))
+        stamp_condition_times(out, old)
         return out
 
     return Subresource("status", merge=merge)
@@ -207,6 +323,7 @@ def approval_subresource(naming: Naming) -> Subresource:
 
     def merge(old: Obj, new: Obj) -> Obj:
         check_signer_permission(naming, "approve", old)
+        _reject_named(naming, old, _kept_conditions(old, new, APPROVAL_TYPES, "the status subresource"))
         out = copy.deepcopy(old)
         status = child(out, "status")
         conditions = dig(new, "status", "conditions")

@@ -1,7 +1,10 @@
-"""The `discovery.<domain>/v1` group: endpoint slices."""
+"""The `discovery.<domain>` group: endpoint slices, v1 and the deprecated v1beta1 (stored as v1)."""
 from __future__ import annotations
 
-from app.catalog import Obj, ResourceType
+import copy
+from typing import Any
+
+from app.catalog import Conversion, Deprecation, Obj, ResourceType
 from app.errors import FieldError, invalid, not_supported, required
 from app.naming import Naming
 from app.resources.common import KindStrategy, immutable, items, setdefault
@@ -15,6 +18,9 @@ class EndpointSliceStrategy(KindStrategy):
         for port in items(obj, "ports"):
             setdefault(port, "name", "")
             setdefault(port, "protocol", "TCP")
+        hostname_key, zone_key = topology_keys(self.naming)
+        for endpoint in items(obj, "endpoints"):
+            _drop_redundant_topology(endpoint, hostname_key, zone_key)
 
     def validate(self, obj: Obj) -> list[FieldError]:
         errors: list[FieldError] = []
@@ -40,10 +46,103 @@ class EndpointSliceStrategy(KindStrategy):
         return immutable("addressType", obj.get("addressType"), old.get("addressType"))
 
 
+# ----------------------------------------------------------------------------------- v1beta1 <-> v1
+
+
+def topology_keys(naming: Naming) -> tuple[str, str]:
+    """The well-known node labels v1beta1's `topology` map uses for the node name and the zone."""
+    return naming.key("hostname"), f"{naming.group('topology')}/zone"
+
+
+def _drop_redundant_topology(endpoint: Obj, hostname_key: str, zone_key: str) -> None:
+    """deprecatedTopology is read-only in v1 (the reference drops it on v1 writes): keep at least the
+    entries v1beta1 would rebuild from zone and nodeName out of it, so every stored slice converts to
+    v1beta1 and back unchanged."""
+    deprecated = endpoint.get("deprecatedTopology")
+    if not isinstance(deprecated, dict):
+        return
+    deprecated.pop(zone_key, None)
+    if endpoint.get("nodeName") is not None and deprecated.get(hostname_key) == endpoint["nodeName"]:
+        del deprecated[hostname_key]
+    if not deprecated:
+        del endpoint["deprecatedTopology"]
+
+
+def _endpoint_to_v1(endpoint: Any, hostname_key: str, zone_key: str) -> Any:
+    """v1beta1 `topology` -> v1 `zone` + `deprecatedTopology` (the reference's conversion).
+
+    The hostname entry is dropped only when it repeats nodeName; unlike the reference, a differing one
+    is kept in deprecatedTopology and survives the way back (the reference overwrites it with nodeName).
+    """
+    if not isinstance(endpoint, dict):
+        return copy.deepcopy(endpoint)
+    out = {}
+    for key, value in endpoint.items():
+        if key != "topology":
+            out[key] = copy.deepcopy(value)
+            continue
+        if not isinstance(value, dict):
+            out["deprecatedTopology"] = copy.deepcopy(value)
+            continue
+        topology = dict(value)
+        if zone_key in topology:
+            out["zone"] = topology.pop(zone_key)
+        if endpoint.get("nodeName") is not None and topology.get(hostname_key) == endpoint["nodeName"]:
+            del topology[hostname_key]
+        if topology:  # an empty map is no map (omitempty)
+            out["deprecatedTopology"] = topology
+    return out
+
+
+def _endpoint_to_v1beta1(endpoint: Any, hostname_key: str, zone_key: str) -> Any:
+    """v1 `deprecatedTopology` + `zone` + `nodeName` -> v1beta1 `topology`."""
+    if not isinstance(endpoint, dict):
+        return copy.deepcopy(endpoint)
+    out = {key: copy.deepcopy(value) for key, value in endpoint.items()
+           if key not in ("deprecatedTopology", "zone")}
+    deprecated = endpoint.get("deprecatedTopology")
+    zone, node_name = endpoint.get("zone"), endpoint.get("nodeName")
+    if deprecated is None and zone is None and node_name is None:
+        return out
+    topology = dict(deprecated) if isinstance(deprecated, dict) else {}
+    if zone is not None:
+        topology[zone_key] = zone
+    if node_name is not None and hostname_key not in topology:
+        topology[hostname_key] = node_name
+    if topology:
+        out["topology"] = topology
+    return out
+
+
+def _convert(obj: Obj, api_version: str, endpoint_fn: Any, naming: Naming) -> Obj:
+    hostname_key, zone_key = topology_keys(naming)
+    out: Obj = {"apiVersion": api_version}
+    for key, value in obj.items():
+        if key == "endpoints" and isinstance(value, list):
+            out[key] = [endpoint_fn(endpoint, hostname_key, zone_key) for endpoint in value]
+        elif key != "apiVersion":
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def v1beta1_conversion(naming: Naming) -> Conversion:
+    group = naming.group("discovery")
+    return Conversion(
+        storage_group=group, storage_version="v1", storage_plural="endpointslices",
+        to_storage=lambda obj: _convert(obj, f"{group}/v1", _endpoint_to_v1, naming),
+        from_storage=lambda obj: _convert(obj, f"{group}/v1beta1", _endpoint_to_v1beta1, naming),
+    )
+
+
 def resource_types(naming: Naming) -> list[ResourceType]:
+    group = naming.group("discovery")
+    example = {"addressType": "IPv4", "endpoints": [{"addresses": ["10.244.0.5"]}],
+               "ports": [{"name": "http", "port": 80}]}
     return [
-        ResourceType(naming.group("discovery"), "v1", "EndpointSlice", "endpointslices", True,
-                     strategy=EndpointSliceStrategy(naming),
-                     example={"addressType": "IPv4", "endpoints": [{"addresses": ["10.244.0.5"]}],
-                              "ports": [{"name": "http", "port": 80}]}),
+        ResourceType(group, "v1", "EndpointSlice", "endpointslices", True,
+                     strategy=EndpointSliceStrategy(naming), example=example),
+        ResourceType(group, "v1beta1", "EndpointSlice", "endpointslices", True,
+                     strategy=EndpointSliceStrategy(naming), example=copy.deepcopy(example),
+                     conversion=v1beta1_conversion(naming),
+                     deprecation=Deprecation("1.21", "1.25", f"{group}/v1 EndpointSlice")),
     ]

@@ -1,9 +1,10 @@
 """The `node.<domain>/v1` group: runtime classes."""
 from __future__ import annotations
 
+import copy
 import re
 
-from app.catalog import Obj, ResourceType
+from app.catalog import Conversion, Deprecation, Obj, ResourceType
 from app.errors import FieldError, invalid, required
 from app.naming import Naming
 from app.resources.common import NoSpecStrategy, immutable
@@ -29,8 +30,28 @@ class RuntimeClassStrategy(NoSpecStrategy):
         return immutable("handler", obj.get("handler"), old.get("handler"))
 
 
+def as_version(obj: Obj, api_version: str) -> Obj:
+    """A deep copy of `obj` served as `api_version` (for versions whose fields are the same)."""
+    return {"apiVersion": api_version, **{k: copy.deepcopy(v) for k, v in obj.items() if k != "apiVersion"}}
+
+
+def v1beta1_conversion(group: str) -> Conversion:
+    """node/v1beta1 RuntimeClass has v1's fields (handler, overhead, scheduling at the top level)."""
+    return Conversion(
+        storage_group=group, storage_version="v1", storage_plural="runtimeclasses",
+        to_storage=lambda obj: as_version(obj, f"{group}/v1"),
+        from_storage=lambda obj: as_version(obj, f"{group}/v1beta1"),
+    )
+
+
 def resource_types(naming: Naming) -> list[ResourceType]:
+    group = naming.group("node")
     return [
-        ResourceType(naming.group("node"), "v1", "RuntimeClass", "runtimeclasses", False,
+        ResourceType(group, "v1", "RuntimeClass", "runtimeclasses", False,
                      strategy=RuntimeClassStrategy(naming), example={"handler": "runc"}),
+        ResourceType(group, "v1beta1", "RuntimeClass", "runtimeclasses", False,
+                     strategy=RuntimeClassStrategy(naming), example={"handler": "runc"},
+                     conversion=v1beta1_conversion(group),
+                     # the spec's removal table names node.<domain>/v1 as the way to migrate
+                     deprecation=Deprecation("1.22", "1.25", f"{group}/v1 RuntimeClass")),
     ]

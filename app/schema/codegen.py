@@ -12,6 +12,11 @@ Each module names its served group as GROUP (a prefix such as `coordination` whe
 spelled through Naming.group by the registry) and VERSION; the output is deterministic. A Go named slice
 type (`type ExtraValue []string`, a message {1: repeated item} in generated.proto) is written as
 `ListOf(item, wrapped=True)` rather than as a struct.
+
+A group's stable version is the module named after the group (`policy`); every older served version is
+a module of its own named `<group module>_<version>` (`policy_v1beta1`, package `policy/v1beta1`). A
+package the reference has deleted by `--ref` (autoscaling v2beta1/v2beta2) is read at the newest tag that
+still holds it (PACKAGE_REFS).
 """
 from __future__ import annotations
 
@@ -41,6 +46,23 @@ PACKAGES: dict[str, tuple[str, str, str]] = {
     "k8s.io.api.node.v1": ("node", "api", "node/v1"),
     "k8s.io.api.authentication.v1": ("authentication", "api", "authentication/v1"),
     "k8s.io.api.authorization.v1": ("authorization", "api", "authorization/v1"),
+    "k8s.io.api.flowcontrol.v1": ("flowcontrol", "api", "flowcontrol/v1"),
+    # Older served versions: one module per (group, version), named `<group module>_<version>`.
+    "k8s.io.api.policy.v1beta1": ("policy_v1beta1", "api", "policy/v1beta1"),
+    "k8s.io.api.events.v1beta1": ("events_v1beta1", "api", "events/v1beta1"),
+    "k8s.io.api.batch.v1beta1": ("batch_v1beta1", "api", "batch/v1beta1"),
+    "k8s.io.api.autoscaling.v2": ("autoscaling_v2", "api", "autoscaling/v2"),
+    "k8s.io.api.autoscaling.v2beta1": ("autoscaling_v2beta1", "api", "autoscaling/v2beta1"),
+    "k8s.io.api.autoscaling.v2beta2": ("autoscaling_v2beta2", "api", "autoscaling/v2beta2"),
+    "k8s.io.api.discovery.v1beta1": ("discovery_v1beta1", "api", "discovery/v1beta1"),
+    "k8s.io.api.node.v1beta1": ("node_v1beta1", "api", "node/v1beta1"),
+    "k8s.io.api.flowcontrol.v1beta1": ("flowcontrol_v1beta1", "api", "flowcontrol/v1beta1"),
+    "k8s.io.api.flowcontrol.v1beta2": ("flowcontrol_v1beta2", "api", "flowcontrol/v1beta2"),
+}
+# Packages the reference deleted before --ref: read at the newest tag that still has them.
+PACKAGE_REFS: dict[str, str] = {
+    "k8s.io.api.autoscaling.v2beta1": "v0.35.7",
+    "k8s.io.api.autoscaling.v2beta2": "v0.35.7",
 }
 PACKAGE_OF = {module: package for package, (module, _, _) in PACKAGES.items()}
 # module -> (served group, whether that group lives under the API domain, version). A group under the
@@ -63,6 +85,17 @@ GROUPS: dict[str, tuple[str, bool, str]] = {
     "node": ("node", True, "v1"),
     "authentication": ("authentication", True, "v1"),
     "authorization": ("authorization", True, "v1"),
+    "flowcontrol": ("flowcontrol.apiserver", True, "v1"),
+    "policy_v1beta1": ("policy", False, "v1beta1"),
+    "events_v1beta1": ("events", True, "v1beta1"),
+    "batch_v1beta1": ("batch", False, "v1beta1"),
+    "autoscaling_v2": ("autoscaling", False, "v2"),
+    "autoscaling_v2beta1": ("autoscaling", False, "v2beta1"),
+    "autoscaling_v2beta2": ("autoscaling", False, "v2beta2"),
+    "discovery_v1beta1": ("discovery", True, "v1beta1"),
+    "node_v1beta1": ("node", True, "v1beta1"),
+    "flowcontrol_v1beta1": ("flowcontrol.apiserver", True, "v1beta1"),
+    "flowcontrol_v1beta2": ("flowcontrol.apiserver", True, "v1beta2"),
 }
 
 # Top-level kinds to declare (their `<Kind>List` is added when the reference has one).
@@ -76,7 +109,7 @@ ROOTS: dict[str, tuple[str, ...]] = {
     "apps": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"),
     "batch": ("Job", "CronJob"),
     "policy": ("PodDisruptionBudget", "Eviction"),
-    "autoscaling": ("Scale",),
+    "autoscaling": ("Scale", "HorizontalPodAutoscaler"),
     "coordination": ("Lease",),
     "events": ("Event",),
     "certificates": ("CertificateSigningRequest",),
@@ -90,6 +123,17 @@ ROOTS: dict[str, tuple[str, ...]] = {
     "authorization": (
         "SubjectAccessReview", "SelfSubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview",
     ),
+    "flowcontrol": ("FlowSchema", "PriorityLevelConfiguration"),
+    "policy_v1beta1": ("PodDisruptionBudget", "Eviction"),
+    "events_v1beta1": ("Event",),
+    "batch_v1beta1": ("CronJob",),
+    "autoscaling_v2": ("HorizontalPodAutoscaler",),
+    "autoscaling_v2beta1": ("HorizontalPodAutoscaler",),
+    "autoscaling_v2beta2": ("HorizontalPodAutoscaler",),
+    "discovery_v1beta1": ("EndpointSlice",),
+    "node_v1beta1": ("RuntimeClass",),
+    "flowcontrol_v1beta1": ("FlowSchema", "PriorityLevelConfiguration"),
+    "flowcontrol_v1beta2": ("FlowSchema", "PriorityLevelConfiguration"),
 }
 # A large package is written as several modules: a message goes to the first one whose roots reach it.
 Segments = dict[str, tuple[tuple[str, tuple[str, ...]], ...]]  # package -> ((module, roots), ...)
@@ -231,12 +275,26 @@ def _git(git_dir: Path, *args: str) -> str:
 
 
 def schema_package(module: str) -> str:
-    """The package named in our declarations (`Struct.package`): `<module>/<version>`."""
-    return f"{module}/{GROUPS[module][2]}"
+    """The package named in our declarations (`Struct.package`): `<group module>/<version>`."""
+    version = GROUPS[module][2]
+    return f"{module.removesuffix(f'_{version}')}/{version}"
 
 
 Protos = dict[str, dict[str, ProtoMessage]]  # module -> message name -> message
 Gos = dict[str, dict[str, GoStruct]]  # module -> Go struct name -> struct
+
+
+def package_ref(module: str, ref: str) -> str:
+    """The reference tag a module's package is read at (`ref`, unless the package was deleted by then)."""
+    return PACKAGE_REFS.get(PACKAGE_OF[module], ref)
+
+
+def source_module(out_module: str) -> str:
+    """The package module an output module was written from (itself, or the package of a segment)."""
+    for module, segments in SEGMENTS.items():
+        if any(out_module == name for name, _ in segments):
+            return module
+    return out_module
 
 
 def load(git_dirs: dict[str, Path], ref: str) -> tuple[Protos, Gos]:
@@ -244,11 +302,12 @@ def load(git_dirs: dict[str, Path], ref: str) -> tuple[Protos, Gos]:
     gos: Gos = {}
     for module, repo, directory in PACKAGES.values():
         git_dir = git_dirs[repo]
-        protos[module] = parse_proto(_git(git_dir, "show", f"{ref}:{directory}/generated.proto"))
+        at = package_ref(module, ref)
+        protos[module] = parse_proto(_git(git_dir, "show", f"{at}:{directory}/generated.proto"))
         gos[module] = {}
-        for path in _git(git_dir, "ls-tree", "--name-only", f"{ref}:{directory}").split():
+        for path in _git(git_dir, "ls-tree", "--name-only", f"{at}:{directory}").split():
             if path.endswith(".go") and not path.endswith("_test.go") and not path.startswith("zz_"):
-                gos[module].update(parse_go(_git(git_dir, "show", f"{ref}:{directory}/{path}")))
+                gos[module].update(parse_go(_git(git_dir, "show", f"{at}:{directory}/{path}")))
     return protos, gos
 
 
@@ -465,8 +524,10 @@ def main() -> None:
                 emitter.visit(module, f"{kind}List")
     emitter.assign_homes()
     for out_module in sorted(set(emitter.home.values())):
-        package = schema_package(out_module.split("_")[0])
-        header = (f"{package} declarations: field names and numbers as the reference's {args.ref} "
+        source = source_module(out_module)
+        package = schema_package(source)
+        header = (f"{package} declarations: field names and numbers as the reference's "
+                  f"{package_ref(source, args.ref)} "
                   "generated.proto.\n\nWritten by app/schema/codegen.py; regenerate rather than hand-edit.\n")
         (args.out / f"{out_module}.py").write_text(emitter.module_text(out_module, header))
 

@@ -19,18 +19,29 @@ from app.schema import (
     authentication,
     authorization,
     autoscaling,
+    autoscaling_v2,
+    autoscaling_v2beta1,
+    autoscaling_v2beta2,
     batch,
+    batch_v1beta1,
     certificates,
     coordination,
     core,
     core_pod,
     core_volume,
     discovery,
+    discovery_v1beta1,
     events,
+    events_v1beta1,
+    flowcontrol,
+    flowcontrol_v1beta1,
+    flowcontrol_v1beta2,
     meta,
     networking,
     node,
+    node_v1beta1,
     policy,
+    policy_v1beta1,
     rbac,
     scheduling,
     storage,
@@ -43,7 +54,10 @@ from app.schema.wire import LEN, ProtobufError, encode_len_field, iter_fields
 #: every declaration module; those with KINDS contribute top-level kinds to the registry.
 MODULES: tuple[ModuleType, ...] = (
     meta, core, core_volume, core_pod, apps, batch, policy, autoscaling, coordination, events, certificates,
-    rbac, networking, discovery, scheduling, storage, node, authentication, authorization,
+    rbac, networking, discovery, scheduling, storage, node, authentication, authorization, flowcontrol,
+    # older served versions of the groups above
+    policy_v1beta1, events_v1beta1, batch_v1beta1, autoscaling_v2, autoscaling_v2beta1, autoscaling_v2beta2,
+    discovery_v1beta1, node_v1beta1, flowcontrol_v1beta1, flowcontrol_v1beta2,
 )
 DEFAULT_NAMING = Naming()
 # The reference registers the option kinds in every group version (e.g. DeleteOptions as apps/v1).

@@ -5,7 +5,7 @@ from functools import lru_cache
 
 from app.catalog import ResourceType
 from app.naming import Naming
-from app.tables import core, other, workloads
+from app.tables import autoscaling, core, flowcontrol, other, workloads
 from app.tables.columns import DEFAULT_TABLE, TableSpec
 from app.tables.events import CORE_EVENT_TABLE, EVENTS_GROUP_TABLE
 from app.tables.pods import POD_TABLE
@@ -35,6 +35,8 @@ def printers(naming: Naming) -> dict[Key, TableSpec]:
     out[("events", "events")] = EVENTS_GROUP_TABLE
     out.update(workloads.tables())
     out.update(other.tables(naming))
+    out.update(autoscaling.tables(naming))
+    out.update(flowcontrol.tables())
     return out
 
 
@@ -43,4 +45,7 @@ def table_for(rt: ResourceType, naming: Naming) -> TableSpec:
     prefix = group_prefix(rt.group, naming)
     if prefix is None:
         return DEFAULT_TABLE
+    versioned = flowcontrol.versioned_tables().get((prefix, rt.plural, rt.version))  # columns renamed in betas
+    if versioned is not None:
+        return versioned
     return printers(naming).get((prefix, rt.plural), DEFAULT_TABLE)

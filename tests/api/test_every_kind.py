@@ -84,8 +84,13 @@ STATUS_MARKERS = {
     "services": ("loadBalancer", {"ingress": [{"ip": "10.0.0.7"}]}),
     "cronjobs": ("lastScheduleTime", "2026-01-02T03:04:05Z"),
     "jobs": ("succeeded", 7),
-    "certificatesigningrequests": ("certificate", "c3VpdGU="),
+    # a certificate needs an approved request; a Failed condition does not
+    "certificatesigningrequests": ("conditions", [{"type": "Failed", "status": "True", "reason": "Suite",
+                                                   "message": "suite", "lastUpdateTime": "2026-01-02T03:04:05Z",
+                                                   "lastTransitionTime": "2026-01-02T03:04:05Z"}]),
     "ingresses": ("loadBalancer", {"ingress": [{"ip": "10.0.0.7"}]}),
+    "flowschemas": ("conditions", [{"type": "Dangling", "status": "False"}]),
+    "prioritylevelconfigurations": ("conditions", [{"type": "Suite", "status": "True"}]),
 }
 
 

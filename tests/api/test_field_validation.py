@@ -331,7 +331,8 @@ def test_every_kind_round_trips_under_strict(client, rt) -> None:
     obj = dict(copy.deepcopy(rt.example), apiVersion=rt.group_version, kind=rt.kind, metadata={"name": "rt"})
     created = client.post(f"{url}?fieldValidation=Strict", json=obj)
     assert created.status_code == 201, created.get_json()
-    assert warnings(created) == []
+    # a deprecated version warns about itself, never about a field
+    assert [w for w in warnings(created) if "is deprecated in" not in w] == []
     again = client.put(f"{url}/rt?fieldValidation=Strict", json=created.get_json())
     assert again.status_code == 200, again.get_json()
     if rt.subresource("status") is not None:

@@ -7,6 +7,8 @@ from app.api import health
 from app.context import services
 
 TEXT = "text/plain; charset=utf-8"
+BOOT = ("[+]poststarthook/bootstrap-controller ok\n[+]poststarthook/generic-apiserver-start-informers ok\n"
+        "[+]poststarthook/rbac/bootstrap-roles ok\n[+]autoregister-completion ok\n")  # app/lifecycle.py
 
 
 def _fail() -> None:
@@ -60,19 +62,19 @@ def test_plain_ok(client, endpoint: str) -> None:
 def test_verbose_readyz_lists_checks_in_order(client) -> None:
     resp = client.get("/readyz?verbose")
     assert resp.status_code == 200
-    assert resp.data.decode() == ("[+]ping ok\n[+]log ok\n[+]store ok\n[+]shutdown ok\n"
+    assert resp.data.decode() == ("[+]ping ok\n[+]log ok\n[+]store ok\n" + BOOT + "[+]shutdown ok\n"
                                   "readyz check passed\n")
 
 
 def test_verbose_livez_with_value_and_no_shutdown_check(client) -> None:
     body = client.get("/livez?verbose=false").data.decode()
-    assert body == "[+]ping ok\n[+]log ok\n[+]store ok\nlivez check passed\n"
+    assert body == "[+]ping ok\n[+]log ok\n[+]store ok\n" + BOOT + "livez check passed\n"
 
 
 def test_exclude_is_repeatable_and_warns_about_unknown_names(client) -> None:
     resp = client.get("/healthz?verbose&exclude=log&exclude=etcd&exclude=store")
     assert resp.status_code == 200
-    assert resp.data.decode() == ("[+]ping ok\n[+]log excluded: ok\n[+]store excluded: ok\n"
+    assert resp.data.decode() == ("[+]ping ok\n[+]log excluded: ok\n[+]store excluded: ok\n" + BOOT +
                                   'warn: some health checks cannot be excluded: no matches for "etcd"\n'
                                   "healthz check passed\n")
     assert client.get("/livez?exclude=shutdown").data == b"ok"  # a warning alone is no failure

@@ -8,6 +8,7 @@ import orjson
 import pytest
 
 from app.api import openapi
+from app.catalog import Catalog, ResourceType
 from app.context import services
 from app.naming import CLIENT_GVK_EXTENSION, Naming
 from app.resources import build_catalog
@@ -151,11 +152,12 @@ def test_kind_schemas_are_typed_and_carry_gvk_lists() -> None:
 
 
 def test_kinds_without_a_declaration_stay_permissive() -> None:
-    doc = openapi.build_v3_document(sample_catalog(), NAMING, "batch", "v1beta1")  # no declaration for v1beta1
+    undeclared = Catalog([ResourceType("batch", "v2alpha1", "CronJob", "cronjobs", True)])  # no schema for v2alpha1
+    doc = openapi.build_v3_document(undeclared, NAMING, "batch", "v2alpha1")
     assert doc is not None
-    cron = doc["components"]["schemas"]["batch.v1beta1.CronJob"]
+    cron = doc["components"]["schemas"]["batch.v2alpha1.CronJob"]
     assert cron[PRESERVE] is True and cron["properties"]["spec"][PRESERVE] is True
-    assert cron[CLIENT_GVK_EXTENSION] == [{"group": "batch", "version": "v1beta1", "kind": "CronJob"}]
+    assert cron[CLIENT_GVK_EXTENSION] == [{"group": "batch", "version": "v2alpha1", "kind": "CronJob"}]
 
 
 def test_every_reference_resolves_in_v3_and_v2() -> None:

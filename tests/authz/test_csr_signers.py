@@ -2,10 +2,12 @@
 same authorizer chain as every request."""
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
 
+from app import pki
 from app.resources.certificates import EXAMPLE_REQUEST
 from tests.authz.conftest import as_user
 
@@ -68,10 +70,11 @@ def test_approve_on_another_signer_or_domain_is_not_enough(rbac: Any, csr: dict)
 
 def test_signing_needs_sign_on_the_signer(rbac: Any, csr: dict) -> None:
     grant(rbac, "csr-status", "bob", [csr_rule("status")])
-    certificate = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg=="
-    same = rbac.put(f"{CSRS}/req/status", json={**csr, "status": {}}, headers=as_user("bob"))
+    csr = approve(rbac, csr, "admin").json  # a certificate is only accepted on an approved request
+    certificate = base64.b64encode(pki.issue_client_cert(pki.create_ca("signer"), "someone").cert_pem).decode()
+    same = rbac.put(f"{CSRS}/req/status", json=csr, headers=as_user("bob"))
     assert same.status_code == 200, same.json  # the certificate does not change: no signing check
-    body = {**csr, "status": {"certificate": certificate}}
+    body = {**csr, "status": {**csr["status"], "certificate": certificate}}
     denied = rbac.put(f"{CSRS}/req/status", json=body, headers=as_user("bob"))
     assert denied.status_code == 403
     assert denied.json["message"].endswith(f'user not permitted to sign requests with signerName "{SIGNER}"')

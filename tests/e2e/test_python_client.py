@@ -314,7 +314,7 @@ def test_abandoned_watches_give_their_threads_back(small_server: RunningServer) 
         v1 = client.CoreV1Api(api_client)
         for _ in range(6):
             with pytest.raises(urllib3.exceptions.ReadTimeoutError):
-                for event in watch.Watch().stream(v1.list_namespaced_config_map, "orch-public", _request_timeout=0.5):
+                for event in watch.Watch().stream(v1.list_namespaced_config_map, "orch-node-lease", _request_timeout=0.5):
                     pytest.fail(f"unexpected event on a quiet namespace: {event}")
         try:
             names = {item.metadata.name for item in v1.list_namespace(_request_timeout=10).items}

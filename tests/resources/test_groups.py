@@ -6,6 +6,7 @@ import copy
 import pytest
 
 from app.auth.user import UserInfo
+from app.errors import Invalid
 from app.resources.certificates import stamp_requester
 
 from .helpers import NAMING, create_ok, created, messages, rt, updated
@@ -64,9 +65,13 @@ def test_csr_update_keeps_spec_and_subresources_split_status() -> None:
     cond = approved["status"]["conditions"][0]
     assert cond["lastUpdateTime"] and cond["lastTransitionTime"]
     assert kind.strategy.validate_update(approved, old) == []
-    signed = kind.subresource("status").merge(approved, {"status": {"certificate": "Y2VydA==", "conditions": []}})
-    assert signed["status"]["certificate"] == "Y2VydA=="
-    assert signed["status"]["conditions"] == approved["status"]["conditions"]
+    status = kind.subresource("status")
+    with pytest.raises(Invalid, match="may not remove a condition"):  # the signer cannot undo an approval
+        status.merge(approved, {"status": {"conditions": []}})
+    failed = {"type": "Failed", "status": "True", "reason": "SignerValidationFailure"}
+    signed = status.merge(approved, {"status": {"conditions": [*approved["status"]["conditions"], failed]}})
+    assert signed["spec"] == old["spec"]
+    assert [c["type"] for c in signed["status"]["conditions"]] == ["Approved", "Failed"]
     dup = approval.merge(old, {"status": {"conditions": [{"type": "Approved", "status": "True"},
                                                          {"type": "Approved", "status": "True"}]}})
     assert [e.reason for e in kind.strategy.validate_update(dup, old)] == ["FieldValueDuplicate"]

@@ -9,6 +9,8 @@ import base64
 from typing import Any
 
 from app.naming import Naming
+from app.resources.certificates import EXAMPLE_REQUEST
+from tests.schema.fixtures_versions import VERSION_OBJECTS
 
 NAMING = Naming()
 
@@ -28,7 +30,7 @@ META: dict[str, Any] = {
     "annotations": {"note": "ünïcode ✓"},
 }
 CLUSTER_META: dict[str, Any] = {k: v for k, v in META.items() if k != "namespace"}
-CSR_PEM = b"-----BEGIN CERTIFICATE REQUEST-----\nMIIBYjCCAQgCAQAw\n-----END CERTIFICATE REQUEST-----\n"
+CSR_PEM = base64.b64decode(EXAMPLE_REQUEST)  # a real request: the server verifies its signature
 CERT_PEM = b"-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n"
 RULES: list[dict[str, Any]] = [
     {"verbs": ["get", "list", "watch"], "apiGroups": ["", "apps"], "resources": ["pods", "deployments/scale"],
@@ -358,3 +360,6 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "status": {"replicas": 0, "selector": "app=web,tier in (a,b)"},
     },
 }
+
+# the older served versions, and the kinds added with them (autoscaling, flowcontrol)
+GROUP_OBJECTS.update(VERSION_OBJECTS)

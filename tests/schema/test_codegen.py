@@ -110,3 +110,34 @@ def test_a_go_named_slice_becomes_a_wrapped_list() -> None:
     (extra,) = namespace["Spec"].fields
     assert extra.type == MapOf(ListOf(STRING, wrapped=True))
     assert (namespace["GROUP"], namespace["GROUP_IN_DOMAIN"]) == ("certificates", True)
+
+
+def test_an_older_version_is_a_module_of_its_own() -> None:
+    emitter = Emitter({"policy_v1beta1": parse_proto(PROTO)}, {"policy_v1beta1": parse_go(GO)}, segments={})
+    emitter.visit("policy_v1beta1", "Thing")
+    emitter.assign_homes()
+    namespace: dict[str, Any] = {}
+    exec(compile(emitter.module_text("policy_v1beta1", "Test.\n"), "<generated>", "exec"), namespace)  # noqa: S102
+    assert (namespace["GROUP"], namespace["GROUP_IN_DOMAIN"], namespace["VERSION"]) == ("policy", False, "v1beta1")
+    assert namespace["Thing"].qualname == "policy/v1beta1.Thing"  # distinct from policy/v1's types
+
+
+def test_every_served_older_version_is_declared() -> None:
+    from app.naming import Naming
+    from app.schema import schemas_for
+
+    naming = Naming("example.net")
+    schemas = schemas_for(naming)
+    for api_version, kind in [
+        ("policy/v1beta1", "PodDisruptionBudget"), ("batch/v1beta1", "CronJob"),
+        ("events.example.net/v1beta1", "Event"), ("discovery.example.net/v1beta1", "EndpointSlice"),
+        ("node.example.net/v1beta1", "RuntimeClass"), ("autoscaling/v1", "HorizontalPodAutoscaler"),
+        ("autoscaling/v2", "HorizontalPodAutoscaler"), ("autoscaling/v2beta1", "HorizontalPodAutoscaler"),
+        ("autoscaling/v2beta2", "HorizontalPodAutoscaler"), ("autoscaling/v1", "Scale"),
+        *((f"flowcontrol.apiserver.example.net/{v}", k) for v in ("v1", "v1beta1", "v1beta2")
+          for k in ("FlowSchema", "PriorityLevelConfiguration")),
+    ]:
+        group, version = api_version.split("/")
+        schema = schemas[(api_version, kind)]
+        assert (schema.package, schema.name) == (f"{group.split('.')[0]}/{version}", kind)
+        assert (api_version, f"{kind}List") in schemas or kind == "Scale"

@@ -1,0 +1,118 @@
+"""Prometheus metrics of the API server, named, labelled and bucketed as the reference's
+(k8s.io/apiserver pkg/endpoints/metrics and pkg/storage metrics).
+
+Several gunicorn workers serve one port, so a scrape that reaches one worker must report every worker's
+counts: with PROMETHEUS_MULTIPROC_DIR set (the CLI and config/gunicorn.py set it before workers fork)
+prometheus-client keeps each worker's values in mmap files and a scrape merges them. Without it (the
+Flask test client) every app has its own in-memory registry.
+
+prometheus_client is imported lazily: the arbiter imports this package before the variable is set, and
+the value class is chosen from the environment.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+COMPONENT = "apiserver"
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+# text format 0.0.4 (what the reference serves; prometheus-client's newest default is 1.0.0)
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+REQUEST_BUCKETS = (0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30,
+                   45, 60)
+REQUEST_LABELS = ("verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component", "code")
+LATENCY_LABELS = ("verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component")
+LONGRUNNING_LABELS = ("verb", "group", "version", "resource", "subresource", "scope", "component")
+DEPRECATED_LABELS = ("group", "version", "resource", "subresource", "removed_release")
+
+
+def multiprocess_enabled() -> bool:
+    return bool(os.environ.get(MULTIPROC_ENV))
+
+
+def _use_multiprocess_values() -> None:
+    """Switch prometheus-client to mmap-backed values when the variable came after its first import."""
+    from prometheus_client import values
+
+    if multiprocess_enabled() and values.ValueClass is values.MutexValue:
+        values.ValueClass = values.MultiProcessValue()
+
+
+def _forget_live_gauges_at_exit() -> None:
+    """A worker's open-watch gauge must not outlive it; gunicorn's child_exit does this too where configured."""
+    import atexit
+
+    pid = os.getpid()
+
+    def _mark_dead() -> None:
+        if os.getpid() == pid and multiprocess_enabled():
+            from prometheus_client import multiprocess
+
+            multiprocess.mark_process_dead(pid)
+
+    atexit.register(_mark_dead)
+
+
+@dataclass
+class ServerMetrics:
+    """The metric families of one app, and the registry a scrape of this process renders."""
+
+    request_total: Any
+    request_duration: Any
+    longrunning: Any
+    deprecated: Any
+    registry: Any  # single-process: holds the families; multiprocess: collects the workers' files
+    extra_collectors: list[Any]
+
+    def add_collector(self, collector: Any) -> None:
+        """A collector computed at scrape time (storage objects), outside the multiprocess files."""
+        self.extra_collectors.append(collector)
+        self.registry.register(collector)
+
+    def render(self) -> bytes:
+        from prometheus_client import generate_latest
+
+        if multiprocess_enabled():
+            # a fresh merge per scrape: files of workers that started since are picked up
+            from prometheus_client import CollectorRegistry, multiprocess
+
+            registry = CollectorRegistry()
+            multiprocess.MultiProcessCollector(registry)
+            for collector in self.extra_collectors:
+                registry.register(collector)
+            return generate_latest(registry)
+        return generate_latest(self.registry)
+
+
+def build_metrics() -> ServerMetrics:
+    from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+    _use_multiprocess_values()
+    multi = multiprocess_enabled()
+    if multi:
+        _forget_live_gauges_at_exit()
+    registry = CollectorRegistry()
+    families = None if multi else registry  # multiprocess: values live in files, the scrape merges them
+    request_total = Counter(
+        "apiserver_request_total",
+        "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, "
+        "component, and HTTP response code.",
+        REQUEST_LABELS, registry=families)
+    request_duration = Histogram(
+        "apiserver_request_duration_seconds",
+        "Response latency distribution in seconds for each verb, dry run value, group, version, resource, "
+        "subresource, scope and component.",
+        LATENCY_LABELS, buckets=REQUEST_BUCKETS, registry=families)
+    longrunning = Gauge(
+        "apiserver_longrunning_requests",
+        "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope "
+        "and component. Not all requests are tracked this way.",
+        LONGRUNNING_LABELS, registry=families, multiprocess_mode="livesum")
+    deprecated = Gauge(
+        "apiserver_requested_deprecated_apis",
+        "Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, "
+        "subresource, and removed_release.",
+        DEPRECATED_LABELS, registry=families, multiprocess_mode="max")
+    return ServerMetrics(request_total, request_duration, longrunning, deprecated, registry, [])

@@ -1,0 +1,16 @@
+"""`GET /metrics`: the Prometheus text format of every worker's metrics (a non-resource URL, authorized as any)."""
+from __future__ import annotations
+
+from flask import Blueprint, Response, current_app
+
+from app.metrics import CONTENT_TYPE
+
+bp = Blueprint("metrics", __name__)
+
+
+@bp.get("/metrics")
+def metrics() -> Response:
+    from app.observability import observability
+
+    body = observability(current_app).metrics.render()
+    return Response(body, status=200, headers={"Content-Type": CONTENT_TYPE})

@@ -1,0 +1,406 @@
+"""Request metrics, the deprecated-API gauge and audit events: Flask hooks around every request.
+
+`install_observability(app)` is called by create_app before authentication is installed, so its
+before_request runs first (401s are counted and audited) and its after_request runs last (it sees the
+final response). The audit's RequestReceived stage is written when the user is known: the authorizer
+is wrapped, so the stage is written just before authorization (as the reference's filter order) and
+the decision becomes the `authorization.<domain>/decision` annotation.
+"""
+from __future__ import annotations
+
+import io
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+from flask import Flask, Response, g, has_request_context, request
+
+from app.audit.event import AuditRecord
+from app.audit.policy import Decision as AuditDecision
+from app.audit.policy import Policy, load_policy
+from app.audit.writer import AuditWriter
+from app.auth.attributes import request_attributes
+from app.auth.authz import Attributes, Authorizer
+from app.auth.authz import Decision as AuthzDecision
+from app.auth.user import UserInfo
+from app.metrics import COMPONENT, ServerMetrics, build_metrics
+from app.metrics.storage import StorageObjectsCollector
+from app.naming import Naming
+
+log = logging.getLogger(__name__)
+
+EXTENSION_KEY = "orch.observability"
+AUDIT_ID_HEADER = "Audit-Id"
+CONNECT_SUBRESOURCES = frozenset({"log", "exec", "portforward", "attach", "proxy"})
+REPORTED_VERBS = frozenset({"APPLY", "CONNECT", "CREATE", "DELETE", "DELETECOLLECTION", "GET", "LIST", "PATCH",
+                            "POST", "PROXY", "PUT", "UPDATE", "WATCH", "WATCHLIST"})
+APPLY_PATCH = "application/apply-patch+yaml"
+BODY_METHODS = ("POST", "PUT", "PATCH")
+MAX_AUDITED_BODY = 3 * 1024 * 1024
+
+
+# ---------------------------------------------------------------------------------------------
+# Labels as the reference reports them
+
+
+def scope_of(attrs: Attributes) -> str:
+    if attrs.name or attrs.verb == "create":
+        return "resource"
+    if attrs.namespace:
+        return "namespace"
+    return "cluster" if attrs.resource_request else ""
+
+
+def reported_verb(method: str, attrs: Attributes, args: Any, content_type: str) -> str:
+    """GET/LIST/WATCH/POST/PUT/PATCH/APPLY/DELETE/CONNECT..., as the reference's cleanVerb."""
+    verb = method.upper()
+    scope = scope_of(attrs)
+    if verb in ("GET", "HEAD"):
+        verb = "LIST" if scope not in ("resource", "") else "GET"
+        watch = args.getlist("watch") if hasattr(args, "getlist") else []
+        if watch and watch[0].lower() not in ("0", "false"):
+            verb = "WATCH"
+    if verb == "PATCH" and content_type.split(";")[0].strip().lower() == APPLY_PATCH:
+        verb = "APPLY"
+    if attrs.resource_request and attrs.subresource in CONNECT_SUBRESOURCES:
+        verb = "CONNECT"
+    return verb if verb in REPORTED_VERBS else "other"
+
+
+def dry_run_label(args: Any) -> str:
+    values = args.getlist("dryRun") if hasattr(args, "getlist") else []
+    if not values:
+        return ""
+    if any(v != "All" for v in values):
+        return "invalid"
+    return ",".join(sorted(set(values)))
+
+
+def resource_labels(attrs: Attributes) -> dict[str, str]:
+    if not attrs.resource_request:
+        return {"group": "", "version": "", "resource": "", "subresource": "", "scope": ""}
+    return {"group": attrs.group, "version": attrs.version, "resource": attrs.resource,
+            "subresource": attrs.subresource, "scope": scope_of(attrs)}
+
+
+def source_ips(environ: dict[str, Any]) -> list[str]:
+    """X-Forwarded-For, X-Real-Ip, then the peer (the reference's SourceIPs; recorded, never trusted)."""
+    ips: list[str] = []
+    for part in environ.get("HTTP_X_FORWARDED_FOR", "").split(","):
+        if part.strip():
+            ips.append(part.strip())
+    real = environ.get("HTTP_X_REAL_IP", "").strip()
+    if real and real not in ips:
+        ips.append(real)
+    remote = environ.get("REMOTE_ADDR", "")
+    if remote and remote not in ips:
+        ips.append(remote)
+    return ips
+
+
+# ---------------------------------------------------------------------------------------------
+# Audit sink
+
+
+@dataclass
+class AuditSink:
+    policy: Policy
+    writer: AuditWriter
+    naming: Naming
+    log_format: str = "json"
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.naming.group('audit')}/v1"
+
+    def write(self, record: AuditRecord, stage: str) -> None:
+        if not record.wants(stage):
+            return
+        record.written.add(stage)
+        now = datetime.now(UTC)
+        line = record.legacy_line(stage, now) if self.log_format == "legacy" else record.json_line(stage, now)
+        try:
+            self.writer.write(line)
+        except OSError as err:  # a full disk must not fail the request; the reference logs and drops too
+            log.error("cannot write the audit log: %s", err)
+
+    @property
+    def records_bodies(self) -> bool:
+        return any(r.level in ("Request", "RequestResponse") for r in self.policy.rules)
+
+
+def build_audit_sink(config: dict[str, Any], naming: Naming) -> AuditSink | None:
+    """None when auditing is off: no log path, or no policy (the reference records nothing without one)."""
+    path = config.get("AUDIT_LOG_PATH")
+    policy_file = config.get("AUDIT_POLICY_FILE")
+    if not path:
+        return None
+    if not policy_file:
+        log.warning("--audit-log-path without --audit-policy-file: no audit events are recorded")
+        return None
+    policy = load_policy(policy_file, naming)
+    writer = AuditWriter(path, int(config.get("AUDIT_LOG_MAXSIZE") or 0), int(config.get("AUDIT_LOG_MAXBACKUP") or 0),
+                         int(config.get("AUDIT_LOG_MAXAGE") or 0))
+    return AuditSink(policy, writer, naming, str(config.get("AUDIT_LOG_FORMAT") or "json"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-request state
+
+
+@dataclass
+class Observed:
+    started: float
+    received: datetime
+    audit_id: str
+    request_body: bytes | None = None
+    attrs: Attributes | None = None
+    record: AuditRecord | None = None
+    annotations: dict[str, str] = field(default_factory=dict)
+    finished: bool = False
+    streaming: bool = False  # a watch: its stream's close completes it
+    #: the environ as it came, when impersonating: impersonation strips its headers, the audit names the caller
+    impersonating_environ: dict[str, Any] | None = None
+
+
+class ObservedAuthorizer:
+    """Wraps the request authorizer: the first call of a request writes RequestReceived and keeps the decision."""
+
+    def __init__(self, inner: Authorizer, before: Callable[[Attributes], None],
+                 after: Callable[[Attributes, AuthzDecision], None]) -> None:
+        self.inner = inner
+        self._before = before
+        self._after = after
+
+    def authorize(self, attributes: Attributes) -> AuthzDecision:
+        first = has_request_context() and isinstance(g.get("observed"), Observed) and g.observed.attrs is None
+        if first:
+            self._before(attributes)
+        decision = self.inner.authorize(attributes)
+        if first:
+            self._after(attributes, decision)
+        return decision
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+@dataclass
+class Observability:
+    metrics: ServerMetrics
+    audit: AuditSink | None
+    naming: Naming
+
+
+def _json_body(data: bytes | None, content_type: str) -> Any:
+    """A body as JSON for the log; YAML apply patches as text; protobuf and others are omitted."""
+    if not data:
+        return None
+    media = content_type.split(";")[0].strip().lower()
+    if media.endswith("json"):
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return None
+    if media in (APPLY_PATCH, "application/yaml"):
+        import yaml
+
+        try:
+            return yaml.safe_load(data)
+        except yaml.YAMLError:
+            return None
+    return None
+
+
+def install_observability(app: Flask) -> None:
+    svc = app.extensions["orch"]
+    naming: Naming = svc.naming
+    metrics = build_metrics()
+    known = sorted({rt.plural if not rt.group else f"{rt.plural}.{rt.group}"
+                    for rt in svc.catalog.storage_types() if not rt.virtual})
+    metrics.add_collector(StorageObjectsCollector(svc.storage, known))
+    audit = build_audit_sink(app.config, naming)
+    obs = Observability(metrics, audit, naming)
+    app.extensions[EXTENSION_KEY] = obs
+    decision_key = f"{naming.group('authorization')}/decision"
+    reason_key = f"{naming.group('authorization')}/reason"
+    wrap_lock = threading.Lock()
+
+    from app.metrics.http import bp
+
+    app.register_blueprint(bp)
+
+    def new_record(state: Observed, attrs: Attributes, user: UserInfo | None,
+                   impersonated: UserInfo | None) -> AuditRecord | None:
+        """The request's audit record, or None when the policy says level None."""
+        if audit is None:
+            return None
+        decision = audit.policy.evaluate(attrs, user.username if user else "", user.groups if user else ())
+        if not decision.enabled:
+            return None
+        return AuditRecord(
+            audit_id=state.audit_id, decision=decision, api_version=audit.api_version,
+            request_uri=request.full_path.rstrip("?") if request.query_string else request.path,
+            verb=attrs.verb, user=user, impersonated_user=impersonated,
+            source_ips=source_ips(request.environ), user_agent=request.headers.get("User-Agent", ""),
+            attrs=attrs, received=state.received,
+            request_object=_json_body(state.request_body, request.content_type or "")
+            if decision.at_least("Request") else None,
+        )
+
+    def original_caller() -> UserInfo | None:
+        """The authenticated user behind an impersonating request (g.user is the impersonated one)."""
+        environ = g.observed.impersonating_environ
+        if environ is None:
+            return None
+        try:
+            return app.extensions["orch.auth"].chain.authenticate(environ)
+        except Exception:  # noqa: BLE001 - the request already passed authentication; keep what we know
+            return None
+
+    def before_authorize(attrs: Attributes) -> None:
+        state: Observed = g.observed
+        state.attrs = attrs
+        caller = original_caller()
+        user, impersonated = (caller, attrs.user) if caller is not None else (attrs.user, None)
+        state.record = new_record(state, attrs, user, impersonated)
+        if audit is not None and state.record is not None:
+            audit.write(state.record, "RequestReceived")
+
+    def after_authorize(attrs: Attributes, decision: AuthzDecision) -> None:
+        state: Observed = g.observed
+        state.annotations[decision_key] = "allow" if decision.allowed else "forbid"
+        if decision.reason:
+            state.annotations[reason_key] = decision.reason
+
+    def ensure_wrapped() -> None:
+        current = app.extensions.get("orch.authz")
+        if current is None or isinstance(current, ObservedAuthorizer):
+            return
+        with wrap_lock:
+            current = app.extensions["orch.authz"]
+            if not isinstance(current, ObservedAuthorizer):
+                app.extensions["orch.authz"] = ObservedAuthorizer(current, before_authorize, after_authorize)
+
+    @app.before_request
+    def _observe_request() -> None:
+        ensure_wrapped()
+        state = Observed(time.monotonic(), datetime.now(UTC),
+                         request.headers.get("Audit-ID") or str(uuid.uuid4()))
+        g.observed = state
+        if audit is not None and "HTTP_IMPERSONATE_USER" in request.environ:
+            state.impersonating_environ = dict(request.environ)
+        if audit is not None and audit.records_bodies and request.method in BODY_METHODS:
+            length = request.content_length
+            if length is None or length <= MAX_AUDITED_BODY:
+                data = request.get_data(cache=True)
+                state.request_body = data
+                # the handlers read request.stream: hand them the same bytes again
+                request.environ["wsgi.input"] = io.BytesIO(data)
+                request.__dict__.pop("stream", None)
+
+    @app.after_request
+    def _observe_response(response: Response) -> Response:
+        state = g.get("observed")
+        if not isinstance(state, Observed):  # an earlier hook failed before ours ran
+            response.headers[AUDIT_ID_HEADER] = request.headers.get("Audit-ID") or str(uuid.uuid4())
+            return response
+        response.headers[AUDIT_ID_HEADER] = state.audit_id
+        attrs = state.attrs or g.get("authz")
+        if attrs is None:  # failed before authorization (401, bad impersonation): no user or the caller only
+            attrs = request_attributes(g.get("user") or UserInfo(""), request.method, request.path, request.args)
+            state.attrs = attrs
+            record = new_record(state, attrs, g.get("user") or original_caller(), None)
+            if record is not None:
+                state.record = record
+                if audit is not None:
+                    audit.write(record, "RequestReceived")
+        deprecated = g.get("deprecated_api")
+        if isinstance(deprecated, dict):
+            state.annotations[naming.key("deprecated")] = "true"
+            if deprecated.get("removed_release"):
+                state.annotations[naming.key("removed-release")] = str(deprecated["removed_release"])
+        record = state.record
+        if record is not None:
+            record.response_status = _response_status(response)
+            record.annotations.update(state.annotations)
+            if record.decision.at_least("RequestResponse") and not response.is_streamed:
+                record.response_object = _json_body(response.get_data(), response.content_type or "")
+        labels = resource_labels(attrs)
+        verb = reported_verb(request.method, attrs, request.args, request.content_type or "")
+        dry_run = dry_run_label(request.args)
+        if response.is_streamed:
+            state.streaming = True
+            if audit is not None and record is not None:
+                audit.write(record, "ResponseStarted")
+            gauge = metrics.longrunning.labels(verb=verb, component=COMPONENT, **labels)
+            gauge.inc()
+            finish = _finisher(obs, state, record, verb, dry_run, labels, response.status_code, deprecated)
+
+            def _closed() -> None:
+                gauge.dec()
+                finish()
+
+            response.call_on_close(_closed)
+        else:
+            _finisher(obs, state, record, verb, dry_run, labels, response.status_code, deprecated)()
+        return response
+
+    @app.teardown_request
+    def _observe_panic(exc: BaseException | None) -> None:
+        state = g.get("observed")
+        if exc is None or not isinstance(state, Observed) or state.finished or state.streaming:
+            return
+        state.finished = True
+        if audit is not None and state.record is not None:
+            state.record.response_status = {"metadata": {}, "code": 500}
+            audit.write(state.record, "Panic")
+
+
+def _response_status(response: Response) -> dict[str, Any]:
+    status: dict[str, Any] = {"metadata": {}, "code": response.status_code}
+    if response.status_code >= 400 and not response.is_streamed and "json" in (response.content_type or ""):
+        try:
+            body = orjson.loads(response.get_data())
+        except orjson.JSONDecodeError:
+            body = None
+        if isinstance(body, dict) and body.get("kind") == "Status":
+            for key in ("status", "message", "reason"):
+                if body.get(key):
+                    status[key] = body[key]
+    return status
+
+
+def _finisher(obs: Observability, state: Observed, record: AuditRecord | None, verb: str, dry_run: str,
+              labels: dict[str, str], code: int, deprecated: Any) -> Callable[[], None]:
+    """Counts the request and writes ResponseComplete (at once, or when a stream closes)."""
+
+    def finish() -> None:
+        if state.finished:
+            return
+        state.finished = True
+        elapsed = time.monotonic() - state.started
+        metrics = obs.metrics
+        metrics.request_total.labels(verb=verb, dry_run=dry_run, component=COMPONENT, code=str(code),
+                                     **labels).inc()
+        metrics.request_duration.labels(verb=verb, dry_run=dry_run, component=COMPONENT, **labels).observe(elapsed)
+        if isinstance(deprecated, dict):
+            metrics.deprecated.labels(**{k: str(deprecated.get(k) or "") for k in (
+                "group", "version", "resource", "subresource", "removed_release")}).set(1)
+        if obs.audit is not None and record is not None:
+            obs.audit.write(record, "ResponseComplete")
+
+    return finish
+
+
+def observability(app: Flask) -> Observability:
+    return app.extensions[EXTENSION_KEY]
+
+
+__all__ = ["AuditDecision", "install_observability", "observability"]

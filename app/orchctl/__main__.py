@@ -1,0 +1,3 @@
+from app.orchctl.main import entry_point
+
+entry_point()

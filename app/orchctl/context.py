@@ -1,0 +1,108 @@
+"""What every command needs: the parsed flags, a lazily built client and discovery, and output streams."""
+from __future__ import annotations
+
+import argparse
+import inspect
+import sys
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, TextIO
+
+from app.naming import Naming
+
+if TYPE_CHECKING:
+    from app.client import Client, ClientConfig, Discovery
+
+FIELD_MANAGER = "orchctl"
+
+
+def impersonation_headers(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """--as, --as-group (repeatable), --as-uid as Impersonate-* headers."""
+    headers = []
+    if getattr(args, "as_user", None):
+        headers.append(("Impersonate-User", args.as_user))
+    for group in getattr(args, "as_group", None) or []:
+        headers.append(("Impersonate-Group", group))
+    if getattr(args, "as_uid", None):
+        headers.append(("Impersonate-Uid", args.as_uid))
+    if headers and not getattr(args, "as_user", None):
+        raise UsageError("--as-group and --as-uid need --as")
+    return headers
+
+
+def impersonating_client(base: type, headers: list[tuple[str, str]]) -> type:
+    """Until the client library takes extra headers: a Client that adds them to every request (watch too).
+    Several groups become one comma-separated header value, which HTTP treats as repeated headers."""
+    merged: dict[str, str] = {}
+    for name, value in headers:
+        merged[name] = f"{merged[name]},{value}" if name in merged else value
+
+    class ImpersonatingClient(base):  # type: ignore[misc, valid-type]
+        def _prepare(self, *args: object, **kwargs: object) -> tuple:
+            data, sent = super()._prepare(*args, **kwargs)
+            sent.update(merged)
+            return data, sent
+
+    return ImpersonatingClient
+
+
+class UsageError(Exception):
+    """Wrong command-line use: printed as `error: ...` with exit status 2 (argparse's own errors too)."""
+
+
+class CommandError(Exception):
+    """A client-side failure: printed as `error: ...` with exit status 1."""
+
+
+@dataclass
+class Context:
+    args: argparse.Namespace
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+    err: TextIO = field(default_factory=lambda: sys.stderr)
+
+    @cached_property
+    def naming(self) -> Naming:
+        return Naming(self.args.api_domain)
+
+    @cached_property
+    def config(self) -> ClientConfig:
+        from app.client import load_config
+
+        return load_config(self.args.kubeconfig, context=self.args.context)
+
+    @cached_property
+    def client(self) -> Client:
+        from app.client import Client
+
+        headers = impersonation_headers(self.args)
+        if not headers:
+            return Client(self.config, on_warning=self.warn, timeout=self.args.request_timeout)
+        if "headers" in inspect.signature(Client).parameters:
+            return Client(self.config, on_warning=self.warn, timeout=self.args.request_timeout, headers=headers)
+        return impersonating_client(Client, headers)(self.config, on_warning=self.warn,
+                                                     timeout=self.args.request_timeout)
+
+    @cached_property
+    def discovery(self) -> Discovery:
+        from app.client import Discovery
+
+        return Discovery(self.client)
+
+    @property
+    def namespace(self) -> str:
+        return self.args.namespace or self.config.namespace or "default"
+
+    @property
+    def namespace_given(self) -> bool:
+        return bool(self.args.namespace)
+
+    @property
+    def output(self) -> str:
+        return getattr(self.args, "output", None) or ""
+
+    def warn(self, text: str) -> None:
+        print(f"Warning: {text}", file=self.err, flush=True)
+
+    def print(self, text: str = "", end: str = "\n") -> None:
+        self.out.write(text + end)
+        self.out.flush()

@@ -1,0 +1,1 @@
+"""Tests of served versions: conversion through the stored version, --runtime-config, deprecation."""
