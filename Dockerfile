@@ -6,8 +6,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     FLASK_APP=wsgi.py \
     ORCH_DATA_DIR=/var/lib/orch \
     ORCH_BIND_ADDRESS=0.0.0.0 \
-    ORCH_MIGRATIONS_DIR=/srv/orch/migrations \
-    GUNICORN_CMD_ARGS="--worker-tmp-dir /dev/shm"
+    ORCH_MIGRATIONS_DIR=/srv/orch/migrations
 
 WORKDIR /srv/orch
 COPY pyproject.toml setup.cfg README.md ./
@@ -23,5 +22,6 @@ COPY wsgi.py ./
 USER orch
 VOLUME /var/lib/orch
 EXPOSE 6443
-# Migrate first (a no-op when current), then hand PID 1 to gunicorn so it receives SIGTERM.
-ENTRYPOINT ["/bin/sh", "-c", "flask db upgrade && exec gunicorn -c config/gunicorn.py wsgi:app"]
+# Migrate first (a no-op when current), then hand PID 1 to orch-apiserver so SIGTERM starts the
+# --shutdown-delay-duration sequence (readiness fails at once, serving continues, then drain).
+ENTRYPOINT ["/bin/sh", "-c", "flask db upgrade && exec orch-apiserver"]

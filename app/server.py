@@ -152,6 +152,8 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
         "keepalive": defaults.KEEPALIVE,
         "limit_request_line": 8190,  # long label/field selectors
         "proc_name": "orch-apiserver",
+        # heartbeat files on tmpfs: a container's overlay filesystem can stall them into worker timeouts
+        "worker_tmp_dir": "/dev/shm" if os.path.isdir("/dev/shm") else None,
         "control_socket_disable": True,  # a shared $HOME socket would clash between instances
         "child_exit": metrics_child_exit,  # a dead worker's live gauges leave the /metrics sums
     }

@@ -127,9 +127,10 @@ class Discovery:
         wanted = name.strip().lower()
         if not wanted:
             raise ResourceNotFound("the server doesn't have a resource type \"\"")
-        for info in self.resources():
-            if _matches(info, wanted):
-                return info
+        for group, _versions, preferred in self.groups():  # group by group: most names are found in the first
+            for info in self.resources_for(group, preferred):
+                if _matches(info, wanted):
+                    return info
         # qualified forms: plural.group, plural.version.group (any served version), or kind.group
         resource, _, qualifier = wanted.partition(".")
         if qualifier:

@@ -7,7 +7,7 @@ import re
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Self
 from urllib.parse import urlencode
 
@@ -102,8 +102,12 @@ class Client:
     """A client for one server; thread-safe. Credentials come from the config or its exec plugin."""
 
     def __init__(self, config: ClientConfig, *, on_warning: Callable[[str], None] | None = None,
-                 timeout: float = 30.0) -> None:
+                 timeout: float = 30.0, headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None) -> None:
         self.config = config
+        # sent with every request, watches included (impersonation); repeated names join with commas
+        self.headers: dict[str, str] = {}
+        for name, value in (headers.items() if isinstance(headers, Mapping) else headers or ()):
+            self.headers[name] = f"{self.headers[name]},{value}" if name in self.headers else value
         self.on_warning = on_warning or _print_warning
         self.timeout = timeout
         if config.insecure_skip_tls_verify:
@@ -191,10 +195,9 @@ class Client:
             raise _error_from(response.status, payload)
         return Response(response.status, response.headers, payload)
 
-    @staticmethod
-    def _prepare(body: Any, content_type: str | None, accept: str,
+    def _prepare(self, body: Any, content_type: str | None, accept: str,
                  headers: Mapping[str, str] | None) -> tuple[bytes | None, dict[str, str]]:
-        sent = {"Accept": accept, "User-Agent": USER_AGENT}
+        sent = {"Accept": accept, "User-Agent": USER_AGENT, **self.headers}
         data: bytes | None
         if body is None:
             data = None

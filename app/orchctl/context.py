@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import sys
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -28,22 +27,6 @@ def impersonation_headers(args: argparse.Namespace) -> list[tuple[str, str]]:
     if headers and not getattr(args, "as_user", None):
         raise UsageError("--as-group and --as-uid need --as")
     return headers
-
-
-def impersonating_client(base: type, headers: list[tuple[str, str]]) -> type:
-    """Until the client library takes extra headers: a Client that adds them to every request (watch too).
-    Several groups become one comma-separated header value, which HTTP treats as repeated headers."""
-    merged: dict[str, str] = {}
-    for name, value in headers:
-        merged[name] = f"{merged[name]},{value}" if name in merged else value
-
-    class ImpersonatingClient(base):  # type: ignore[misc, valid-type]
-        def _prepare(self, *args: object, **kwargs: object) -> tuple:
-            data, sent = super()._prepare(*args, **kwargs)
-            sent.update(merged)
-            return data, sent
-
-    return ImpersonatingClient
 
 
 class UsageError(Exception):
@@ -74,13 +57,8 @@ class Context:
     def client(self) -> Client:
         from app.client import Client
 
-        headers = impersonation_headers(self.args)
-        if not headers:
-            return Client(self.config, on_warning=self.warn, timeout=self.args.request_timeout)
-        if "headers" in inspect.signature(Client).parameters:
-            return Client(self.config, on_warning=self.warn, timeout=self.args.request_timeout, headers=headers)
-        return impersonating_client(Client, headers)(self.config, on_warning=self.warn,
-                                                     timeout=self.args.request_timeout)
+        return Client(self.config, on_warning=self.warn, timeout=self.args.request_timeout,
+                      headers=impersonation_headers(self.args))
 
     @cached_property
     def discovery(self) -> Discovery:

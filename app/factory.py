@@ -1,0 +1,215 @@
+"""create_app: the one place that knows storage, registry, auth and HTTP together."""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, g, request
+
+from app import features
+from app import lifecycle as post_start
+from app.api.errors import install_error_handlers
+from app.api.fanout import SocketFanout
+from app.api.resources import group_version_blueprint
+from app.auth.authz import parse_modes
+from app.auth.user import current_user
+from app.context import Services
+from app.durations import parse_duration
+from app.naming import Naming
+from app.observability import install_observability
+from app.registry.namespaces import NamespaceLifecycle
+from app.registry.store import Registry
+from app.storage.hub import WatchHub
+from app.storage.store import Compactor, Storage
+from app.versions import apply_runtime_config
+from config import defaults
+
+DEFAULTS: dict[str, Any] = {
+    "DATA_DIR": defaults.DATA_DIR,
+    "DATABASE_URL": defaults.DATABASE_URL,
+    "API_DOMAIN": defaults.API_DOMAIN,
+    "HISTORY_WINDOW_SECONDS": parse_duration(defaults.HISTORY_WINDOW),
+    "AUTHORIZATION_MODE": defaults.AUTHORIZATION_MODE,
+    # how often a process looks for other processes' writes: PostgreSQL also wakes it by NOTIFY, SQLite
+    # only polls (an indexed probe of the change log), so it polls more often
+    "WATCH_POLL_INTERVAL": None,
+    "BACKGROUND": True,  # background threads (namespace lifecycle, compaction, watch hub)
+}
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """Wire storage, registry, auth and HTTP. Touches no database until the first request."""
+    import os
+
+    app = Flask(__name__)
+    app.config.update(DEFAULTS)
+    app.config.update(config or {})
+    if not app.config["DATABASE_URL"]:
+        data_dir = os.path.abspath(app.config["DATA_DIR"])
+        os.makedirs(data_dir, exist_ok=True)
+        app.config["DATABASE_URL"] = f"sqlite:///{data_dir}/{defaults.SQLITE_FILE}"
+    parse_modes(app.config["AUTHORIZATION_MODE"])
+
+    from app.resources import build_catalog
+
+    naming = Naming(app.config["API_DOMAIN"])
+    catalog = build_catalog(naming)
+    apply_runtime_config(catalog, app.config.get("RUNTIME_CONFIG") or (), naming)  # served versions
+    storage = Storage(app.config["DATABASE_URL"], float(app.config["HISTORY_WINDOW_SECONDS"]))
+    registry = Registry(storage, catalog, naming)
+    poll = app.config["WATCH_POLL_INTERVAL"] or (0.05 if storage.is_sqlite else 0.25)
+    hub = WatchHub(storage, poll_interval=float(poll))
+    svc = Services(naming=naming, catalog=catalog, storage=storage, registry=registry, hub=hub,
+                   settings=dict(app.config))
+    app.extensions["orch"] = svc
+    lifecycle = NamespaceLifecycle(registry, catalog, naming)
+    app.extensions["orch.lifecycle"] = lifecycle
+    app.extensions[features.EXTENSION_KEY] = features.FeatureGates(app.config.get("FEATURE_GATES"))
+
+    install_error_handlers(app)
+    _register_blueprints(app, svc)
+    _install_startup(app, svc, lifecycle)
+    install_observability(app)  # metrics and audit: its hooks run before authentication's (401s counted)
+    _install_authentication(app)
+    _install_authorization(app)
+    from app.controllers.manager import install_controllers
+
+    install_controllers(app)  # after authorization: controllers start once the default policy exists
+    post_start.install_autoregister_check(app, lambda: _all_group_versions_served(app, svc))
+    from app.storage.cli import db_cli
+
+    app.cli.add_command(db_cli)
+    return app
+
+
+def _register_blueprints(app: Flask, svc: Services) -> None:
+    from app.api import discovery, health, openapi
+
+    for bp in (discovery.bp, openapi.bp, health.bp):
+        app.register_blueprint(bp)
+    for group, versions in svc.catalog.group_versions().items():
+        for version in versions:
+            app.register_blueprint(group_version_blueprint(group, version))
+
+
+def _all_group_versions_served(app: Flask, svc: Services) -> bool:
+    rules = {rule.rule for rule in app.url_map.iter_rules()}
+    return all((f"/apis/{group}/{version}" if group else f"/api/{version}") + "/<path:rest>" in rules
+               for group, versions in svc.catalog.group_versions().items() for version in versions)
+
+
+def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -> None:
+    """System namespaces and background threads start as post-start hooks: at worker boot, or with the
+    first request of a process nobody booted (app/lifecycle.py)."""
+    post_start.install(app)
+
+    def start_background() -> None:
+        if app.config["BACKGROUND"]:
+            lifecycle.start()
+            compactor.start()
+            svc.hub.start()
+
+    # the reference's names: its bootstrap controller makes the system namespaces
+    post_start.add_post_start_hook(app, "bootstrap-controller", lifecycle.bootstrap)
+    post_start.add_post_start_hook(app, "generic-apiserver-start-informers", start_background)
+
+    def stop() -> None:
+        """Stop the background threads and close connections (tests, graceful shutdown)."""
+        post_start.post_start_hooks(app).stopping.set()
+        lifecycle.stop()
+        compactor.stop()
+        fanout.stop()
+        svc.hub.stop()
+        svc.storage.dispose()
+
+    compactor = Compactor(svc.storage)
+    fanout = SocketFanout()  # started by the first watch served from a real socket
+    app.extensions["orch.fanout"] = fanout
+    app.extensions["orch.stop"] = stop
+
+
+def _install_authentication(app: Flask) -> None:
+    """Authenticate every request (then apply impersonation) before anything else reads it."""
+    from app.auth.context import current_authentication
+    from app.auth.impersonation import impersonate
+    from app.auth.legacy_tokens import TokenController, TokenSecrets
+    from app.auth.setup import build_authentication
+
+    svc: Services = app.extensions["orch"]
+    auth = build_authentication(app.config, svc.registry, svc.naming)
+    app.extensions["orch.auth"] = auth
+    controller = TokenController(TokenSecrets(svc.registry, auth.issuer, auth.names, lambda: auth.ca_pem), svc.hub)
+
+    @app.before_request
+    def _authenticate() -> None:
+        auth = app.extensions["orch.auth"]  # looked up per request: tests may swap the authorizer
+        g.auth_token = current_authentication.set(auth)
+        if app.config["BACKGROUND"]:
+            controller.start()  # idempotent; fills legacy service-account token secrets
+        caller = auth.chain.authenticate(request.environ)
+        g.user = impersonate(request.environ, caller, auth.authorizer, svc.naming)
+        g.user_token = current_user.set(g.user)
+
+    @app.teardown_request
+    def _forget_user(_exc: BaseException | None) -> None:
+        token = g.pop("user_token", None)
+        if token is not None:
+            current_user.reset(token)
+        auth_token = g.pop("auth_token", None)
+        if auth_token is not None:
+            current_authentication.reset(auth_token)
+
+    stop_others = app.extensions["orch.stop"]
+
+    def stop() -> None:
+        controller.stop()
+        stop_others()
+
+    app.extensions["orch.stop"] = stop
+
+
+def _install_authorization(app: Flask) -> None:
+    """Authorize every request (resource or not) with the chain of --authorization-mode; with RBAC,
+    reconcile the default policy first and keep aggregated ClusterRoles in sync after role writes."""
+    from app.auth.attributes import request_attributes
+    from app.auth.authz import forbidden
+    from app.auth.rbac import escalation
+    from app.auth.rbac.reconcile import Reconciler
+
+    svc: Services = app.extensions["orch"]
+    authorizer = app.extensions["orch.auth"].authorizer
+    app.extensions["orch.authz"] = authorizer
+    rbac_on = "RBAC" in parse_modes(app.config["AUTHORIZATION_MODE"])
+    resolver = next((a.resolver for a in authorizer.authorizers if hasattr(a, "resolver")), None)
+    if resolver is not None:
+        escalation.install(svc.catalog, escalation.EscalationCheck(authorizer, resolver, svc.naming))
+    reconciler = Reconciler(svc.registry)
+
+    def as_server(work: Any) -> None:
+        token = current_user.set(None)  # the server's own writes are not the requester's
+        try:
+            work()
+        finally:
+            current_user.reset(token)
+
+    if rbac_on:  # the default policy is in place before any request is authorized
+        post_start.add_post_start_hook(app, "rbac/bootstrap-roles", lambda: as_server(reconciler.reconcile))
+
+    @app.before_request
+    def _authorize() -> None:
+        g.authz = request_attributes(g.user, request.method, request.path, request.args)
+        decision = app.extensions["orch.authz"].authorize(g.authz)
+        if not decision.allowed:
+            raise forbidden(g.authz, decision.reason)
+
+    @app.after_request
+    def _aggregate(response: Any) -> Any:
+        attrs = g.get("authz")
+        if (rbac_on and attrs is not None and attrs.resource == "clusterroles" and attrs.group == svc.naming.group(
+                "rbac.authorization") and attrs.verb in ("create", "update", "patch", "delete", "deletecollection")
+                and response.status_code < 300):
+            as_server(reconciler.aggregate)
+        return response
+
+
+logging.getLogger(__name__).addHandler(logging.NullHandler())
