@@ -195,9 +195,17 @@ def _install_authorization(app: Flask) -> None:
     if rbac_on:  # the default policy is in place before any request is authorized
         post_start.add_post_start_hook(app, "rbac/bootstrap-roles", lambda: as_server(reconciler.reconcile))
 
+    def probe_before_policy() -> bool:
+        """Until the default policy exists, health probes pass as that policy would let them (it grants them
+        to everyone): a starting server answers liveness instead of 403."""
+        return (rbac_on and request.method == "GET" and _is_health_path(request.path)
+                and not post_start.post_start_hooks(app).done("rbac/bootstrap-roles"))
+
     @app.before_request
     def _authorize() -> None:
         g.authz = request_attributes(g.user, request.method, request.path, request.args)
+        if probe_before_policy():
+            return
         decision = app.extensions["orch.authz"].authorize(g.authz)
         if not decision.allowed:
             raise forbidden(g.authz, decision.reason)
@@ -210,6 +218,10 @@ def _install_authorization(app: Flask) -> None:
                 and response.status_code < 300):
             as_server(reconciler.aggregate)
         return response
+
+
+def _is_health_path(path: str) -> bool:
+    return any(path == p or path.startswith(p + "/") for p in post_start.HEALTH_PATHS)
 
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())

@@ -15,7 +15,7 @@ from app.lifecycle import (
     begin_drain,
     post_start_hooks,
 )
-from tests.conftest import admin_app
+from tests.conftest import admin_app, make_app
 
 POLL_LIMIT = 30.0
 BUILT_IN = ["poststarthook/bootstrap-controller", "poststarthook/generic-apiserver-start-informers",
@@ -172,3 +172,27 @@ def test_drain_ends_open_watches_and_fails_readiness(app, client) -> None:
     assert b'"type":"ERROR"' not in rest
     watch.close()
     assert client.get("/readyz").status_code == 500
+
+
+def test_probes_answer_anonymous_callers_before_the_default_policy_exists(
+        sqlite_url: str, tmp_path: Path, gate: threading.Event, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A starting server's liveness is not a 403: the policy being written grants probes to everyone."""
+    from app.auth.rbac.reconcile import Reconciler
+
+    reconcile = Reconciler.reconcile
+    monkeypatch.setattr(Reconciler, "reconcile", lambda self: (gate.wait(), reconcile(self))[1])
+    flask_app = make_app(sqlite_url, tmp_path, LIVEZ_GRACE_PERIOD=60.0)  # a plain client: anonymous
+    post_start_hooks(flask_app).start()
+    try:
+        client = flask_app.test_client()
+        assert client.get("/livez").status_code == 200  # within the grace period
+        resp = client.get("/readyz?verbose")
+        assert resp.status_code == 500 and "[-]poststarthook/rbac/bootstrap-roles failed" in resp.data.decode()
+        gate.set()
+        _poll_status(client, "/readyz", 200)  # now through the reconciled policy (public-info-viewer)
+        assert client.get("/metrics").status_code == 403
+        assert client.get("/api/v1/namespaces").status_code == 403
+    finally:
+        gate.set()
+        post_start_hooks(flask_app).stopping.set()
+        flask_app.extensions["orch.stop"]()
