@@ -190,6 +190,10 @@ class Controller:
     def watches(self) -> list[ResourceType]:
         return []
 
+    def watched_keys(self) -> list[str]:
+        """Storage-key prefixes whose changes trigger a sync (default: every object of `watches()`)."""
+        return [collection_prefix(rt, None) for rt in self.watches()]
+
     def sync(self) -> None:
         raise NotImplementedError
 
@@ -240,10 +244,9 @@ class ControllerLoop(BackgroundThread):
 
     def _subscribe(self) -> None:
         hub = self.controller.ctx.hub
-        kinds = self.controller.watches()
-        if hub is None or not kinds:
+        prefixes = self.controller.watched_keys()
+        if hub is None or not prefixes:
             return
-        prefixes = [collection_prefix(rt, None) for rt in kinds]
         self._subscription, _ = hub.subscribe(os.path.commonprefix(prefixes) or "/",
                                               self.controller.ctx.registry.storage.current_revision())
         self._prefixes = prefixes

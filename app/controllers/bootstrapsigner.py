@@ -18,6 +18,7 @@ from app.auth.lookup import secret_value
 from app.auth.rbac.defaults import CLUSTER_INFO
 from app.controllers.base import Client, Context, Controller
 from app.errors import AlreadyExists, Conflict, NotFound
+from app.registry.keys import collection_prefix, object_key
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,11 @@ class BootstrapSigner(Controller):
 
     def watches(self) -> list:
         return [self.secrets, self.configmaps]
+
+    def watched_keys(self) -> list[str]:
+        """Only token secrets' namespace and cluster-info itself: other writes never change a signature."""
+        return [collection_prefix(self.secrets, self.naming.system_namespace),
+                object_key(self.configmaps, self.naming.public_namespace, CLUSTER_INFO)]
 
     def signing_tokens(self) -> dict[str, str]:
         """token id -> token secret of every valid token marked for signing."""

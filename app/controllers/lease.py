@@ -43,10 +43,17 @@ class LeaseElector:
         self.leases = client.ctx.kind("coordination", "leases")
         self.namespace = client.ctx.naming.system_namespace
         self.leading = False
+        self._renewed_at: datetime | None = None
 
     def try_acquire_or_renew(self) -> bool:
-        """True while this process holds the lease (renewed just now)."""
+        """True while this process holds the lease. A holder renews at most every `renew_seconds` (loops wake on
+        every watched change; a write per wake-up would double the cost of each write they see)."""
+        now = self.clock()
+        if (self.leading and self._renewed_at is not None
+                and now - self._renewed_at < timedelta(seconds=self.renew_seconds)):
+            return True
         self.leading = self._attempt()
+        self._renewed_at = now if self.leading else None
         return self.leading
 
     def _attempt(self) -> bool:
@@ -88,7 +95,7 @@ class LeaseElector:
         """Give the lease up on stop so a successor need not wait for it to expire."""
         if not self.leading:
             return
-        self.leading = False
+        self.leading, self._renewed_at = False, None
         try:
             lease = self.client.find(self.leases, self.namespace, self.lease_name)
             if lease is None or (lease.get("spec") or {}).get("holderIdentity") != self.identity:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from app.auth.bootstrap import expired, secret_type
 from app.controllers.base import Context, Controller
 from app.errors import Conflict, NotFound
+from app.registry.keys import collection_prefix
 
 
 class TokenCleaner(Controller):
@@ -17,6 +18,9 @@ class TokenCleaner(Controller):
 
     def watches(self) -> list:
         return [self.secrets]
+
+    def watched_keys(self) -> list[str]:
+        return [collection_prefix(self.secrets, self.naming.system_namespace)]  # where tokens live
 
     def sync(self) -> None:
         namespace = self.naming.system_namespace

@@ -132,3 +132,30 @@ def test_controllers_writes_are_audited_as_their_service_account(sqlite_url: str
         assert event["requestURI"] == f"{CSRS}/audited/status"
     finally:
         app.extensions["orch.stop"]()
+
+
+def test_a_holder_writes_its_lease_at_most_once_per_renew_interval(sqlite_url: str, tmp_path: Path,
+                                                                     clock: FakeClock) -> None:
+    """Loops wake on every watched change; the lease must not be rewritten at each wake-up."""
+    app = admin_app(sqlite_url, tmp_path)
+    try:
+        client = app.test_client()
+        assert client.get("/api").status_code == 200
+        from app.controllers.manager import ensure_namespaced_policy
+
+        controllers = manager(app, clock, "one")
+        ensure_namespaced_policy(controllers.ctx)  # the controllers' roles on leases
+        elector = controllers.loops[0].elector
+        assert elector.try_acquire_or_renew()
+        written = client.get(f"{LEASES}/orch-controller-csrsigning").json["metadata"]["resourceVersion"]
+        for _ in range(5):
+            clock.advance(seconds=0.5)
+            assert elector.try_acquire_or_renew()
+        assert client.get(f"{LEASES}/orch-controller-csrsigning").json["metadata"]["resourceVersion"] == written
+        clock.advance(seconds=5)
+        assert elector.try_acquire_or_renew()
+        renewed = client.get(f"{LEASES}/orch-controller-csrsigning").json
+        assert renewed["metadata"]["resourceVersion"] != written
+        assert renewed["spec"]["renewTime"].startswith(clock.now.strftime("%Y-%m-%dT%H:%M:%S"))
+    finally:
+        app.extensions["orch.stop"]()
