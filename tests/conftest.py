@@ -163,3 +163,11 @@ def client(app):
 @pytest.fixture
 def any_client(any_app):
     return any_app.test_client()
+
+
+@pytest.fixture(autouse=True)
+def _in_process_metrics() -> Iterator[None]:
+    """A test that runs the CLI's serving path in-process sets the multiprocess-metrics variable; later apps of
+    this worker must still count in their own registries."""
+    yield
+    os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)

@@ -33,11 +33,15 @@ def multiprocess_enabled() -> bool:
 
 
 def _use_multiprocess_values() -> None:
-    """Switch prometheus-client to mmap-backed values when the variable came after its first import."""
+    """Pick prometheus-client's value class for the apps built from now on: mmap-backed when the variable is set
+    (it may come after the library's first import), else in-memory values private to each app's registry."""
     from prometheus_client import values
 
-    if multiprocess_enabled() and values.ValueClass is values.MutexValue:
-        values.ValueClass = values.MultiProcessValue()
+    if multiprocess_enabled():
+        if values.ValueClass is values.MutexValue:
+            values.ValueClass = values.MultiProcessValue()
+    else:
+        values.ValueClass = values.MutexValue
 
 
 def _forget_live_gauges_at_exit() -> None:
