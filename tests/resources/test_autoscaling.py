@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from app.auth.rbac.defaults import DefaultPolicy
-from app.resources.autoscaling import Annotations, HpaConversions
+from app.resources.autoscaling_conversion import Annotations, HpaConversions
 from app.tables import table_for
 
 from .helpers import NAMING, create_ok, created, messages, rt, updated
