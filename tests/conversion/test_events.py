@@ -1,7 +1,6 @@
 """events.<domain>/v1 and v1beta1 Events are core v1 Events: conversions both ways, and v1's own rules."""
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
@@ -9,6 +8,7 @@ from hypothesis import given, settings
 
 from app.catalog import ResourceType
 from app.resources import build_catalog
+from tests.conversion import from_storage, to_storage
 from tests.conversion.objects import NAMING, objects
 
 CATALOG = build_catalog(NAMING)
@@ -31,20 +31,8 @@ CORE_EVENT = {
 }
 
 
-def _to_storage(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
-    assert rt.conversion is not None
-    before = copy.deepcopy(obj)
-    out = rt.conversion.to_storage(obj)
-    assert obj == before  # never mutates its input
-    return out
 
 
-def _from_storage(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
-    assert rt.conversion is not None
-    before = copy.deepcopy(obj)
-    out = rt.conversion.from_storage(obj)
-    assert obj == before
-    return out
 
 
 def test_both_versions_are_stored_as_core_events() -> None:
@@ -61,7 +49,7 @@ def test_both_versions_are_stored_as_core_events() -> None:
 
 @pytest.mark.parametrize("rt", [V1, V1BETA1], ids=["v1", "v1beta1"])
 def test_core_event_reads_with_the_renamed_fields(rt: ResourceType) -> None:
-    event = _from_storage(rt, CORE_EVENT)
+    event = from_storage(rt, CORE_EVENT)
     assert event["apiVersion"] == rt.group_version and event["kind"] == "Event"
     assert event["regarding"] == CORE_EVENT["involvedObject"]
     assert event["note"] == "Started container app"
@@ -74,34 +62,34 @@ def test_core_event_reads_with_the_renamed_fields(rt: ResourceType) -> None:
     for core_only in ("involvedObject", "message", "source", "firstTimestamp", "lastTimestamp", "count",
                       "reportingComponent"):
         assert core_only not in event
-    assert _to_storage(rt, event) == CORE_EVENT
-    assert list(_to_storage(rt, event)) == list(CORE_EVENT)  # the core field order, apiVersion first
+    assert to_storage(rt, event) == CORE_EVENT
+    assert list(to_storage(rt, event)) == list(CORE_EVENT)  # the core field order, apiVersion first
 
 
 @settings(max_examples=60, deadline=None)
 @given(objects("v1", "Event"))
 def test_core_event_round_trips_through_every_events_version(event: dict[str, Any]) -> None:
     for rt in (V1, V1BETA1):
-        assert _to_storage(rt, _from_storage(rt, event)) == event
+        assert to_storage(rt, from_storage(rt, event)) == event
 
 
 @settings(max_examples=60, deadline=None)
 @given(objects(f"{GROUP}/v1", "Event"))
 def test_v1_event_round_trips_and_reads_as_v1beta1(event: dict[str, Any]) -> None:
-    stored = _to_storage(V1, event)
-    assert _from_storage(V1, stored) == event
-    as_beta = _from_storage(V1BETA1, stored)
+    stored = to_storage(V1, event)
+    assert from_storage(V1, stored) == event
+    as_beta = from_storage(V1BETA1, stored)
     assert as_beta == {**event, "apiVersion": f"{GROUP}/v1beta1"}  # same fields in both versions
-    assert _to_storage(V1BETA1, as_beta) == stored
+    assert to_storage(V1BETA1, as_beta) == stored
 
 
 @settings(max_examples=60, deadline=None)
 @given(objects(f"{GROUP}/v1beta1", "Event"))
 def test_v1beta1_event_round_trips(event: dict[str, Any]) -> None:
-    stored = _to_storage(V1BETA1, event)
+    stored = to_storage(V1BETA1, event)
     assert stored["apiVersion"] == "v1"
-    assert _from_storage(V1BETA1, stored) == event
-    assert _to_storage(V1, _from_storage(V1, stored)) == stored
+    assert from_storage(V1BETA1, stored) == event
+    assert to_storage(V1, from_storage(V1, stored)) == stored
 
 
 # ----------------------------------------------------------------------------------- v1's own rules
@@ -156,7 +144,7 @@ def test_v1_note_is_limited() -> None:
 
 
 def test_v1_events_are_immutable_but_their_series() -> None:
-    old = _from_storage(V1, CORE_EVENT)  # an old-style event: its deprecated fields are no obstacle to updates
+    old = from_storage(V1, CORE_EVENT)  # an old-style event: its deprecated fields are no obstacle to updates
     assert _update_errors(V1, {**old, "series": {"count": 5, "lastObservedTime": "2024-01-02T00:00:00.000000Z"}},
                           old) == []
     assert _update_errors(V1, {**old, "note": "changed"}, old) == ["message"]
@@ -172,7 +160,7 @@ def test_v1beta1_keeps_the_legacy_rules() -> None:
 
 
 def test_field_selectors_use_the_events_group_names() -> None:
-    event = _from_storage(V1, CORE_EVENT)
+    event = from_storage(V1, CORE_EVENT)
     selectors = V1.strategy.field_selectors
     assert selectors["regarding.name"](event) == "web"
     assert selectors["reportingController"](event) == "kubelet"
@@ -181,6 +169,6 @@ def test_field_selectors_use_the_events_group_names() -> None:
 
 def test_a_field_of_the_other_form_does_not_overwrite_the_renamed_one() -> None:
     event = {**NEW_V1, "involvedObject": {"kind": "Node", "name": "intruder"}}
-    assert _to_storage(V1, event)["involvedObject"] == NEW_V1["regarding"]
+    assert to_storage(V1, event)["involvedObject"] == NEW_V1["regarding"]
     core = {**CORE_EVENT, "note": "not a core field"}
-    assert _from_storage(V1, core)["note"] == CORE_EVENT["message"]
+    assert from_storage(V1, core)["note"] == CORE_EVENT["message"]

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from app.catalog import ResourceType
 from app.resources import build_catalog
+from tests.conversion import from_storage, to_storage
 from tests.conversion.objects import NAMING, objects
 
 CATALOG = build_catalog(NAMING)
@@ -29,20 +30,8 @@ RUNTIME_CLASS = _rt(NODE, "v1beta1", "runtimeclasses")
 OLDER = [CRONJOB, SLICE, RUNTIME_CLASS]
 
 
-def to_storage(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
-    assert rt.conversion is not None
-    before = copy.deepcopy(obj)
-    out = rt.conversion.to_storage(obj)
-    assert obj == before  # never mutates its input
-    return out
 
 
-def from_storage(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
-    assert rt.conversion is not None
-    before = copy.deepcopy(obj)
-    out = rt.conversion.from_storage(obj)
-    assert obj == before
-    return out
 
 
 @pytest.mark.parametrize(("rt", "deprecated", "replacement"), [
