@@ -163,3 +163,23 @@ def test_rbac_is_the_default_mode_anonymous_sees_only_public_info(sqlite_url, tm
         assert anonymous.get("/apis").status_code == 403
     finally:
         app.extensions["orch.stop"]()
+
+
+def test_default_edit_and_view_roles_cover_the_groups_without_a_domain(rbac: Any) -> None:
+    """apps, batch, policy and autoscaling keep their upstream names: the default roles must name them so."""
+    _namespace(rbac, "team")
+    assert _post(rbac, _binding("bob-edits", "ClusterRole", "edit", [_user("bob")], "team")).status_code == 201
+    assert _post(rbac, _binding("devs-view", "ClusterRole", "view", [{"kind": "Group", "name": "devs",
+                                                                      "apiGroup": G}], "team")).status_code == 201
+    bob, alice = as_user("bob"), as_user("alice")
+    for path in ("/apis/apps/v1/namespaces/team/deployments", "/apis/batch/v1/namespaces/team/jobs",
+                 "/apis/policy/v1/namespaces/team/poddisruptionbudgets",
+                 "/apis/autoscaling/v2/namespaces/team/horizontalpodautoscalers"):
+        assert rbac.get(path, headers=bob).status_code == 200, path
+        assert rbac.get(path, headers=alice).status_code == 200, path
+    deployment = {"metadata": {"name": "web"}, "spec": {
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+    assert rbac.post("/apis/apps/v1/namespaces/team/deployments", json=deployment, headers=bob).status_code == 201
+    assert rbac.post("/apis/apps/v1/namespaces/team/deployments", json=deployment,
+                     headers=alice).status_code == 403  # view reads only
