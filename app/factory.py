@@ -147,6 +147,7 @@ def _install_authentication(app: Flask) -> None:
         if app.config["BACKGROUND"]:
             controller.start()  # idempotent; fills legacy service-account token secrets
         caller = auth.chain.authenticate(request.environ)
+        g.authenticated_user = caller  # the audit log names the caller behind an impersonation
         g.user = impersonate(request.environ, caller, auth.authorizer, svc.naming)
         g.user_token = current_user.set(g.user)
 

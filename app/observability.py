@@ -166,7 +166,6 @@ class Observed:
     finished: bool = False
     streaming: bool = False  # a watch: its stream's close completes it
     #: the environ as it came, when impersonating: impersonation strips its headers, the audit names the caller
-    impersonating_environ: dict[str, Any] | None = None
 
 
 class ObservedAuthorizer:
@@ -256,13 +255,8 @@ def install_observability(app: Flask) -> None:
 
     def original_caller() -> UserInfo | None:
         """The authenticated user behind an impersonating request (g.user is the impersonated one)."""
-        environ = g.observed.impersonating_environ
-        if environ is None:
-            return None
-        try:
-            return app.extensions["orch.auth"].chain.authenticate(environ)
-        except Exception:  # noqa: BLE001 - the request already passed authentication; keep what we know
-            return None
+        caller = g.get("authenticated_user")  # set by authentication; impersonation returns it when not asked
+        return caller if caller is not None and caller is not g.get("user") else None
 
     def before_authorize(attrs: Attributes) -> None:
         state: Observed = g.observed
@@ -294,8 +288,6 @@ def install_observability(app: Flask) -> None:
         state = Observed(time.monotonic(), datetime.now(UTC),
                          request.headers.get("Audit-ID") or str(uuid.uuid4()))
         g.observed = state
-        if audit is not None and "HTTP_IMPERSONATE_USER" in request.environ:
-            state.impersonating_environ = dict(request.environ)
         if audit is not None and audit.records_bodies and request.method in BODY_METHODS:
             length = request.content_length
             if length is None or length <= MAX_AUDITED_BODY:
