@@ -1,0 +1,118 @@
+"""TestServer, the in-process API server for operator developers' tests, used as they would use it."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from kubernetes import client, watch
+
+from app.testing import TestServer, TestServerError
+from tests.e2e import scratch_database
+
+
+@pytest.fixture(scope="module")
+def test_server():
+    with TestServer() as server:
+        yield server
+
+
+def test_official_client_creates_lists_and_watches(test_server: TestServer):
+    api = client.CoreV1Api(test_server.api_client())
+    namespace = test_server.create_namespace()
+    seen: list[tuple[str, str]] = []
+    ready = threading.Event()
+
+    def watch_configmaps() -> None:
+        stream = watch.Watch()
+        ready.set()
+        for event in stream.stream(api.list_namespaced_config_map, namespace, timeout_seconds=10):
+            seen.append((event["type"], event["object"].metadata.name))
+            if len(seen) == 2:
+                stream.stop()
+
+    watcher = threading.Thread(target=watch_configmaps)
+    watcher.start()
+    ready.wait()
+    test_server.apply({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "first"}, "data": {"a": "1"}},
+                      namespace=namespace)
+    api.create_namespaced_config_map(namespace, {"metadata": {"name": "second"}})
+    watcher.join(15)
+    assert ("ADDED", "first") in seen and ("ADDED", "second") in seen
+    names = [cm.metadata.name for cm in api.list_namespaced_config_map(namespace).items]
+    assert {"first", "second"} <= set(names)
+    test_server.delete_namespace(namespace)
+
+
+def test_apply_reads_yaml_files_and_lists(test_server: TestServer, tmp_path: Path):
+    manifest = tmp_path / "objects.yaml"
+    manifest.write_text(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: from-file\n---\n"
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: listed, namespace: from-file}\n"
+        "- apiVersion: rbac.authorization.k8s.io/v1\n  kind: Role\n  metadata: {name: reader, namespace: from-file}\n"
+        "  rules: [{apiGroups: [''], resources: [pods], verbs: [get]}]\n"
+    )
+    applied = test_server.apply(manifest)
+    assert [obj["kind"] for obj in applied] == ["Namespace", "ConfigMap", "Role"]
+    again = test_server.apply(manifest)  # apply is idempotent: same objects, no conflict
+    assert [obj["metadata"]["uid"] for obj in again] == [obj["metadata"]["uid"] for obj in applied]
+    rbac = client.RbacAuthorizationV1Api(test_server.api_client())
+    assert rbac.read_namespaced_role("reader", "from-file").rules[0].resources == ["pods"]
+    test_server.reset()
+
+
+def test_reset_removes_what_tests_made_and_tells_watchers(test_server: TestServer):
+    api = client.CoreV1Api(test_server.api_client())
+    before = {ns.metadata.name for ns in api.list_namespace().items}
+    namespace = test_server.create_namespace()
+    api.create_namespaced_secret(namespace, {"metadata": {"name": "token"}, "stringData": {"k": "v"}})
+    listed = api.list_namespaced_config_map(namespace)
+    deleted: list[str] = []
+    stream = watch.Watch()
+
+    def watch_namespaces() -> None:
+        for event in stream.stream(api.list_namespace, resource_version=listed.metadata.resource_version,
+                                   timeout_seconds=10):
+            if event["type"] == "DELETED":
+                deleted.append(event["object"].metadata.name)
+                stream.stop()
+
+    watcher = threading.Thread(target=watch_namespaces)
+    watcher.start()
+    test_server.reset()
+    watcher.join(15)
+    assert deleted == [namespace]
+    assert {ns.metadata.name for ns in api.list_namespace().items} == before
+    assert api.list_secret_for_all_namespaces(field_selector=f"metadata.namespace={namespace}").items == []
+
+
+@pytest.mark.parametrize("domain", ["k8s.io", "orch.io"])
+def test_api_domain_names_the_groups(domain: str):
+    with TestServer(api_domain=domain) as server:
+        groups = client.ApisApi(server.api_client()).get_api_versions().groups
+        assert f"rbac.authorization.{domain}" in {group.name for group in groups}
+
+
+def test_postgresql_store():
+    with scratch_database() as url, TestServer(database_url=url) as server:
+        api = client.CoreV1Api(server.api_client())
+        namespace = server.create_namespace()
+        api.create_namespaced_config_map(namespace, {"metadata": {"name": "on-postgres"}})
+        assert [cm.metadata.name for cm in api.list_namespaced_config_map(namespace).items] == ["on-postgres"]
+        server.reset()
+        assert api.list_namespaced_config_map(namespace).items == []
+
+
+def test_a_server_that_cannot_start_shows_its_log():
+    server = TestServer(database_url="postgresql+psycopg://postgres@127.0.0.1:1/nowhere")
+    with pytest.raises(TestServerError) as failure:
+        server.start()
+    assert "did not start" in str(failure.value)
+    assert "127.0.0.1" in str(failure.value) and "--- server log ---" in str(failure.value)
+    assert not Path(server.data_dir).exists()  # nothing left behind
+
+
+def test_bad_flags_are_reported():
+    with pytest.raises(TestServerError, match="invalid server flags"):
+        TestServer(args=["--no-such-flag"]).start()
