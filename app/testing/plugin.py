@@ -8,7 +8,7 @@ Configuration (pytest.ini / pyproject `[tool.pytest.ini_options]`):
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -65,12 +65,13 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     yield
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """A failing test's report carries what the server logged while it ran."""
-    outcome = yield
-    report = outcome.get_result()
+    report = yield
     server = getattr(item, "funcargs", {}).get("orch_apiserver")
     if report.failed and server is not None:
         text = server.log.text(since=item.stash.get(_LOG_MARK, 0))
         report.sections.append(("orch-apiserver log", text or "(nothing logged)"))
+    return report

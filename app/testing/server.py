@@ -125,7 +125,6 @@ class TestServer:
         context.verify_mode = ssl.CERT_OPTIONAL  # requested, not required: anonymous requests still work
         self._httpd = make_server(self.host, self.port, self._app, threaded=True, ssl_context=context,
                                   request_handler=_PeerCertHandler)
-        self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         name=f"orch-testserver-{self.port}", daemon=True)
         self._thread.start()
