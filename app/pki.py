@@ -209,12 +209,13 @@ def signed_by(cert: x509.Certificate, issuer: x509.Certificate) -> bool:
     return True
 
 
-def covers(cert: x509.Certificate, hosts: Sequence[str]) -> bool:
+def names_exactly(cert: x509.Certificate, hosts: Sequence[str]) -> bool:
+    """The certificate names these hosts and no others (a name dropped from --tls-san must stop working)."""
     try:
         present = set(cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value)
     except x509.ExtensionNotFound:
         return False
-    return set(san_entries(hosts)) <= present
+    return set(san_entries(hosts)) == present
 
 
 def ensure_ca(cert_path: str, key_path: str, common_name: str) -> CertKey:
@@ -235,11 +236,11 @@ def ensure_ca(cert_path: str, key_path: str, common_name: str) -> CertKey:
 def ensure_serving_cert(
     ca: CertKey, cert_path: str, key_path: str, common_name: str, hosts: Sequence[str]
 ) -> CertKey:
-    """Reuse the serving pair while valid, issued by this CA and naming every host; else issue a new one."""
+    """Reuse the serving pair while valid, issued by this CA and naming exactly these hosts; else issue anew."""
     with contextlib.suppress(PkiError):
         if os.path.exists(cert_path) and os.path.exists(key_path):
             pair = load_pair(cert_path, key_path)
-            if is_current(pair.cert) and signed_by(pair.cert, ca.cert) and covers(pair.cert, hosts):
+            if is_current(pair.cert) and signed_by(pair.cert, ca.cert) and names_exactly(pair.cert, hosts):
                 return pair
     pair = issue_serving_cert(ca, common_name, hosts)
     write_pair(pair, cert_path, key_path)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import socket
 import ssl
 import sys
 import threading
@@ -93,10 +94,19 @@ def cached_ssl_context(conf: Any, default_factory: Callable[[], ssl.SSLContext])
 
 
 def serving_hosts(settings: Settings) -> list[str]:
+    """Names of the generated serving certificate: loopback, the addresses we are reached at, --tls-san, and
+    the host's name when bound to all interfaces (clients on other hosts use it)."""
     hosts = ["127.0.0.1", "localhost"]
     bind = ipaddress.ip_address(settings.bind_address)
-    if not bind.is_unspecified and str(bind) not in hosts:
-        hosts.append(str(bind))
+    extra = [] if bind.is_unspecified else [str(bind)]
+    if bind.is_unspecified:
+        extra.append(socket.gethostname().lower())
+    if settings.advertise_address:
+        extra.append(str(ipaddress.ip_address(settings.advertise_address)))
+    extra += settings.tls_san or ()
+    for host in extra:
+        if host not in hosts:
+            hosts.append(host)
     return hosts
 
 

@@ -82,9 +82,23 @@ def _bool(text: str) -> bool:
     raise ConfigError(f"{text!r} is not a boolean (true or false)")
 
 
+_DNS_NAME = re.compile(r"^(\*\.)?[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$")
+
+
 def _items(text: str) -> tuple[str, ...]:
     """A comma-separated list (one flag occurrence or one ORCH_* variable); blanks are dropped."""
     return tuple(item.strip() for item in text.split(",") if item.strip())
+
+
+def _tls_names(text: str) -> tuple[str, ...]:
+    names = _items(text)
+    for name in names:
+        if not _DNS_NAME.match(name):
+            try:
+                ipaddress.ip_address(name)
+            except ValueError:
+                raise ConfigError(f"{name!r} is neither a DNS name nor an IP address") from None
+    return names
 
 
 def _files(text: str) -> tuple[str, ...]:
@@ -190,6 +204,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("data_dir", defaults.DATA_DIR, str, "DIR", "directory for the SQLite database, PKI and admin.kubeconfig"),
     Option("bind_address", defaults.BIND_ADDRESS, _ip_address, "IP", "address to listen on (0.0.0.0 for all)"),
     Option("secure_port", defaults.SECURE_PORT, _int_in(1, 65535), "PORT", "HTTPS port"),
+    Option("advertise_address", None, _ip_address, "IP",
+           "address clients and other replicas use to reach this server (kubeconfig, serving certificate); "
+           "default: the bind address, or 127.0.0.1 when bound to all addresses"),
+    Option("tls_san", None, _tls_names, "NAMES",
+           "extra DNS names or IP addresses of the generated serving certificate; repeatable", "list"),
     Option("workers", defaults.WORKERS, _int_in(1, 256), "N", "worker processes"),
     Option("threads", defaults.THREADS, _int_in(1, 10000), "N", "threads per worker (each open watch holds one)"),
     Option("database_url", defaults.DATABASE_URL, _database_url, "URL",
@@ -343,6 +362,8 @@ class Settings:
     cluster_signing_cert_file: str | None = None
     cluster_signing_key_file: str | None = None
     cluster_signing_duration: float = parse_duration(defaults.CLUSTER_SIGNING_DURATION)
+    advertise_address: str | None = None
+    tls_san: tuple[str, ...] | None = None
 
     @property
     def data_path(self) -> str:
@@ -373,8 +394,8 @@ class Settings:
 
     @property
     def client_host(self) -> str:
-        """Where a local client reaches us: the bind address, or loopback when bound to all addresses."""
-        ip = ipaddress.ip_address(self.bind_address)
+        """Where clients reach us: --advertise-address, else the bind address, else (bound to all) loopback."""
+        ip = ipaddress.ip_address(self.advertise_address or self.bind_address)
         if ip.is_unspecified:
             return "127.0.0.1"
         return f"[{ip}]" if ip.version == 6 else str(ip)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import base64
 import ipaddress
+import socket
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -181,7 +182,8 @@ def test_prepare_bundles_the_client_ca_file_and_names_the_bind_address(tmp_path:
     cluster_ca = pki.load_certificates(str(pki_dir / "ca.crt"))[0]
     assert bundle == [cluster_ca, ca.cert]
     serving = pki.load_certificates(str(pki_dir / "serving.crt"))[0]
-    assert sans(serving) == {ipaddress.ip_address("127.0.0.1"), "localhost"}
+    # bound to all addresses: loopback and the host's name (what clients on other hosts use)
+    assert sans(serving) == {ipaddress.ip_address("127.0.0.1"), "localhost", socket.gethostname().lower()}
     prepare(_settings(tmp_path, ORCH_BIND_ADDRESS="10.1.2.3"))
     serving = pki.load_certificates(str(pki_dir / "serving.crt"))[0]
     assert ipaddress.ip_address("10.1.2.3") in sans(serving)
