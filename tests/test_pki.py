@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import base64
 import ipaddress
-import socket
 import os
+import socket
 from datetime import timedelta
 from pathlib import Path
 
