@@ -142,7 +142,12 @@ def feature_gate_warnings(settings: Settings) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    settings = parse_settings(argv)
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:2] == ["kubeconfig", "user"]:
+        from app import kubeconfig_user
+
+        return kubeconfig_user.main(args[2:])
+    settings = parse_settings(args)
     for line in feature_gate_warnings(settings):  # deprecated and GA gates are on their way out
         print(line, file=sys.stderr, flush=True)
     from app import pki, server

@@ -25,7 +25,7 @@ def parse_modes(value: str) -> list[str]:
     modes = [m.strip() for m in value.split(",")]
     for mode in modes:
         if mode not in KNOWN_MODES:
-            raise ValueError(f"unknown authorization mode {mode!r}; known: {', '.join(KNOWN_MODES)}")
+            raise ValueError(f"unknown authorization mode {mode!r}; supported: {', '.join(SUPPORTED_MODES)}")
         if mode not in SUPPORTED_MODES:
             raise ValueError(f"authorization mode {mode!r} is not supported yet; use {', '.join(SUPPORTED_MODES)}")
     if len(set(modes)) != len(modes):
