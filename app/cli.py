@@ -141,6 +141,19 @@ def feature_gate_warnings(settings: Settings) -> list[str]:
     return [f"{PROG}: warning: {line}" for line in warnings(flask_config(settings)["FEATURE_GATES"])]
 
 
+def configure_logging() -> None:
+    """The server's own INFO lines (one per request with --request-log, controllers) on stderr, in gunicorn's
+    layout; without a handler Python would print only warnings."""
+    import logging
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("[%(asctime)s] [%(process)d] [%(levelname)s] %(name)s: %(message)s",
+                                           "%Y-%m-%d %H:%M:%S %z"))
+    logger = logging.getLogger("app")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:2] == ["kubeconfig", "user"]:
@@ -162,6 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: {problem}", file=sys.stderr)
         return 1
     print(startup_message(settings, prepared.kubeconfig, prepared.serving_cert_from_cluster_ca), flush=True)
+    configure_logging()
     from app.metrics.multiprocess import prepare_multiprocess_dir
 
     prepare_multiprocess_dir()  # before workers fork: their metrics are merged from one fresh directory

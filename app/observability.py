@@ -30,10 +30,11 @@ from app.auth.authz import Attributes, Authorizer
 from app.auth.authz import Decision as AuthzDecision
 from app.auth.user import UserInfo
 from app.metrics import COMPONENT, ServerMetrics, build_metrics
-from app.metrics.storage import StorageObjectsCollector
+from app.metrics.storage import StorageObjectsCollector, instrument_storage
 from app.naming import Naming
 
 log = logging.getLogger(__name__)
+access_log = logging.getLogger("app.httplog")
 
 EXTENSION_KEY = "orch.observability"
 AUDIT_ID_HEADER = "Audit-Id"
@@ -42,6 +43,7 @@ REPORTED_VERBS = frozenset({"APPLY", "CONNECT", "CREATE", "DELETE", "DELETECOLLE
                             "POST", "PROXY", "PUT", "UPDATE", "WATCH", "WATCHLIST"})
 APPLY_PATCH = "application/apply-patch+yaml"
 BODY_METHODS = ("POST", "PUT", "PATCH")
+MUTATING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 MAX_AUDITED_BODY = 3 * 1024 * 1024
 
 
@@ -114,6 +116,7 @@ class AuditSink:
     writer: AuditWriter
     naming: Naming
     log_format: str = "json"
+    counter: Any = None  # apiserver_audit_event_total
 
     @property
     def api_version(self) -> str:
@@ -129,6 +132,9 @@ class AuditSink:
             self.writer.write(line)
         except OSError as err:  # a full disk must not fail the request; the reference logs and drops too
             log.error("cannot write the audit log: %s", err)
+            return
+        if self.counter is not None:
+            self.counter.inc()
 
     @property
     def records_bodies(self) -> bool:
@@ -165,6 +171,7 @@ class Observed:
     annotations: dict[str, str] = field(default_factory=dict)
     finished: bool = False
     streaming: bool = False  # a watch: its stream's close completes it
+    inflight: Any = None  # this request's apiserver_current_inflight_requests child, until it is answered
     #: the environ as it came, when impersonating: impersonation strips its headers, the audit names the caller
 
 
@@ -195,6 +202,7 @@ class Observability:
     metrics: ServerMetrics
     audit: AuditSink | None
     naming: Naming
+    request_log: bool = True
 
 
 def _json_body(data: bytes | None, content_type: str) -> Any:
@@ -224,8 +232,11 @@ def install_observability(app: Flask) -> None:
     known = sorted({rt.plural if not rt.group else f"{rt.plural}.{rt.group}"
                     for rt in svc.catalog.storage_types() if not rt.virtual})
     metrics.add_collector(StorageObjectsCollector(svc.storage, known))
+    instrument_storage(svc.storage, metrics)
     audit = build_audit_sink(app.config, naming)
-    obs = Observability(metrics, audit, naming)
+    if audit is not None:
+        audit.counter = metrics.audit_events
+    obs = Observability(metrics, audit, naming, bool(app.config.get("REQUEST_LOG", True)))
     app.extensions[EXTENSION_KEY] = obs
     decision_key = f"{naming.group('authorization')}/decision"
     reason_key = f"{naming.group('authorization')}/reason"
@@ -288,6 +299,9 @@ def install_observability(app: Flask) -> None:
         state = Observed(time.monotonic(), datetime.now(UTC),
                          request.headers.get("Audit-ID") or str(uuid.uuid4()))
         g.observed = state
+        state.inflight = metrics.inflight.labels(request_kind="mutating" if request.method in MUTATING_METHODS
+                                                 else "readOnly")
+        state.inflight.inc()
         if audit is not None and audit.records_bodies and request.method in BODY_METHODS:
             length = request.content_length
             if length is None or length <= MAX_AUDITED_BODY:
@@ -304,6 +318,7 @@ def install_observability(app: Flask) -> None:
             response.headers[AUDIT_ID_HEADER] = request.headers.get("Audit-ID") or str(uuid.uuid4())
             return response
         response.headers[AUDIT_ID_HEADER] = state.audit_id
+        _answered(state)  # a watch streams on as a long-running request, outside the in-flight count
         attrs = state.attrs or g.get("authz")
         if attrs is None:  # failed before authorization (401, bad impersonation): no user or the caller only
             attrs = request_attributes(g.get("user") or UserInfo(""), request.method, request.path, request.args)
@@ -333,7 +348,7 @@ def install_observability(app: Flask) -> None:
                 audit.write(record, "ResponseStarted")
             gauge = metrics.longrunning.labels(verb=verb, component=COMPONENT, **labels)
             gauge.inc()
-            finish = _finisher(obs, state, record, verb, dry_run, labels, response.status_code, deprecated)
+            finish = _finisher(obs, state, record, verb, dry_run, labels, response.status_code, deprecated, None)
 
             def _closed() -> None:
                 gauge.dec()
@@ -341,12 +356,15 @@ def install_observability(app: Flask) -> None:
 
             response.call_on_close(_closed)
         else:
-            _finisher(obs, state, record, verb, dry_run, labels, response.status_code, deprecated)()
+            size = response.calculate_content_length()
+            _finisher(obs, state, record, verb, dry_run, labels, response.status_code, deprecated, size)()
         return response
 
     @app.teardown_request
     def _observe_panic(exc: BaseException | None) -> None:
         state = g.get("observed")
+        if isinstance(state, Observed):
+            _answered(state)
         if exc is None or not isinstance(state, Observed) or state.finished or state.streaming:
             return
         state.finished = True
@@ -369,9 +387,16 @@ def _response_status(response: Response) -> dict[str, Any]:
     return status
 
 
+def _answered(state: Observed) -> None:
+    if state.inflight is not None:
+        state.inflight.dec()
+        state.inflight = None
+
+
 def _finisher(obs: Observability, state: Observed, record: AuditRecord | None, verb: str, dry_run: str,
-              labels: dict[str, str], code: int, deprecated: Any) -> Callable[[], None]:
+              labels: dict[str, str], code: int, deprecated: Any, size: int | None) -> Callable[[], None]:
     """Counts the request and writes ResponseComplete (at once, or when a stream closes)."""
+    request_line = _request_line(verb, code, state) if obs.request_log else None  # the request is gone by then
 
     def finish() -> None:
         if state.finished:
@@ -382,6 +407,10 @@ def _finisher(obs: Observability, state: Observed, record: AuditRecord | None, v
         metrics.request_total.labels(verb=verb, dry_run=dry_run, component=COMPONENT, code=str(code),
                                      **labels).inc()
         metrics.request_duration.labels(verb=verb, dry_run=dry_run, component=COMPONENT, **labels).observe(elapsed)
+        if size is not None:
+            metrics.response_sizes.labels(verb=verb, component=COMPONENT, **labels).observe(size)
+        if request_line is not None:
+            access_log.info("%s latency=%.3fms %s", request_line[0], elapsed * 1000, request_line[1])
         if isinstance(deprecated, dict):
             metrics.deprecated.labels(**{k: str(deprecated.get(k) or "") for k in (
                 "group", "version", "resource", "subresource", "removed_release")}).set(1)
@@ -389,6 +418,19 @@ def _finisher(obs: Observability, state: Observed, record: AuditRecord | None, v
             obs.audit.write(record, "ResponseComplete")
 
     return finish
+
+
+def _request_line(verb: str, code: int, state: Observed) -> tuple[str, str]:
+    """The fields of the reference's httplog, in logfmt, before and after the latency (known at the end)."""
+    user = g.get("user")
+    head = f"verb={verb} URI={_quoted(request.full_path.rstrip('?'))}"
+    tail = (f"user={_quoted(user.username if user else '')} userAgent={_quoted(request.headers.get('User-Agent', ''))} "
+            f"audit-ID={state.audit_id} srcIP={_quoted(request.remote_addr or '')} resp={code}")
+    return head, tail
+
+
+def _quoted(text: str) -> str:
+    return orjson.dumps(text).decode()
 
 
 def observability(app: Flask) -> Observability:

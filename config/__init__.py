@@ -207,6 +207,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("advertise_address", None, _ip_address, "IP",
            "address clients and other replicas use to reach this server (kubeconfig, serving certificate); "
            "default: the bind address, or 127.0.0.1 when bound to all addresses"),
+    Option("request_log", True, _bool, "BOOL",
+           "log one line per request (method, path, user, code, latency), as the reference's httplog", "bool"),
     Option("tls_san", None, _tls_names, "NAMES",
            "extra DNS names or IP addresses of the generated serving certificate; repeatable", "list"),
     Option("workers", defaults.WORKERS, _int_in(1, 256), "N", "worker processes"),
@@ -364,6 +366,7 @@ class Settings:
     cluster_signing_duration: float = parse_duration(defaults.CLUSTER_SIGNING_DURATION)
     advertise_address: str | None = None
     tls_san: tuple[str, ...] | None = None
+    request_log: bool = True
 
     @property
     def data_path(self) -> str:
@@ -506,6 +509,7 @@ def flask_config(settings: Settings) -> dict[str, Any]:
         "AUDIT_LOG_MAXSIZE": settings.audit_log_maxsize,
         "AUDIT_LOG_FORMAT": settings.audit_log_format,
         "AUDIT_POLICY_FILE": settings.audit_policy_file,
+        "REQUEST_LOG": settings.request_log,
         **authentication_config(settings),
     }
 

@@ -26,6 +26,10 @@ REQUEST_LABELS = ("verb", "dry_run", "group", "version", "resource", "subresourc
 LATENCY_LABELS = ("verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component")
 LONGRUNNING_LABELS = ("verb", "group", "version", "resource", "subresource", "scope", "component")
 DEPRECATED_LABELS = ("group", "version", "resource", "subresource", "removed_release")
+SIZE_LABELS = ("verb", "group", "version", "resource", "subresource", "scope", "component")
+SIZE_BUCKETS = tuple(1000.0 * 10 ** i for i in range(8))  # 1 kB .. 10 GB, as the reference
+STORAGE_BUCKETS = (0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30,
+                   45, 60)
 
 
 def multiprocess_enabled() -> bool:
@@ -69,6 +73,12 @@ class ServerMetrics:
     deprecated: Any
     registry: Any  # single-process: holds the families; multiprocess: collects the workers' files
     extra_collectors: list[Any]
+    inflight: Any = None
+    response_sizes: Any = None
+    storage_duration: Any = None
+    storage_errors: Any = None
+    db_connections: Any = None
+    audit_events: Any = None
 
     def add_collector(self, collector: Any) -> None:
         """A collector computed at scrape time (storage objects), outside the multiprocess files."""
@@ -119,4 +129,31 @@ def build_metrics() -> ServerMetrics:
         "Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, "
         "subresource, and removed_release.",
         DEPRECATED_LABELS, registry=families, multiprocess_mode="max")
-    return ServerMetrics(request_total, request_duration, longrunning, deprecated, registry, [])
+    inflight = Gauge(
+        "apiserver_current_inflight_requests",
+        "Maximal number of currently used inflight request limit of this apiserver per request kind in last second.",
+        ("request_kind",), registry=families, multiprocess_mode="livesum")
+    response_sizes = Histogram(
+        "apiserver_response_sizes", "Response size distribution in bytes for each group, version, verb, resource, "
+        "subresource, scope and component.", SIZE_LABELS, buckets=SIZE_BUCKETS, registry=families)
+    # the reference's etcd_request_duration_seconds / etcd_request_errors_total, named for what we have: SQL
+    storage_duration = Histogram(
+        "apiserver_storage_request_duration_seconds",
+        "Storage (SQL database) request latency in seconds for each operation and object type.",
+        ("operation", "type"), buckets=STORAGE_BUCKETS, registry=families)
+    storage_errors = Counter(
+        "apiserver_storage_request_errors_total",
+        "Storage (SQL database) requests that failed with a database error, for each operation and object type.",
+        ("operation", "type"), registry=families)
+    db_connections = Gauge(
+        "apiserver_storage_db_connections", "Database connections of the storage pools, by state (in_use, idle).",
+        ("state",), registry=families, multiprocess_mode="livesum")
+    audit_events = Counter(
+        "apiserver_audit_event_total", "Counter of audit events generated and sent to the audit backend.",
+        registry=families)
+    metrics = ServerMetrics(request_total, request_duration, longrunning, deprecated, registry, [], inflight,
+                            response_sizes, storage_duration, storage_errors, db_connections, audit_events)
+    from app.metrics.process import ServerProcessCollector
+
+    metrics.add_collector(ServerProcessCollector(multi))
+    return metrics

@@ -56,3 +56,69 @@ class StorageObjectsCollector:
         for resource in sorted(counts):
             family.add_metric([resource], counts[resource])
         yield family
+
+
+# -- request latency, errors and pool use -------------------------------------------------------------------
+
+#: Storage methods timed, by the operation label they report (the reference's etcd operations where they exist).
+TIMED_OPERATIONS = {"get": "get", "get_at": "get", "list": "list", "create": "create", "update": "update",
+                    "delete": "delete", "changes_after": "watch", "compact": "compact",
+                    "current_revision": "revision"}
+
+
+def type_of(key: str) -> str:
+    """`configmaps` or `deployments.apps` for a key or prefix `/<group or core>/<plural>/...`; empty otherwise."""
+    parts = key.split("/", 3)
+    if len(parts) < 3 or not parts[2]:
+        return ""
+    return parts[2] if parts[1] == "core" else f"{parts[2]}.{parts[1]}"
+
+
+def instrument_storage(storage: Storage, metrics: Any) -> None:
+    """Time every storage call and count database errors, by operation and type; count pooled connections.
+
+    The bound methods of this one Storage are wrapped (not the class): several apps in one test process each
+    count into their own registry."""
+    import functools
+    import time
+
+    for name, operation in TIMED_OPERATIONS.items():
+        method = getattr(storage, name, None)
+        if method is None or getattr(method, "_timed", False):
+            continue
+
+        def timed(*args: Any, _method: Any = method, _operation: str = operation, **kwargs: Any) -> Any:
+            kind = type_of(args[0]) if args and isinstance(args[0], str) else ""
+            began = time.perf_counter()
+            try:
+                return _method(*args, **kwargs)
+            except sa.exc.SQLAlchemyError:
+                metrics.storage_errors.labels(operation=_operation, type=kind).inc()
+                raise
+            finally:
+                metrics.storage_duration.labels(operation=_operation, type=kind).observe(time.perf_counter() - began)
+
+        functools.update_wrapper(timed, method)
+        timed._timed = True  # type: ignore[attr-defined]
+        setattr(storage, name, timed)
+    in_use = metrics.db_connections.labels(state="in_use")
+    idle = metrics.db_connections.labels(state="idle")
+
+    def checked_out(*_: Any) -> None:
+        in_use.inc()
+        idle.dec()
+
+    def checked_in(*_: Any) -> None:
+        in_use.dec()
+        idle.inc()
+
+    def connected(*_: Any) -> None:
+        idle.inc()
+
+    def closed(*_: Any) -> None:
+        idle.dec()
+
+    sa.event.listen(storage.engine, "checkout", checked_out)
+    sa.event.listen(storage.engine, "checkin", checked_in)
+    sa.event.listen(storage.engine, "connect", connected)
+    sa.event.listen(storage.engine, "close", closed)
