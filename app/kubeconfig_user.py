@@ -56,7 +56,7 @@ def main(argv: Sequence[str]) -> int:
               file=sys.stderr)
         return 1
     user = pki.issue_client_cert(ca, args.name, args.group, lifetime=timedelta(seconds=validity))
-    config = pki.kubeconfig(settings.server_url, ca.cert_pem, user, Naming(settings.api_domain).short, args.name)
+    config = pki.kubeconfig(settings.server_url, ca.cert_pem, user, Naming(settings.api_domain).product, args.name)
     if args.output:
         pki.write_kubeconfig(args.output, config)
     else:

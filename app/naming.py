@@ -19,16 +19,46 @@ class Naming:
         """The maker's short name: `orch` for `orch.io`."""
         return self.domain.split(".", 1)[0]
 
+    @cached_property
+    def is_reference(self) -> bool:
+        """In the reference's own domain every identifier takes the reference's exact spelling."""
+        return self.domain == CLIENT_DOMAIN
+
+    @cached_property
+    def product(self) -> str:
+        """The name in media types, schema extensions, env vars and the finalizer (upstream: kubernetes)."""
+        return "kubernetes" if self.is_reference else self.short
+
+    @cached_property
+    def key_domain(self) -> str:
+        """The domain of label, annotation and finalizer keys, secret types and signers (upstream:
+        kubernetes.io, while API groups end in k8s.io)."""
+        return "kubernetes.io" if self.is_reference else self.domain
+
+    @cached_property
+    def namespace_prefix(self) -> str:
+        """The prefix of system namespaces and component names (upstream: kube-system, kube-apiserver)."""
+        return "kube" if self.is_reference else self.short
+
     def group(self, prefix: str) -> str:
         """A named API group under the domain, e.g. group("certificates") -> certificates.orch.io."""
         return f"{prefix}.{self.domain}"
 
     def key(self, name: str) -> str:
-        """A domain-qualified annotation/label/finalizer key or signer name: orch.io/<name>."""
-        return f"{self.domain}/{name}"
+        """A domain-qualified annotation/label/finalizer key or secret type: orch.io/<name>."""
+        return f"{self.key_domain}/{name}"
+
+    def key_group(self, prefix: str) -> str:
+        """The prefix of a qualified key under a subdomain: key_group("node-role") -> node-role.orch.io."""
+        return f"{prefix}.{self.key_domain}"
+
+    def signer(self, name: str) -> str:
+        """A built-in signer: signer("apiserver-client") -> orch.io/apiserver-client; the reference
+        names its signers after its components (kubernetes.io/kube-apiserver-client)."""
+        return self.key(REFERENCE_SIGNERS.get(name, name) if self.is_reference else name)
 
     def namespace(self, suffix: str) -> str:
-        return f"{self.short}-{suffix}"
+        return f"{self.namespace_prefix}-{suffix}"
 
     @property
     def system_namespace(self) -> str:
@@ -48,22 +78,22 @@ class Naming:
 
     @property
     def protobuf_media_type(self) -> str:
-        return f"application/vnd.{self.short}.protobuf"
+        return f"application/vnd.{self.product}.protobuf"
 
     @property
     def meta_group(self) -> str:
         return self.group("meta")
 
     def openapi_extension(self, name: str) -> str:
-        return f"x-{self.short}-{name}"
+        return f"x-{self.product}-{name}"
 
     def env_var(self, name: str) -> str:
-        return f"{self.short.upper()}_{name}"
+        return f"{self.product.upper()}_{name}"
 
     @property
     def namespace_finalizer(self) -> str:
         """The finalizer the server puts in every namespace's spec.finalizers (upstream: `kubernetes`)."""
-        return "kubernetes" if self.domain == "k8s.io" else self.short
+        return self.product
 
     def from_client_api_version(self, api_version: str) -> str:
         """Our spelling of an apiVersion a stock client wrote with the upstream domain (else unchanged)."""
@@ -77,6 +107,11 @@ class Naming:
     def initial_events_end_annotation(self) -> str:
         return self.key("initial-events-end")
 
+    @property
+    def namespace_name_label(self) -> str:
+        """The label every namespace carries with its own name (upstream kubernetes.io/metadata.name)."""
+        return self.key("metadata.name")
+
 
 # Names real, unmodified clients (kubectl, client-go) hard-code on the wire. We accept or emit them
 # next to our own spelling only where a stock client would otherwise break.
@@ -85,3 +120,7 @@ CLIENT_DOMAIN = "k8s.io"
 CLIENT_GVK_EXTENSION = "x-kubernetes-group-version-kind"
 #: The protobuf media type stock clients send (kubectl's typed `create` subcommands); read like ours.
 CLIENT_PROTOBUF_MEDIA_TYPE = "application/vnd.kubernetes.protobuf"
+#: Our built-in signers' names as the reference spells them (after its kube-apiserver and kubelet).
+REFERENCE_SIGNERS = {"apiserver-client": "kube-apiserver-client",
+                     "apiserver-client-node": "kube-apiserver-client-kubelet",
+                     "node-serving": "kubelet-serving"}

@@ -121,13 +121,13 @@ def prepare(settings: Settings) -> Prepared:
     os.makedirs(settings.data_path, exist_ok=True)
     naming = Naming(settings.api_domain)
     with pki.locked(settings.pki_dir):
-        ca = pki.ensure_ca(settings.pki_file(defaults.CA_CERT), settings.pki_file(defaults.CA_KEY), f"{naming.short}-ca")
+        ca = pki.ensure_ca(settings.pki_file(defaults.CA_CERT), settings.pki_file(defaults.CA_KEY), f"{naming.namespace_prefix}-ca")
         if settings.tls_cert_file and settings.tls_private_key_file:
             serving = pki.load_pair(settings.tls_cert_file, settings.tls_private_key_file)
         else:
             serving = pki.ensure_serving_cert(
                 ca, settings.serving_cert_file, settings.serving_key_file,
-                f"{naming.short}-apiserver", serving_hosts(settings),
+                f"{naming.namespace_prefix}-apiserver", serving_hosts(settings),
             )
         extra = pki.load_certificates(settings.client_ca_file) if settings.client_ca_file else []
         if settings.requestheader_client_ca_file:  # the front proxy's certificate must pass the handshake too
@@ -137,7 +137,7 @@ def prepare(settings: Settings) -> Prepared:
             ca, settings.pki_file(defaults.ADMIN_CERT), settings.pki_file(defaults.ADMIN_KEY),
             ADMIN_USER, [MASTERS_GROUP],
         )
-        config = pki.kubeconfig(settings.server_url, ca.cert_pem, admin, naming.short, ADMIN_USER)
+        config = pki.kubeconfig(settings.server_url, ca.cert_pem, admin, naming.product, ADMIN_USER)
         pki.write_kubeconfig(settings.kubeconfig_path, config)
     return Prepared(settings.kubeconfig_path, pki.signed_by(serving.cert, ca.cert))
 

@@ -23,7 +23,7 @@ GROUP = "system:bootstrappers"
 
 
 def secret_type(naming: Naming) -> str:
-    return naming.group("bootstrap") + "/token"
+    return naming.key_group("bootstrap") + "/token"
 
 
 def expired(secret: dict, now: datetime) -> bool:

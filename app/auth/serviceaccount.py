@@ -38,7 +38,7 @@ class SaNames:
 
     @property
     def private_claim(self) -> str:
-        return self.naming.domain
+        return self.naming.key_domain
 
     @property
     def legacy_issuer(self) -> str:
@@ -46,10 +46,10 @@ class SaNames:
         return f"{self.naming.namespace_finalizer}/serviceaccount"
 
     def legacy_claim(self, name: str) -> str:
-        return f"{self.naming.domain}/serviceaccount/{name}"
+        return f"{self.naming.key_domain}/serviceaccount/{name}"
 
     def extra_key(self, name: str) -> str:
-        return f"{self.naming.group('authentication')}/{name}"
+        return f"{self.naming.key_group('authentication')}/{name}"
 
     @property
     def token_secret_type(self) -> str:

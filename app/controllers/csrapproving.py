@@ -25,7 +25,7 @@ class CsrApproving(Controller):
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self.csrs = ctx.kind("certificates", "certificatesigningrequests")
-        self.signer = ctx.naming.key("apiserver-client-node")
+        self.signer = ctx.naming.signer("apiserver-client-node")
 
     def watches(self) -> list:
         return [self.csrs]

@@ -111,11 +111,11 @@ def check_node_serving(request: Request) -> None:
                     frozenset({"digital signature", "server auth"}))
 
 
-def signer_rules(naming_key: Callable[[str], str]) -> dict[str, Callable[[Request], None]]:
+def signer_rules(signer: Callable[[str], str]) -> dict[str, Callable[[Request], None]]:
     """signerName -> its rule check, for the built-in signers."""
-    return {naming_key("apiserver-client"): check_apiserver_client,
-            naming_key("apiserver-client-node"): check_apiserver_client_node,
-            naming_key("node-serving"): check_node_serving}
+    return {signer("apiserver-client"): check_apiserver_client,
+            signer("apiserver-client-node"): check_apiserver_client_node,
+            signer("node-serving"): check_node_serving}
 
 
 def _key_usage(usages: frozenset[str]) -> x509.KeyUsage:
@@ -181,7 +181,7 @@ class CsrSigning(Controller):
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self.csrs = ctx.kind("certificates", "certificatesigningrequests")
-        self.rules = signer_rules(ctx.naming.key)
+        self.rules = signer_rules(ctx.naming.signer)
         self.max_lifetime = float(ctx.settings.get("CLUSTER_SIGNING_DURATION") or DEFAULT_DURATION_SECONDS)
         self._ca: pki.CertKey | None = None
 

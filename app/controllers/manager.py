@@ -29,7 +29,7 @@ BUILDERS: dict[str, type[Controller]] = {c.name: c for c in
 
 
 def lease_name(ctx: Context, controller: str) -> str:
-    return f"{ctx.naming.short}-controller-{controller}"
+    return f"{ctx.naming.namespace_prefix}-controller-{controller}"
 
 
 class Controllers:

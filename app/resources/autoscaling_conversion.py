@@ -29,7 +29,7 @@ class Annotations:
     """The round-trip annotation keys (the reference's `autoscaling.alpha.<upstream domain>/...`)."""
 
     def __init__(self, naming: Naming) -> None:
-        prefix = naming.group("autoscaling.alpha")
+        prefix = naming.key_group("autoscaling.alpha")
         self.metrics = f"{prefix}/metrics"
         self.current_metrics = f"{prefix}/current-metrics"
         self.conditions = f"{prefix}/conditions"

@@ -126,7 +126,7 @@ class CertificateSigningRequestStrategy(KindStrategy):
         signer = spec.get("signerName")
         if not signer:
             errors.append(required("spec.signerName"))
-        elif signer == self.naming.key("legacy-unknown"):
+        elif signer == self.naming.signer("legacy-unknown"):
             errors.append(invalid("spec.signerName", signer, "the legacy signerName is not allowed via this API version"))
         errors += _usage_errors(spec.get("usages"))
         seconds = spec.get("expirationSeconds")
@@ -343,6 +343,6 @@ def resource_types(naming: Naming) -> list[ResourceType]:
         ResourceType(group, "v1", "CertificateSigningRequest", "certificatesigningrequests", False,
                      short_names=("csr",), subresources=(approval_subresource(naming), csr_status_subresource(naming)),
                      strategy=CertificateSigningRequestStrategy(naming), name_rule="path", has_status=True,
-                     example={"spec": {"request": EXAMPLE_REQUEST, "signerName": naming.key("apiserver-client"),
+                     example={"spec": {"request": EXAMPLE_REQUEST, "signerName": naming.signer("apiserver-client"),
                                        "usages": ["digital signature", "key encipherment", "client auth"]}}),
     ]

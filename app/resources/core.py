@@ -88,11 +88,19 @@ class NamespaceStrategy(KindStrategy):
         if self.naming.namespace_finalizer not in finalizers:
             finalizers.append(self.naming.namespace_finalizer)
         spec["finalizers"] = finalizers
+        self._label_name(obj)
 
     def prepare_for_update(self, obj: Obj, old: Obj) -> None:
         super().prepare_for_update(obj, old)
         # spec.finalizers only change through the finalize subresource
         _set_finalizers(obj, dig(old, "spec", "finalizers"))
+        self._label_name(obj)
+
+    def _label_name(self, obj: Obj) -> None:
+        # selectors (NetworkPolicy namespaceSelector) rely on the label: it always equals the name
+        name = dig(obj, "metadata", "name")
+        if isinstance(name, str) and name:
+            child(child(obj, "metadata"), "labels")[self.naming.namespace_name_label] = name
 
     def validate(self, obj: Obj) -> list[FieldError]:
         standard = {self.naming.namespace_finalizer, "orphan", "foregroundDeletion"}

@@ -51,7 +51,7 @@ class EndpointSliceStrategy(KindStrategy):
 
 def topology_keys(naming: Naming) -> tuple[str, str]:
     """The well-known node labels v1beta1's `topology` map uses for the node name and the zone."""
-    return naming.key("hostname"), f"{naming.group('topology')}/zone"
+    return naming.key("hostname"), f"{naming.key_group('topology')}/zone"
 
 
 def _drop_redundant_topology(endpoint: Obj, hostname_key: str, zone_key: str) -> None:

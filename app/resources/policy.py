@@ -30,7 +30,7 @@ class PodDisruptionBudgetStrategy(KindStrategy):
 def v1beta1_selector_key(naming: Naming) -> str:
     """The label key of the selectors that keep v1beta1's empty-selector meaning in v1 (upstream
     pdb.<upstream domain>/deprecated-v1beta1-empty-selector-match)."""
-    return f"pdb.{naming.domain}/deprecated-v1beta1-empty-selector-match"
+    return f"{naming.key_group('pdb')}/deprecated-v1beta1-empty-selector-match"
 
 
 def _is_empty_selector(selector: object) -> bool:

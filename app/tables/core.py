@@ -200,7 +200,7 @@ def node_status(obj: Obj) -> str:
 
 def node_roles(obj: Obj, naming: Naming) -> str:
     """Roles from `node-role.<domain>/<role>` label keys and a `<domain>/role=<role>` label."""
-    prefix = naming.group("node-role") + "/"
+    prefix = naming.key_group("node-role") + "/"
     role_key = naming.key("role")
     roles = set()
     for key, value in mapping(meta(obj), "labels").items():
@@ -267,7 +267,7 @@ def _storage(obj: Obj, *path: str) -> str:
 
 def _storage_class(obj: Obj, naming: Naming) -> str:
     """The beta storage-class annotation wins over spec.storageClassName."""
-    annotation = mapping(meta(obj), "annotations").get(naming.group("volume.beta") + "/storage-class")
+    annotation = mapping(meta(obj), "annotations").get(naming.key_group("volume.beta") + "/storage-class")
     if annotation is not None:
         return str(annotation)
     return text(obj, "spec", "storageClassName")

@@ -260,8 +260,8 @@ RUNTIMECLASS_TABLE = table(
 
 
 def storage_class_table(naming: Naming) -> TableSpec:
-    default_keys = (naming.group("storageclass") + "/is-default-class",
-                    naming.group("storageclass.beta") + "/is-default-class")
+    default_keys = (naming.key_group("storageclass") + "/is-default-class",
+                    naming.key_group("storageclass.beta") + "/is-default-class")
 
     def cells(obj: Obj, now: datetime) -> list[Cell]:
         annotations = mapping(meta(obj), "annotations")

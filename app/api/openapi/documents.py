@@ -69,7 +69,7 @@ def _v2_operation(naming: Naming, op: Operation) -> dict[str, Any]:
 
 
 def _info(naming: Naming) -> dict[str, str]:
-    return {"title": naming.short.capitalize(), "version": git_version()}
+    return {"title": naming.product.capitalize(), "version": git_version()}
 
 
 _BEARER = {"type": "apiKey", "description": "Bearer Token authentication", "name": "authorization",

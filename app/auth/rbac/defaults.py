@@ -126,9 +126,9 @@ class DefaultPolicy:
             self._role(f"system:{certs}:certificatesigningrequests:selfnodeclient",
                        [_r([certs], ["certificatesigningrequests/selfnodeclient"], ["create"])]),
             self._role(f"system:{certs}:apiserver-client-approver",
-                       [_r([certs], ["signers"], ["approve"], [n.key("apiserver-client")])]),
+                       [_r([certs], ["signers"], ["approve"], [n.signer("apiserver-client")])]),
             self._role(f"system:{certs}:apiserver-client-node-approver",
-                       [_r([certs], ["signers"], ["approve"], [n.key("apiserver-client-node")])]),
+                       [_r([certs], ["signers"], ["approve"], [n.signer("apiserver-client-node")])]),
             self._role("system:controller:certificate-controller", [
                 _r([certs], ["certificatesigningrequests"], ["delete", "get", "list", "watch"]),
                 _r([certs], ["certificatesigningrequests/approval", "certificatesigningrequests/status"],
