@@ -79,6 +79,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from app.storage.cli import db_cli
 
     app.cli.add_command(db_cli)
+    from app.api.wire import go_reason_phrases
+
+    app.wsgi_app = go_reason_phrases(app.wsgi_app)  # type: ignore[method-assign]
     return app
 
 

@@ -48,6 +48,10 @@ class Naming:
         """A domain-qualified annotation/label/finalizer key or secret type: orch.io/<name>."""
         return f"{self.key_domain}/{name}"
 
+    def api_key(self, name: str) -> str:
+        """A key under the API domain itself (upstream k8s.io/deprecated, next to kubernetes.io/...)."""
+        return f"{self.domain}/{name}"
+
     def key_group(self, prefix: str) -> str:
         """The prefix of a qualified key under a subdomain: key_group("node-role") -> node-role.orch.io."""
         return f"{prefix}.{self.key_domain}"
@@ -81,6 +85,11 @@ class Naming:
         return f"application/vnd.{self.product}.protobuf"
 
     @property
+    def apiserver_name(self) -> str:
+        """The server's component name: field manager of what it writes, serving certificate CN."""
+        return f"{self.namespace_prefix}-apiserver"
+
+    @property
     def meta_group(self) -> str:
         return self.group("meta")
 
@@ -105,7 +114,7 @@ class Naming:
 
     @property
     def initial_events_end_annotation(self) -> str:
-        return self.key("initial-events-end")
+        return self.api_key("initial-events-end")
 
     @property
     def namespace_name_label(self) -> str:

@@ -330,9 +330,9 @@ def install_observability(app: Flask) -> None:
                     audit.write(record, "RequestReceived")
         deprecated = g.get("deprecated_api")
         if isinstance(deprecated, dict):
-            state.annotations[naming.key("deprecated")] = "true"
+            state.annotations[naming.api_key("deprecated")] = "true"
             if deprecated.get("removed_release"):
-                state.annotations[naming.key("removed-release")] = str(deprecated["removed_release"])
+                state.annotations[naming.api_key("removed-release")] = str(deprecated["removed_release"])
         record = state.record
         if record is not None:
             record.response_status = _response_status(response)

@@ -69,6 +69,20 @@ class PeerCertWorker(ThreadWorker):
         super().handle_exit(sig, frame)
         worker_exiting(getattr(self, "app_wsgi", None))  # end open watches cleanly, then drain
 
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        """A request gunicorn could not parse (or an app crash it caught) answered with a Status body."""
+        from app.api.wire import error_response
+
+        code, message = below_app_error(exc)
+        if code >= 500:
+            self.log.exception("Error handling request")
+        else:
+            self.log.warning("Invalid request from ip=%s: %s", (addr or ("",))[0], message)
+        try:
+            client.sendall(error_response(code, message))
+        except OSError:
+            self.log.debug("Failed to send error message.")
+
     def handle_request(self, req: Any, conn: Any) -> bool:
         # The request (and its streamed response) runs on this thread, so a thread-local is enough.
         _request_local.peer_cert_der = _peer_cert_der(conn.sock)
@@ -76,6 +90,27 @@ class PeerCertWorker(ThreadWorker):
             return super().handle_request(req, conn)
         finally:
             _request_local.peer_cert_der = None
+
+
+def below_app_error(exc: BaseException) -> tuple[int, str]:
+    """The code and message of an error found while parsing a request (gunicorn's own classification)."""
+    from gunicorn.http import errors
+
+    if type(exc).__name__.startswith("InvalidResponseHeader"):  # a header the app wrote: the server's fault
+        return 500, "Internal Server Error"
+    if isinstance(exc, errors.LimitRequestLine):
+        return 414, f"request URI too long: {exc}"
+    if isinstance(exc, errors.LimitRequestHeaders):
+        return 431, f"request header fields too large: {exc}"
+    if isinstance(exc, errors.UnsupportedTransferCoding):
+        return 501, str(exc)
+    if isinstance(exc, errors.ExpectationFailed):
+        return 417, str(exc)
+    if isinstance(exc, errors.ForbiddenProxyRequest):
+        return 403, "request forbidden"
+    if isinstance(exc, (errors.ParseException, ssl.SSLError)):
+        return 400, f"malformed HTTP request: {exc}"
+    return 500, "Internal Server Error"
 
 
 _contexts: dict[tuple[Any, ...], ssl.SSLContext] = {}
@@ -127,7 +162,7 @@ def prepare(settings: Settings) -> Prepared:
         else:
             serving = pki.ensure_serving_cert(
                 ca, settings.serving_cert_file, settings.serving_key_file,
-                f"{naming.namespace_prefix}-apiserver", serving_hosts(settings),
+                naming.apiserver_name, serving_hosts(settings),
             )
         extra = pki.load_certificates(settings.client_ca_file) if settings.client_ca_file else []
         if settings.requestheader_client_ca_file:  # the front proxy's certificate must pass the handshake too

@@ -7,11 +7,15 @@ documents when the response Content-Type is plain JSON.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import platform
 from datetime import UTC, datetime
 from importlib import metadata
+from pathlib import Path
 from typing import Any
+
+import orjson
 
 from flask import Blueprint, Response, request
 
@@ -29,8 +33,6 @@ PACKAGE_NAME = "orch-apiserver"
 FALLBACK_PACKAGE_VERSION = "0.1.0"
 CACHE_CONTROL = "no-cache, private"
 
-# Build date of a source install is unknowable; the process start is the closest honest stand-in.
-_STARTED = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 _ARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64", "i386": "386",
          "i686": "386", "armv7l": "arm", "ppc64le": "ppc64le", "s390x": "s390x"}
@@ -51,6 +53,47 @@ def git_version() -> str:
     return f"v{REFERENCE_MAJOR}.{REFERENCE_MINOR}.0-orch.{package_version()}"
 
 
+@functools.cache
+def build_info() -> tuple[str, str]:
+    """(gitCommit, buildDate): fixed by the installed package, so equal on every worker and replica of it."""
+    try:
+        dist = metadata.distribution(PACKAGE_NAME)
+    except metadata.PackageNotFoundError:
+        dist = None
+    stamp = Path(__file__).resolve().parent.parent / "__init__.py"  # a source tree run without installing
+    if dist is not None:
+        stamp = next((Path(str(f.locate())) for f in dist.files or () if f.name == "METADATA"), stamp)
+    try:
+        built = datetime.fromtimestamp(stamp.stat().st_mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except OSError:
+        built = "1970-01-01T00:00:00Z"
+    return _source_commit(dist), built
+
+
+def _source_commit(dist: metadata.Distribution | None) -> str:
+    """The commit a VCS install recorded (pip's direct_url.json), else the source tree's checked-out HEAD."""
+    try:
+        direct = orjson.loads((dist.read_text("direct_url.json") if dist else None) or "{}")
+        if commit := (direct.get("vcs_info") or {}).get("commit_id"):
+            return str(commit)
+    except orjson.JSONDecodeError:
+        pass
+    git = Path(__file__).resolve().parent.parent.parent / ".git"
+    try:
+        head = (git / "HEAD").read_text().strip()
+        if not head.startswith("ref: "):
+            return head
+        ref = head[5:]
+        if (git / ref).is_file():
+            return (git / ref).read_text().strip()
+        for line in (git / "packed-refs").read_text().splitlines():
+            if line.endswith(" " + ref):
+                return line.split(" ", 1)[0]
+    except OSError:
+        pass
+    return ""
+
+
 def platform_string() -> str:
     machine = platform.machine().lower()
     return f"{platform.system().lower()}/{_ARCH.get(machine, machine)}"
@@ -62,9 +105,9 @@ def version_info() -> dict[str, str]:
         "major": REFERENCE_MAJOR,
         "minor": REFERENCE_MINOR,
         "gitVersion": git_version(),
-        "gitCommit": "",
+        "gitCommit": build_info()[0],
         "gitTreeState": "clean",
-        "buildDate": _STARTED,
+        "buildDate": build_info()[1],
         "goVersion": f"python{platform.python_version()}",
         "compiler": platform.python_implementation().lower(),
         "platform": platform_string(),

@@ -32,12 +32,12 @@ def _status_body(status: dict) -> tuple[bytes, str]:
         naming = services().naming
         rep = negotiate(request.headers.get("Accept"), naming, table=False, protobuf=True)
     except Exception:  # noqa: BLE001 - no app context or an unusable Accept: fall back to JSON
-        return orjson.dumps(status), "application/json"
+        return orjson.dumps(status, option=orjson.OPT_APPEND_NEWLINE), "application/json"
     if rep.is_protobuf(naming):
         from app.schema import encode_status
 
         return encode_status(status), rep.media_type
-    return orjson.dumps(status), "application/json"
+    return orjson.dumps(status, option=orjson.OPT_APPEND_NEWLINE), "application/json"
 
 
 def install_error_handlers(app: Flask) -> None:

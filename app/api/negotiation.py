@@ -43,7 +43,10 @@ def read_body(request: Request) -> bytes:
     length = request.content_length
     if length is not None and length > MAX_BODY_BYTES:
         raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY_BYTES}")
-    data = request.stream.read(MAX_BODY_BYTES + 1)
+    try:
+        data = request.stream.read(MAX_BODY_BYTES + 1)
+    except Exception as exc:  # noqa: BLE001 - the server's framing errors (bad chunked encoding) are the client's
+        raise BadRequest(f"error reading the request body: {exc}") from None
     if len(data) > MAX_BODY_BYTES:
         raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY_BYTES}")
     return data

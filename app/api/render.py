@@ -24,7 +24,7 @@ def encode(obj: Any, media_type: str = JSON, pretty: bool = False) -> bytes:
         return yaml.safe_dump(orjson.loads(orjson.dumps(obj)), sort_keys=False).encode()
     if pretty:
         return orjson.dumps(obj, option=orjson.OPT_INDENT_2) + b"\n"
-    return orjson.dumps(obj)
+    return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)  # the reference's encoder ends every body so
 
 
 def json_response(obj: Any, code: int = 200, headers: dict[str, str] | None = None) -> Response:

@@ -77,7 +77,7 @@ def list_body(rep: Representation, naming: Naming, rt: ResourceType, list_meta: 
     if rep.media_type == JSON and not rep.pretty and not rep.table_version:
         # splice the stored JSON text: no decode/encode of the items
         head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.group_version, "metadata": list_meta})
-        return head[:-1] + b',"items":[' + ",".join(items).encode() + b"]}"
+        return head[:-1] + b',"items":[' + ",".join(items).encode() + b"]}\n"
     decoded = [orjson.loads(i) for i in items]
     if rep.table_version:
         from app.tables import render_table

@@ -164,7 +164,7 @@ class Client:
 
     @property
     def manager(self) -> str:
-        return self.user.username.rsplit(":", 1)[-1] if self.user is not None else "orch-apiserver"
+        return self.user.username.rsplit(":", 1)[-1] if self.user is not None else self.ctx.naming.apiserver_name
 
 
 class Controller:

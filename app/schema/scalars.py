@@ -88,7 +88,7 @@ def _encode_bytes(value: Any, path: str) -> WireValue:
     if not isinstance(value, str):
         raise _fail(path, "a base64 string", value)
     try:
-        return base64.b64decode(value, validate=True)
+        return base64.b64decode(value.replace("\r", "").replace("\n", ""), validate=True)  # as Go's decoder
     except binascii.Error as exc:
         raise ProtobufError(f"{path}: invalid base64: {exc}") from None
 

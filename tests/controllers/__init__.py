@@ -14,9 +14,9 @@ from app.naming import Naming
 
 NAMING = Naming()
 CSRS = f"/apis/{NAMING.group('certificates')}/v1/certificatesigningrequests"
-CLIENT_SIGNER = NAMING.key("apiserver-client")
-NODE_CLIENT_SIGNER = NAMING.key("apiserver-client-node")
-NODE_SERVING_SIGNER = NAMING.key("node-serving")
+CLIENT_SIGNER = NAMING.signer("apiserver-client")
+NODE_CLIENT_SIGNER = NAMING.signer("apiserver-client-node")
+NODE_SERVING_SIGNER = NAMING.signer("node-serving")
 CLIENT_USAGES = ["digital signature", "key encipherment", "client auth"]
 NODE_CLIENT_USAGES = ["digital signature", "key encipherment", "client auth"]
 SERVING_USAGES = ["digital signature", "key encipherment", "server auth"]

@@ -124,11 +124,18 @@ class Walker:
             return out
         if (error := scalar_error(spec, value, path)) is not None:
             self.errors.append(error)
+        elif spec == t.BYTES:
+            return without_line_breaks(value)  # stored as Go re-encodes the decoded bytes
         return value
 
     def _wrong(self, path: str, value: Any, expected: str) -> Any:
         self.errors.append(type_error(path, value, expected))
         return value
+
+
+def without_line_breaks(text: str) -> str:
+    """Base64 as Go's decoder reads it: carriage returns and newlines anywhere are skipped."""
+    return text.replace("\r", "").replace("\n", "") if "\n" in text or "\r" in text else text
 
 
 def _is_number(value: Any) -> bool:
@@ -166,7 +173,7 @@ def scalar_error(spec: t.Scalar, value: Any, path: str) -> FieldError | None:
         if not isinstance(value, str):
             return type_error(path, value, "string")
         try:
-            base64.b64decode(value, validate=True)
+            base64.b64decode(without_line_breaks(value), validate=True)
         except binascii.Error:
             return FieldError("FieldValueInvalid", path, "illegal base64 data", show_value=False)
         return None

@@ -44,7 +44,7 @@ def aggregate_label(naming: Naming, to: str) -> str:
 
 
 def autoupdate_annotation(naming: Naming) -> str:
-    return f"{naming.group('rbac.authorization')}/autoupdate"
+    return f"{naming.key_group('rbac.authorization')}/autoupdate"
 
 
 class DefaultPolicy:
