@@ -12,6 +12,12 @@ if TYPE_CHECKING:
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """The app for `config`; without one, configured from ORCH_* variables and defaults as the server is
+    (`flask db upgrade` run from any directory finds this factory in the installed package)."""
     from app.factory import create_app as build
 
+    if config is None:
+        from config import environment_flask_config
+
+        config = environment_flask_config()
     return build(config)

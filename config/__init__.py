@@ -545,3 +545,14 @@ def authentication_config(settings: Settings) -> dict[str, Any]:
         "REQUESTHEADER_CLIENT_CA_FILE": settings.requestheader_client_ca_file,
         "REQUESTHEADER_ALLOWED_NAMES": settings.requestheader_allowed_names or (),
     }
+
+
+def environment_flask_config(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The app's configuration from ORCH_* variables (wsgi.py, `flask db upgrade`); exits on a bad value."""
+    try:
+        settings = settings_from_env(os.environ if environ is None else environ)
+    except ConfigError as err:
+        raise SystemExit(f"orch-apiserver: {err}") from None
+    if settings.database_url is None:
+        os.makedirs(settings.data_path, exist_ok=True)  # the default SQLite file lives there
+    return flask_config(settings)

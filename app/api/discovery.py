@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
 from flask import Blueprint, Response, request
 
 from app.api.render import json_response

@@ -35,7 +35,7 @@ WSGIApp = Callable[[dict, StartResponse], Iterable[bytes]]
 
 
 def status_line(code: int) -> str:
-    return f"{code} {GO_STATUS_TEXT.get(code, 'status code %d' % code)}"
+    return f"{code} {GO_STATUS_TEXT.get(code, f'status code {code}')}"
 
 
 def go_reason_phrases(app: WSGIApp) -> WSGIApp:

@@ -11,11 +11,11 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import requests
+import urllib3
 
 from app.auth import jwt
 from app.auth.authn import AuthenticationError, TokenResult
-from app.auth.outbound import get_json
+from app.auth.outbound import get_json, pool
 from app.auth.user import UserInfo
 
 log = logging.getLogger(__name__)
@@ -56,13 +56,10 @@ class ProviderKeys:
     _fetched_at: float = field(default=0.0, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def _session(self) -> requests.Session:
-        session = requests.Session()
-        session.verify = self.ca_file or True
-        session.trust_env = False  # no proxy or CA bundle from the environment decides whom we trust
-        return session
+    def _session(self) -> urllib3.PoolManager:
+        return pool(self.ca_file or True)  # no proxy or CA bundle from the environment decides whom we trust
 
-    def _discover(self, session: requests.Session) -> str:
+    def _discover(self, session: urllib3.PoolManager) -> str:
         url = self.issuer_url.rstrip("/") + DISCOVERY_PATH
         doc = get_json(session, url, self.timeout, "oidc discovery")
         if not isinstance(doc, dict) or doc.get("issuer") != self.issuer_url:

@@ -17,5 +17,11 @@ def db_cli() -> None:
 @with_appcontext
 def upgrade() -> None:
     url = current_app.config["DATABASE_URL"]
-    schema.upgrade(url)
-    click.echo(f"database schema is up to date ({url.split('@')[-1]})")
+    before, after = schema.upgrade(url)
+    where = url.split("@")[-1]
+    if before is None:
+        click.echo(f"created the database schema at revision {after} ({where})")
+    elif before == after:
+        click.echo(f"the database schema is already at revision {after}, nothing to do ({where})")
+    else:
+        click.echo(f"upgraded the database schema from revision {before} to {after} ({where})")

@@ -1,6 +1,7 @@
 """Schema management: alembic migrations from the repo's migrations/ directory."""
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -16,13 +17,18 @@ class SchemaOutdated(Exception):
 
 
 def migrations_dir() -> Path:
-    override = os.environ.get("ORCH_MIGRATIONS_DIR")
+    """The alembic scripts: beside `app/` in a source tree, the `migrations` package of an installed wheel."""
+    override = os.environ.get("ORCH_MIGRATIONS_DIR")  # a developer's scratch copy; never needed to run
     if override:
         return Path(override)
-    for candidate in (Path(__file__).resolve().parents[2] / "migrations", Path.cwd() / "migrations"):
-        if (candidate / "env.py").exists():
+    candidates = [Path(__file__).resolve().parents[2] / "migrations"]
+    spec = importlib.util.find_spec("migrations")
+    if spec is not None and spec.submodule_search_locations:
+        candidates += [Path(p) for p in spec.submodule_search_locations]
+    for candidate in candidates:
+        if (candidate / "env.py").exists() and (candidate / "versions").is_dir():
             return candidate
-    raise SchemaOutdated("cannot find the migrations/ directory; set ORCH_MIGRATIONS_DIR")
+    raise SchemaOutdated("cannot find the migrations/ directory: the orch-apiserver package is incomplete")
 
 
 def alembic_config(database_url: str) -> Config:
@@ -32,20 +38,27 @@ def alembic_config(database_url: str) -> Config:
     return cfg
 
 
-def upgrade(database_url: str) -> None:
+def current_revision(database_url: str) -> str | None:
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+    finally:
+        engine.dispose()
+
+
+def upgrade(database_url: str) -> tuple[str | None, str | None]:
+    """Migrate to head; (revision before, revision after), None for a database without our schema."""
+    before = current_revision(database_url)
     command.upgrade(alembic_config(database_url), "head")
+    return before, current_revision(database_url)
 
 
 def ensure_schema(database_url: str, upgrade: bool) -> None:
     """Bring the schema to head when allowed (SQLite), else refuse an old schema (PostgreSQL)."""
     cfg = alembic_config(database_url)
     head = ScriptDirectory.from_config(cfg).get_current_head()
-    engine = create_engine(database_url)
-    try:
-        with engine.connect() as conn:
-            current = MigrationContext.configure(conn).get_current_revision()
-    finally:
-        engine.dispose()
+    current = current_revision(database_url)
     if current == head:
         return
     if upgrade:

@@ -146,20 +146,22 @@ def wait_ready(server: RunningServer, timeout: float = START_TIMEOUT) -> None:
 
 
 def start_server(
-    data_dir: Path, args: Sequence[str] = (), env: Mapping[str, str] | None = None, database_url: str | None = None
+    data_dir: Path, args: Sequence[str] = (), env: Mapping[str, str] | None = None, database_url: str | None = None,
+    program: Sequence[str] = (sys.executable, "-m", "app.cli"), cwd: Path = REPO_ROOT,
 ) -> RunningServer:
-    """Start `python -m app.cli` on a free port and wait until ready; retries when the port was taken."""
+    """Start `python -m app.cli` (or `program`) on a free port and wait until ready; retries when the port
+    was taken."""
     data_dir.mkdir(parents=True, exist_ok=True)
     for attempt in range(3):
         port = free_port()
         log_path = data_dir / f"server-{port}.log"
         command = [
-            sys.executable, "-m", "app.cli", "--data-dir", str(data_dir), "--secure-port", str(port),
+            *program, "--data-dir", str(data_dir), "--secure-port", str(port),
             "--workers", "1", "--threads", "16", *(["--database-url", database_url] if database_url else []), *args,
         ]
         with open(log_path, "wb") as log:
             process = subprocess.Popen(
-                command, cwd=REPO_ROOT, env=server_env(env), stdout=log, stderr=subprocess.STDOUT,
+                command, cwd=cwd, env=server_env(env), stdout=log, stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL, start_new_session=True,
             )
         server = RunningServer(f"https://127.0.0.1:{port}", port, data_dir, process, log_path, database_url)

@@ -116,8 +116,8 @@ def _status(body: bytes) -> dict:
     (b"GET /version HTTP/1.1\r\nHost: x\r\nX-Big: " + b"v" * 9000 + b"\r\n\r\n", 431),
     (b"FOO BAR\r\n\r\n", 400),
     (b"GET /version HTTP/9.1\r\nHost: x\r\n\r\n", 400),
-    (b"POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
-     b"Content-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n", 400),
+    ((b"POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+     b"Content-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"), 400),
 ], ids=["uri-too-long", "too-many-headers", "header-too-large", "bad-request-line", "bad-version", "bad-chunk"])
 def test_errors_below_the_app_are_status_bodies(server: RunningServer, request_bytes: bytes, code: int):
     status_line, headers, body = raw_exchange(server, request_bytes)

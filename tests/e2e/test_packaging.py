@@ -1,0 +1,139 @@
+"""The package as a user installs it: a wheel in a fresh virtualenv, run from an empty directory.
+
+`flask db upgrade` must find the schema's migrations inside the installed package, say what it did, and
+the installed `orch-apiserver` must serve on SQLite (the default) and on the migrated PostgreSQL database.
+The Docker image is built and started where a Docker engine answers.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import venv
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from . import REPO_ROOT, scratch_database, server_env, start_server, unavailable
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """bin/ of a new virtualenv holding only the wheel built from this tree and its install requirements."""
+    root = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                    "-w", str(root / "dist"), str(REPO_ROOT)], check=True, capture_output=True, timeout=300)
+    wheel = next((root / "dist").glob("orch_apiserver-*.whl"))
+    venv.EnvBuilder(with_pip=True).create(root / "venv")
+    bin_dir = root / "venv" / "bin"
+    done = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", str(wheel)],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return bin_dir
+
+
+def _flask_db_upgrade(bin_dir: Path, cwd: Path, database_url: str) -> str:
+    env = server_env({"ORCH_DATABASE_URL": database_url})
+    env.pop("FLASK_APP", None)
+    done = subprocess.run([str(bin_dir / "flask"), "db", "upgrade"], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_flask_db_upgrade_then_serve_from_an_empty_directory(installed: Path, tmp_path: Path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with scratch_database() as url:
+        first = _flask_db_upgrade(installed, empty, url)
+        assert first.startswith("created the database schema at revision"), first
+        again = _flask_db_upgrade(installed, empty, url)
+        assert "already at revision" in again and "nothing to do" in again, again
+        assert list(empty.iterdir()) == []  # nothing written where the admin stood
+        server = start_server(tmp_path / "pg-data", database_url=url, program=[str(installed / "orch-apiserver")],
+                              cwd=empty)
+        try:
+            created = server.session.post("/api/v1/namespaces", json={"metadata": {"name": "from-the-wheel"}})
+            assert created.status_code == 201, created.text
+        finally:
+            server.stop()
+
+
+def test_the_installed_server_starts_on_sqlite_by_default(installed: Path, tmp_path: Path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    server = start_server(tmp_path / "data", program=[str(installed / "orch-apiserver")], cwd=empty)
+    try:
+        assert server.get("/version").json()["gitVersion"].startswith("v1.23.")
+        assert (tmp_path / "data" / "orch.db").exists() or any((tmp_path / "data").glob("*.db"))
+    finally:
+        server.stop()
+
+
+def test_the_wheel_needs_nothing_the_test_extra_brings(installed: Path):
+    """Every app module imports in the fresh virtualenv (only install_requires present), the test plugin
+    (which needs pytest, there only when tests run) aside."""
+    script = (
+        "import importlib, pkgutil, app\n"
+        "bad = []\n"
+        "for m in pkgutil.walk_packages(app.__path__, 'app.'):\n"
+        "    if m.name.startswith('app.testing') or m.name.endswith('__main__'):\n"
+        "        continue\n"
+        "    try:\n"
+        "        importlib.import_module(m.name)\n"
+        "    except ImportError as err:\n"
+        "        bad.append(f'{m.name}: {err}')\n"
+        "print('\\n'.join(bad))\n"
+    )
+    done = subprocess.run([str(installed / "python"), "-c", script], cwd="/", capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "", done.stdout
+
+
+def _docker() -> str:
+    docker = shutil.which("docker")
+    if docker is None or subprocess.run([docker, "info"], capture_output=True, timeout=30, check=False).returncode:
+        pytest.skip("no Docker engine answers `docker info` here: install Docker and start its daemon to build "
+                    "and run the image")
+    return docker
+
+
+def test_the_docker_image_builds_migrates_and_serves(tmp_path: Path):
+    docker = _docker()
+    tag = f"orch-apiserver-test:{os.getpid()}"
+    build = subprocess.run([docker, "build", "-q", "-t", tag, str(REPO_ROOT)], capture_output=True, text=True,
+                           timeout=1200, check=False)
+    if build.returncode != 0:
+        if "network" in build.stderr.lower() or "pull" in build.stderr.lower():
+            unavailable(f"docker build could not fetch its base image: {build.stderr[-500:]}")
+        raise AssertionError(build.stderr[-3000:])
+    container = ""
+    try:
+        run = subprocess.run([docker, "run", "-d", "-p", "127.0.0.1::6443", tag], capture_output=True, text=True,
+                             timeout=120, check=True)
+        container = run.stdout.strip()
+        health, deadline = "", time.monotonic() + 180
+        while health not in ("healthy", "unhealthy") and time.monotonic() < deadline:
+            health = subprocess.run([docker, "inspect", "-f", "{{.State.Health.Status}}", container],
+                                    capture_output=True, text=True, timeout=30, check=False).stdout.strip()
+            time.sleep(0.5)
+        logs = subprocess.run([docker, "logs", container], capture_output=True, text=True, timeout=30,
+                              check=False).stderr
+        assert health == "healthy", logs[-3000:]
+    finally:
+        if container:
+            subprocess.run([docker, "rm", "-f", container], capture_output=True, timeout=60, check=False)
+        subprocess.run([docker, "rmi", "-f", tag], capture_output=True, timeout=120, check=False)
+
+
+@pytest.fixture(autouse=True)
+def _no_orch_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    for key in [k for k in os.environ if k.startswith("ORCH_") and k != "ORCH_TEST_DATABASE_URL"]:
+        monkeypatch.delenv(key)
+    yield
