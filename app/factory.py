@@ -111,6 +111,8 @@ def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -
             lifecycle.start()
             compactor.start()
             svc.hub.start()
+            if endpoints is not None:
+                endpoints.start()
 
     # the reference's names: its bootstrap controller makes the system namespaces
     post_start.add_post_start_hook(app, "bootstrap-controller", lifecycle.bootstrap)
@@ -120,12 +122,21 @@ def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -
         """Stop the background threads and close connections (tests, graceful shutdown)."""
         post_start.post_start_hooks(app).stopping.set()
         lifecycle.stop()
+        if endpoints is not None:
+            endpoints.stop()
         compactor.stop()
         fanout.stop()
         svc.hub.stop()
         svc.storage.dispose()
 
     compactor = Compactor(svc.storage)
+    endpoints = None
+    if app.config.get("ENDPOINT_ADDRESS") and app.config.get("SECURE_PORT"):
+        from app.registry.apiserver_endpoints import ApiserverEndpoints
+
+        endpoints = ApiserverEndpoints(svc.registry, svc.catalog, svc.naming, app.config["ENDPOINT_ADDRESS"],
+                                       int(app.config["SECURE_PORT"]),
+                                       float(app.config.get("ENDPOINT_LEASE_DURATION") or 15.0))
     fanout = SocketFanout()  # started by the first watch served from a real socket
     app.extensions["orch.fanout"] = fanout
     app.extensions["orch.stop"] = stop

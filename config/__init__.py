@@ -277,6 +277,8 @@ OPTIONS: tuple[Option, ...] = (
            "comma-separated gates to switch on or off, e.g. APIListChunking=false; repeatable", "list"),
     Option("livez_grace_period", defaults.LIVEZ_GRACE_PERIOD, _cache_ttl, "DURATION",
            "how long after start unfinished post-start hooks do not fail /livez (Go duration)"),
+    Option("endpoint_lease_duration", "15s", _cache_ttl, "DURATION",
+           "how long a replica stays in the default/kubernetes endpoints after its last renewal (Go duration)"),
     Option("shutdown_delay_duration", defaults.SHUTDOWN_DELAY_DURATION, _cache_ttl, "DURATION",
            "on SIGTERM, how long /readyz fails while requests are still served, before draining (Go duration)"),
     Option("controllers", defaults.CONTROLLERS, _controllers, "NAMES",
@@ -358,6 +360,7 @@ class Settings:
     audit_policy_file: str | None = None
     feature_gates: tuple[str, ...] | None = None
     livez_grace_period: float = 0.0
+    endpoint_lease_duration: float = 15.0
     shutdown_delay_duration: float = 0.0
     runtime_config: tuple[tuple[str, bool], ...] | None = None
     controllers: str = defaults.CONTROLLERS
@@ -402,6 +405,11 @@ class Settings:
         if ip.is_unspecified:
             return "127.0.0.1"
         return f"[{ip}]" if ip.version == 6 else str(ip)
+
+    @property
+    def endpoint_address(self) -> str:
+        """The address the default/kubernetes endpoints list for this replica (client_host without brackets)."""
+        return self.client_host.strip("[]")
 
     @property
     def server_url(self) -> str:
@@ -498,6 +506,9 @@ def flask_config(settings: Settings) -> dict[str, Any]:
         "TLS_PRIVATE_KEY_FILE": settings.serving_key_file,
         "FEATURE_GATES": {k: v == "true" for k, _, v in (p.partition("=") for p in settings.feature_gates or ())},
         "LIVEZ_GRACE_PERIOD": float(settings.livez_grace_period),
+        "ENDPOINT_ADDRESS": settings.endpoint_address,
+        "SECURE_PORT": settings.secure_port,
+        "ENDPOINT_LEASE_DURATION": float(settings.endpoint_lease_duration),
         "RUNTIME_CONFIG": settings.runtime_config or (),
         "CONTROLLERS": settings.controllers,
         "CLUSTER_SIGNING_CERT_FILE": settings.cluster_signing_cert_file or settings.pki_file(defaults.CA_CERT),

@@ -48,6 +48,7 @@ REFERENCE_SPELLINGS: dict[str, dict[str, str]] = {
         "rbac.authorization": "rbac.authorization.kubernetes.io",
         "endpointslice": "endpointslice.kubernetes.io",
         "service": "service.kubernetes.io",
+        "apiserver": "apiserver.kubernetes.io",
     },
     "signer": {
         "apiserver-client": "kubernetes.io/kube-apiserver-client",

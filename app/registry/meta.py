@@ -32,6 +32,11 @@ def now_rfc3339() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def now_micro_rfc3339() -> str:
+    """A MicroTime (Lease renewTime): microseconds, as the reference writes them."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
 def generate_name(prefix: str) -> str:
     return prefix[:58] + "".join(secrets.choice(_NAME_CHARS) for _ in range(5))
 
