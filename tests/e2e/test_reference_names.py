@@ -41,6 +41,7 @@ REFERENCE_PATTERNS = [re.compile(p) for p in (
     r"^kubeadm:",  # the reference's cluster-info reader role, made by kubeadm
     r"^kube-controller-[a-z]+$",  # our controllers' Leases (the reference's one is kube-controller-manager)
     r"^kube-apiserver-[0-9a-f]+$",  # a replica's endpoint Lease
+    r"^kube-(dns|scheduler|controller-manager|proxy)$",  # components named in the default policy
     r"^kubeconfig$",  # the cluster-info ConfigMap's key
     r"^v1\.23\.0-orch\.",  # /version's gitVersion names this build, not the reference's
     r"^kubernetes\.io/(service-account|metadata|bootstrapping)",

@@ -1,31 +1,22 @@
 """The default (bootstrap) policy: cluster roles and bindings present in every cluster.
 
-Shaped after the reference's bootstrap policy; every domain-bearing name comes from `Naming`.
+The reference's policy (app/auth/rbac/reference_policy.py, in its own spelling) renamed for the configured
+domain, plus the grants this server's own controllers and kubeadm-made objects need.
 """
 from __future__ import annotations
 
-from app.auth.bootstrap import GROUP as BOOTSTRAPPERS_GROUP
-from app.auth.user import (
-    ANONYMOUS_USER,
-    AUTHENTICATED_GROUP,
-    MASTERS_GROUP,
-    UNAUTHENTICATED_GROUP,
-)
-from app.naming import Naming
+import re
+from collections.abc import Callable
 
-READ = ["get", "list", "watch"]
-WRITE = ["create", "delete", "deletecollection", "patch", "update"]
-PUBLIC_PATHS = ["/healthz", "/livez", "/readyz", "/version", "/version/"]
+from app.auth.bootstrap import GROUP as BOOTSTRAPPERS_GROUP
+from app.auth.rbac import reference_policy as ref
+from app.auth.user import ANONYMOUS_USER
+from app.naming import REFERENCE_SIGNERS, Naming
+
 #: the config map of the public namespace anyone may read (signed by the bootstrapsigner controller)
 CLUSTER_INFO = "cluster-info"
 #: service accounts (system namespace) of the in-server controllers, as the reference names them
 CERTIFICATE_CONTROLLER, BOOTSTRAP_SIGNER, TOKEN_CLEANER = "certificate-controller", "bootstrap-signer", "token-cleaner"
-#: role, binding and group of metric scrapers and health probes (the reference's system:monitoring)
-MONITORING = "system:monitoring"
-MONITORING_PATHS = ["/healthz", "/healthz/*", "/livez", "/livez/*", "/readyz", "/readyz/*", "/metrics",
-                    "/metrics/slis"]
-DISCOVERY_PATHS = ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*",
-                   "/readyz", "/version", "/version/"]
 
 
 def _r(groups: list[str], resources: list[str], verbs: list[str], names: list[str] | None = None) -> dict:
@@ -52,6 +43,65 @@ class DefaultPolicy:
         self.naming = naming
         self.rbac = naming.group("rbac.authorization")
 
+    # -- the reference's policy, renamed ------------------------------------------------------------------
+
+    def reference_name(self, text: str) -> str:
+        """A string of the reference's policy in the configured domain (unchanged in k8s.io)."""
+        return reference_renamer(self.naming)(text)
+
+    def _rules(self, rules: list[ref.Rule]) -> list[dict]:
+        out = []
+        for groups, resources, verbs, *names in rules:
+            if groups == ref.URLS:
+                out.append(_urls(resources.split(), verbs.split()))
+                continue
+            api_groups = ["" if g == "core" else self.reference_name(g) for g in groups.split()]
+            out.append(_r(api_groups, resources.split(), verbs.split(),
+                          [self.reference_name(n) for n in names[0].split()] if names else None))
+        return out
+
+    def _subjects(self, subjects: list[str]) -> list[dict]:
+        out = []
+        for subject in subjects:
+            kind, _, name = subject.partition(" ")
+            if kind == "ServiceAccount":
+                namespace, _, account = name.partition("/")
+                out.append({"kind": kind, "name": self.reference_name(account),
+                            "namespace": self.reference_name(namespace)})
+            else:
+                out.append({"apiGroup": self.rbac, "kind": kind, "name": self.reference_name(name)})
+        return out
+
+    def reference_cluster_roles(self) -> list[dict]:
+        roles = []
+        for name, (rules, labels, aggregated_from) in ref.CLUSTER_ROLES.items():
+            roles.append(self._role(self.reference_name(name), self._rules(rules),
+                                    {aggregate_label(self.naming, to): "true" for to in labels}, aggregated_from))
+        for name, rules in ref.CONTROLLER_ROLES.items():
+            roles.append(self._role(f"system:controller:{name}", self._rules(rules)))
+        return roles
+
+    def reference_cluster_role_bindings(self) -> list[dict]:
+        bindings = []
+        for name, subjects in ref.CLUSTER_ROLE_BINDINGS.items():
+            binding = self._binding(self.reference_name(name), self.reference_name(name), [])
+            binding["subjects"] = self._subjects(subjects)
+            bindings.append(binding)
+        for name in ref.CONTROLLER_ROLES:
+            bindings.append(self._account_binding(f"system:controller:{name}", name))
+        return bindings
+
+    def reference_roles(self) -> list[dict]:
+        return [self._namespaced("Role", self.reference_name(namespace), self.reference_name(name),
+                                 {"rules": self._rules(rules)}) for (namespace, name), rules in ref.ROLES.items()]
+
+    def reference_role_bindings(self) -> list[dict]:
+        return [self._namespaced("RoleBinding", self.reference_name(namespace), self.reference_name(name), {
+            "roleRef": {"apiGroup": self.rbac, "kind": "Role", "name": self.reference_name(role)},
+            "subjects": self._subjects(subjects)}) for (namespace, name), (role, subjects) in ref.ROLE_BINDINGS.items()]
+
+    # -- shapes ---------------------------------------------------------------------------------------------
+
     def _meta(self, name: str, labels: dict | None = None) -> dict:
         return {"name": name, "labels": {self.naming.key("bootstrapping"): "rbac-defaults", **(labels or {})},
                 "annotations": {autoupdate_annotation(self.naming): "true"}}
@@ -69,95 +119,6 @@ class DefaultPolicy:
                 "roleRef": {"apiGroup": self.rbac, "kind": "ClusterRole", "name": role},
                 "subjects": [{"apiGroup": self.rbac, "kind": "Group", "name": g} for g in groups]}
 
-    def cluster_roles(self) -> list[dict]:
-        n = self.naming
-        apps, batch, policy, net = "apps", "batch", "policy", n.group("networking")  # these groups carry no domain
-        authz, authn, certs = n.group("authorization"), n.group("authentication"), n.group("certificates")
-        coord, discovery = n.group("coordination"), n.group("discovery")
-        core_read = ["pods", "pods/log", "pods/status", "configmaps", "endpoints", "persistentvolumeclaims",
-                     "persistentvolumeclaims/status", "replicationcontrollers", "replicationcontrollers/scale",
-                     "replicationcontrollers/status", "serviceaccounts", "services", "services/status",
-                     "bindings", "events", "limitranges", "namespaces", "namespaces/status", "resourcequotas",
-                     "resourcequotas/status"]
-        app_kinds = ["controllerrevisions", "daemonsets", "daemonsets/status", "deployments", "deployments/scale",
-                     "deployments/status", "replicasets", "replicasets/scale", "replicasets/status", "statefulsets",
-                     "statefulsets/scale", "statefulsets/status"]
-        view = [_r([""], core_read, READ), _r([apps], app_kinds, READ),
-                _r([batch], ["cronjobs", "cronjobs/status", "jobs", "jobs/status"], READ),
-                _r(["autoscaling"], ["horizontalpodautoscalers", "horizontalpodautoscalers/status"], READ),
-                _r([policy], ["poddisruptionbudgets", "poddisruptionbudgets/status"], READ),
-                _r([net], ["ingresses", "ingresses/status", "networkpolicies"], READ),
-                _r([discovery], ["endpointslices"], READ)]
-        edit = [_r([""], ["pods/attach", "pods/exec", "pods/portforward", "pods/proxy", "secrets",
-                          "services/proxy"], READ),
-                _r([""], ["serviceaccounts"], ["impersonate"]),
-                _r([""], ["pods", "pods/attach", "pods/exec", "pods/portforward", "pods/proxy", "pods/eviction",
-                          "configmaps", "endpoints", "events", "persistentvolumeclaims", "replicationcontrollers",
-                          "replicationcontrollers/scale", "secrets", "serviceaccounts", "services",
-                          "services/proxy"], WRITE),
-                _r([""], ["serviceaccounts/token"], ["create"]),
-                _r([apps], [k for k in app_kinds if not k.endswith("/status")], WRITE),
-                _r([batch], ["cronjobs", "jobs"], WRITE),
-                _r(["autoscaling"], ["horizontalpodautoscalers"], WRITE),
-                _r([policy], ["poddisruptionbudgets"], WRITE),
-                _r([net], ["ingresses", "networkpolicies"], WRITE),
-                _r([discovery], ["endpointslices"], WRITE),
-                _r([coord], ["leases"], READ + WRITE)]
-        admin = [_r([authz], ["localsubjectaccessreviews"], ["create"]),
-                 _r([self.rbac], ["rolebindings", "roles"], READ + WRITE)]
-        return [
-            self._role("cluster-admin", [_r(["*"], ["*"], ["*"]), _urls(["*"], ["*"])]),
-            self._role("system:discovery", [_urls(DISCOVERY_PATHS, ["get"])]),
-            self._role("system:public-info-viewer", [_urls(PUBLIC_PATHS, ["get"])]),
-            self._role(MONITORING, [_urls(MONITORING_PATHS, ["get"])]),
-            self._role("system:basic-user", [
-                _r([authz], ["selfsubjectaccessreviews", "selfsubjectrulesreviews"], ["create"]),
-                _r([authn], ["selfsubjectreviews"], ["create"])]),
-            self._role("admin", [], aggregate_from="admin"),
-            self._role("edit", [], {aggregate_label(n, "admin"): "true"}, aggregate_from="edit"),
-            self._role("view", [], {aggregate_label(n, "edit"): "true"}, aggregate_from="view"),
-            self._role("system:aggregate-to-admin", admin, {aggregate_label(n, "admin"): "true"}),
-            self._role("system:aggregate-to-edit", edit, {aggregate_label(n, "edit"): "true"}),
-            self._role("system:aggregate-to-view", view, {aggregate_label(n, "view"): "true"}),
-            self._role("system:node-bootstrapper", [_r([certs], ["certificatesigningrequests"],
-                                                       ["create", "get", "list", "watch"])]),
-            self._role(f"system:{certs}:certificatesigningrequests:nodeclient",
-                       [_r([certs], ["certificatesigningrequests/nodeclient"], ["create"])]),
-            self._role(f"system:{certs}:certificatesigningrequests:selfnodeclient",
-                       [_r([certs], ["certificatesigningrequests/selfnodeclient"], ["create"])]),
-            self._role(f"system:{certs}:apiserver-client-approver",
-                       [_r([certs], ["signers"], ["approve"], [n.signer("apiserver-client")])]),
-            self._role(f"system:{certs}:apiserver-client-node-approver",
-                       [_r([certs], ["signers"], ["approve"], [n.signer("apiserver-client-node")])]),
-            self._role("system:controller:certificate-controller", [
-                _r([certs], ["certificatesigningrequests"], ["delete", "get", "list", "watch"]),
-                _r([certs], ["certificatesigningrequests/approval", "certificatesigningrequests/status"],
-                   ["update"]),
-                _r([certs], ["signers"], ["approve", "sign"], [n.key("*")]),
-                _r([authz], ["subjectaccessreviews"], ["create"])]),
-            self._role("system:controller:namespace-controller", [
-                _r(["*"], ["*"], ["delete", "deletecollection", "get", "list"]),
-                _r([""], ["namespaces"], ["delete", "get", "list", "watch"]),
-                _r([""], ["namespaces/finalize", "namespaces/status"], ["update"])]),
-        ]
-
-    def cluster_role_bindings(self) -> list[dict]:
-        certs = self.naming.group("certificates")
-        everyone = [AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP]
-        return [
-            self._binding("cluster-admin", "cluster-admin", [MASTERS_GROUP]),
-            self._binding("system:discovery", "system:discovery", [AUTHENTICATED_GROUP]),
-            self._binding("system:basic-user", "system:basic-user", [AUTHENTICATED_GROUP]),
-            self._binding("system:public-info-viewer", "system:public-info-viewer", everyone),
-            self._binding(MONITORING, MONITORING, [MONITORING]),
-            self._binding("system:node-bootstrapper", "system:node-bootstrapper", [BOOTSTRAPPERS_GROUP]),
-            self._binding(f"system:{certs}:certificatesigningrequests:nodeclient",
-                          f"system:{certs}:certificatesigningrequests:nodeclient", [BOOTSTRAPPERS_GROUP]),
-            self._account_binding("system:controller:certificate-controller", CERTIFICATE_CONTROLLER),
-        ]
-
-    # -- in-server controllers (app/controllers): their service accounts and namespaced grants ---------
-
     def _subject(self, account: str) -> dict:
         return {"kind": "ServiceAccount", "name": account, "namespace": self.naming.system_namespace}
 
@@ -170,20 +131,29 @@ class DefaultPolicy:
         return {"apiVersion": f"{self.rbac}/v1", "kind": kind,
                 "metadata": {**self._meta(name), "namespace": namespace}, **body}
 
+    # -- the policy: the reference's, then what this server adds -------------------------------------------
+
+    def cluster_roles(self) -> list[dict]:
+        return self.reference_cluster_roles()
+
+    def cluster_role_bindings(self) -> list[dict]:
+        certs = self.naming.group("certificates")
+        # kubeadm's grants for token-bootstrapping nodes (its kubeadm:kubelet-bootstrap and node-autoapprove)
+        return self.reference_cluster_role_bindings() + [
+            self._binding("system:node-bootstrapper", "system:node-bootstrapper", [BOOTSTRAPPERS_GROUP]),
+            self._binding(f"system:{certs}:certificatesigningrequests:nodeclient",
+                          f"system:{certs}:certificatesigningrequests:nodeclient", [BOOTSTRAPPERS_GROUP]),
+        ]
+
     def roles(self) -> list[dict]:
-        """Roles in the system and public namespaces (the reference's bootstrap namespace roles)."""
+        """The reference's Roles of the system and public namespaces, plus this server's own."""
         n = self.naming
         system, public, coord = n.system_namespace, n.public_namespace, n.group("coordination")
-        events = _r([""], ["events"], ["create", "patch", "update"])
-        return [
-            self._namespaced("Role", system, "system:controller:bootstrap-signer",
-                             {"rules": [_r([""], ["secrets"], READ)]}),
-            self._namespaced("Role", system, "system:controller:token-cleaner",
-                             {"rules": [_r([""], ["secrets"], ["delete", *READ]), events]}),
+        return self.reference_roles() + [
+            # each in-server controller takes its own Lease (app/controllers/lease.py)
             self._namespaced("Role", system, "system::leader-locking-controllers",
                              {"rules": [_r([coord], ["leases"], ["create", "get", "update"])]}),
-            self._namespaced("Role", public, "system:controller:bootstrap-signer", {"rules": [
-                _r([""], ["configmaps"], READ), _r([""], ["configmaps"], ["update"], [CLUSTER_INFO]), events]}),
+            # kubeadm's: anonymous discovery of cluster-info
             self._namespaced("Role", public, "kubeadm:bootstrap-signer-clusterinfo",
                              {"rules": [_r([""], ["configmaps"], ["get"], [CLUSTER_INFO])]}),
         ]
@@ -196,12 +166,39 @@ class DefaultPolicy:
             return self._namespaced("RoleBinding", namespace, name, {
                 "roleRef": {"apiGroup": self.rbac, "kind": "Role", "name": name}, "subjects": subjects})
 
-        return [
-            bind(system, "system:controller:bootstrap-signer", [self._subject(BOOTSTRAP_SIGNER)]),
-            bind(system, "system:controller:token-cleaner", [self._subject(TOKEN_CLEANER)]),
+        return self.reference_role_bindings() + [
             bind(system, "system::leader-locking-controllers",
                  [self._subject(a) for a in (CERTIFICATE_CONTROLLER, BOOTSTRAP_SIGNER, TOKEN_CLEANER)]),
-            bind(public, "system:controller:bootstrap-signer", [self._subject(BOOTSTRAP_SIGNER)]),
             bind(public, "kubeadm:bootstrap-signer-clusterinfo",
                  [{"apiGroup": self.rbac, "kind": "User", "name": ANONYMOUS_USER}]),
         ]
+
+
+_REFERENCE_API_GROUP = re.compile(r"\b([a-z0-9-]+(?:\.[a-z0-9-]+)*)\.k8s\.io\b")
+_REFERENCE_KEY_DOMAIN = re.compile(r"\b(?:([a-z0-9-]+(?:\.[a-z0-9-]+)*)\.)?kubernetes\.io\b")
+_REFERENCE_COMPONENT = re.compile(r"\bkube-")
+_REFERENCE_NODE_AGENT = re.compile(r"\bkubelet\b")  # our domain calls it the node agent: node-serving signer
+
+
+def reference_renamer(naming: Naming) -> Callable[[str], str]:
+    """Rename a string of the reference's policy: signers first (their names change, not only the domain),
+    then API groups, key domains and `kube-` component names."""
+    if naming.is_reference:
+        return lambda text: text
+    reference = Naming("k8s.io")
+    signers = {reference.signer(ours): naming.signer(ours) for ours in (*REFERENCE_SIGNERS, "legacy-unknown")}
+    approvers = {f":{theirs.split('/', 1)[1]}-approver": f":{ours.split('/', 1)[1]}-approver"
+                 for theirs, ours in signers.items()}
+
+    def rename(text: str) -> str:
+        if text in signers:
+            return signers[text]
+        for theirs, ours in approvers.items():
+            text = text.replace(theirs, ours)
+        text = _REFERENCE_API_GROUP.sub(lambda m: naming.group(m.group(1)), text)
+        text = _REFERENCE_KEY_DOMAIN.sub(
+            lambda m: naming.key_group(m.group(1)) if m.group(1) else naming.key_domain, text)
+        text = _REFERENCE_NODE_AGENT.sub("node", text)
+        return _REFERENCE_COMPONENT.sub(f"{naming.namespace_prefix}-", text)
+
+    return rename
