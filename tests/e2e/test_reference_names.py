@@ -151,3 +151,26 @@ def test_service_account_token_secret_uses_the_reference_type(kubectl: str, k8s_
     _kubectl(kubectl, k8s_server, "apply", "-f", "-", stdin=json.dumps(secret))
     shown = json.loads(_kubectl(kubectl, k8s_server, "get", "secret", "builder-token", "-o", "json"))
     assert shown["type"] == REFERENCE.key("service-account-token") == "kubernetes.io/service-account-token"
+
+
+def test_the_official_client_finds_the_reference_s_objects(k8s_server: RunningServer):
+    from kubernetes import client, config
+
+    api_client = config.new_client_from_config(config_file=str(k8s_server.kubeconfig))
+    try:
+        core = client.CoreV1Api(api_client)
+        system = core.read_namespace("kube-system")
+        assert system.metadata.labels["kubernetes.io/metadata.name"] == "kube-system"
+        assert system.spec.finalizers == ["kubernetes"]
+        deadline = time.monotonic() + 20
+        while not (endpoints := core.list_namespaced_endpoints("default", field_selector="metadata.name=kubernetes")
+                   ).items or not endpoints.items[0].subsets:
+            assert time.monotonic() < deadline, "default/kubernetes endpoints never appeared"
+            time.sleep(0.1)
+        assert endpoints.items[0].subsets[0].ports[0].port == k8s_server.port
+        roles = client.RbacAuthorizationV1Api(api_client).list_cluster_role(
+            label_selector="kubernetes.io/bootstrapping=rbac-defaults")
+        assert {"system:kube-scheduler", "system:node-proxier", "system:controller:generic-garbage-collector"} <= \
+            {r.metadata.name for r in roles.items}
+    finally:
+        api_client.close()
