@@ -116,6 +116,22 @@ def check_authentication(settings: Settings) -> str | None:
     return None
 
 
+def check_listen(settings: Settings) -> str | None:
+    """Why the serving address cannot be bound: said before anything claims to be serving."""
+    import socket
+
+    host = settings.bind_address
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn binds: TIME_WAIT is no obstacle
+        try:
+            sock.bind((host, settings.secure_port))
+            sock.listen(1)
+        except OSError as err:
+            return f"cannot listen on {host}:{settings.secure_port}: {err.strerror or err}"
+    return None
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
@@ -170,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (pki.PkiError, OSError) as err:
         print(f"{PROG}: {err}", file=sys.stderr)
         return 1
-    problem = check_authentication(settings) or check_schema(settings)
+    problem = check_listen(settings) or check_authentication(settings) or check_schema(settings)
     if problem:
         print(f"{PROG}: {problem}", file=sys.stderr)
         return 1

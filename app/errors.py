@@ -217,6 +217,11 @@ class TooLargeResourceVersion(ApiError):
                          headers={"Retry-After": "1"})
 
 
+class ServiceUnavailable(ApiError):
+    def __init__(self, message: str = "the server is currently unable to handle the request"):
+        super().__init__(503, "ServiceUnavailable", message, {}, {"Retry-After": "1"})
+
+
 class InternalError(ApiError):
     def __init__(self, message: str):
         super().__init__(500, "InternalError", f"Internal error occurred: {message}",

@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 access_log = logging.getLogger("app.httplog")
 
 EXTENSION_KEY = "orch.observability"
+#: app.extensions key of `(ResourceType) -> count(size)`, called for every watch event sent (app/api/resources.py)
+WATCH_EVENT_COUNTER_KEY = "orch.watch_event_counter"
 AUDIT_ID_HEADER = "Audit-Id"
 CONNECT_SUBRESOURCES = frozenset({"log", "exec", "portforward", "attach", "proxy"})
 REPORTED_VERBS = frozenset({"APPLY", "CONNECT", "CREATE", "DELETE", "DELETECOLLECTION", "GET", "LIST", "PATCH",
@@ -218,8 +220,10 @@ def _json_body(data: bytes | None, content_type: str) -> Any:
     if media in (APPLY_PATCH, "application/yaml"):
         import yaml
 
+        from app.api import yamldoc
+
         try:
-            return yaml.safe_load(data)
+            return yamldoc.load(data)
         except yaml.YAMLError:
             return None
     return None
@@ -238,6 +242,7 @@ def install_observability(app: Flask) -> None:
         audit.counter = metrics.audit_events
     obs = Observability(metrics, audit, naming, bool(app.config.get("REQUEST_LOG", True)))
     app.extensions[EXTENSION_KEY] = obs
+    app.extensions[WATCH_EVENT_COUNTER_KEY] = lambda rt: _watch_event_counter(metrics, rt)
     decision_key = f"{naming.group('authorization')}/decision"
     reason_key = f"{naming.group('authorization')}/reason"
     wrap_lock = threading.Lock()
@@ -348,10 +353,15 @@ def install_observability(app: Flask) -> None:
                 audit.write(record, "ResponseStarted")
             gauge = metrics.longrunning.labels(verb=verb, component=COMPONENT, **labels)
             gauge.inc()
+            watchers = _watchers_gauge(obs, svc.catalog, labels) if verb == "WATCH" else None
+            if watchers is not None:
+                watchers.inc()
             finish = _finisher(obs, state, record, verb, dry_run, labels, response.status_code, deprecated, None)
 
             def _closed() -> None:
                 gauge.dec()
+                if watchers is not None:
+                    watchers.dec()
                 finish()
 
             response.call_on_close(_closed)
@@ -371,6 +381,29 @@ def install_observability(app: Flask) -> None:
         if audit is not None and state.record is not None:
             state.record.response_status = {"metadata": {}, "code": 500}
             audit.write(state.record, "Panic")
+
+
+def _watch_labels(group: str, version: str, kind: str) -> dict[str, str]:
+    return {"group": group, "version": version, "kind": kind}
+
+
+def _watchers_gauge(obs: Observability, catalog: Any, labels: dict[str, str]) -> Any:
+    rt = catalog.lookup(labels.get("group", ""), labels.get("version", ""), labels.get("resource", ""))
+    if rt is None:
+        return None
+    return obs.metrics.registered_watchers.labels(**_watch_labels(rt.group, rt.version, rt.kind))
+
+
+def _watch_event_counter(metrics: ServerMetrics, rt: Any) -> Callable[[int], None]:
+    """Counts one sent watch event of `rt` and its framed size (called from the fan-out writer too)."""
+    labels = _watch_labels(rt.group, rt.version, rt.kind)
+    events, sizes = metrics.watch_events.labels(**labels), metrics.watch_event_sizes.labels(**labels)
+
+    def count(size: int) -> None:
+        events.inc()
+        sizes.observe(size)
+
+    return count
 
 
 def _response_status(response: Response) -> dict[str, Any]:
@@ -431,6 +464,13 @@ def _request_line(verb: str, code: int, state: Observed) -> tuple[str, str]:
 
 def _quoted(text: str) -> str:
     return orjson.dumps(text).decode()
+
+
+def count_tls_handshake_error(app: Any) -> None:
+    """A connection dropped during its TLS handshake (called by the gunicorn worker, outside any request)."""
+    obs = app.extensions.get(EXTENSION_KEY) if isinstance(app, Flask) else None
+    if obs is not None:
+        obs.metrics.tls_handshake_errors.inc()
 
 
 def observability(app: Flask) -> Observability:

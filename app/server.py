@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import signal
 import socket
 import ssl
 import sys
@@ -63,6 +64,11 @@ class PeerCertWorker(ThreadWorker):
         self.wsgi = with_peer_cert(self.wsgi)
         worker_booted(self.app_wsgi)  # post-start hooks run now, not with the first request
 
+    def init_signals(self) -> None:
+        super().init_signals()
+        # Ctrl-C reaches the workers too (one process group): end watches and drain, as on SIGTERM
+        signal.signal(signal.SIGINT, self.handle_exit)
+
     def handle_exit(self, sig: int, frame: Any) -> None:
         from app.shutdown import worker_exiting
 
@@ -73,6 +79,12 @@ class PeerCertWorker(ThreadWorker):
         """A request gunicorn could not parse (or an app crash it caught) answered with a Status body."""
         from app.api.wire import error_response
 
+        if isinstance(exc, ssl.SSLError):  # as the reference: counted, logged, the connection closed
+            from app.observability import count_tls_handshake_error
+
+            count_tls_handshake_error(getattr(self, "app_wsgi", None))
+            self.log.info("TLS handshake error from %s: %s", (addr or ("",))[0], exc)
+            return
         code, message = below_app_error(exc)
         if code >= 500:
             self.log.exception("Error handling request")
@@ -108,7 +120,7 @@ def below_app_error(exc: BaseException) -> tuple[int, str]:
         return 417, str(exc)
     if isinstance(exc, errors.ForbiddenProxyRequest):
         return 403, "request forbidden"
-    if isinstance(exc, (errors.ParseException, ssl.SSLError)):
+    if isinstance(exc, errors.ParseException):
         return 400, f"malformed HTTP request: {exc}"
     return 500, "Internal Server Error"
 

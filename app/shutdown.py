@@ -34,6 +34,10 @@ class DelayedShutdownArbiter(Arbiter):
                 self.log.info("Shutdown requested: /readyz fails; serving %.1fs before draining", self.shutdown_delay)
         self._stop_when_delay_passed()
 
+    def handle_int(self) -> None:
+        """Ctrl-C stops as SIGTERM does (gunicorn's quick stop would leave watch threads to be SIGKILLed)."""
+        self.handle_term()
+
     def murder_workers(self) -> None:
         super().murder_workers()  # runs once per turn of the master loop (at least every second)
         self._stop_when_delay_passed()

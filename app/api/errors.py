@@ -7,9 +7,18 @@ import orjson
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
-from app.errors import ApiError, InternalError, MethodNotAllowed, RequestEntityTooLarge
+from app.errors import (
+    ApiError,
+    InternalError,
+    MethodNotAllowed,
+    RequestEntityTooLarge,
+    ServiceUnavailable,
+)
+from app.logs import RepeatedErrors
+from app.storage import failures
 
 log = logging.getLogger(__name__)
+repeated = RepeatedErrors(log)  # an outage fails every request alike: one traceback, then counts
 RESOURCE_PREFIXES = ("/api/", "/apis/")
 
 
@@ -62,5 +71,11 @@ def install_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def _unexpected(error: Exception) -> Response:
-        log.exception("unhandled error serving %s %s", request.method, request.path)
+        repeated.log(logging.ERROR, "unhandled error serving a request", error=error,
+                     context=f"{request.method} {request.path}")
+        if failures.is_unavailable(error):  # the log has the driver's words; the client gets no internals
+            return status_response(ServiceUnavailable(
+                "the server is currently unable to handle the request: the storage backend is unavailable"))
+        if failures.is_database_error(error):
+            return status_response(InternalError("a storage request failed"))
         return status_response(InternalError(f"{type(error).__name__}: {error}"))

@@ -7,6 +7,7 @@ import orjson
 import yaml
 from flask import Request
 
+from app.api import yamldoc
 from app.api.render import JSON, YAML
 from app.errors import (
     BadRequest,
@@ -69,7 +70,7 @@ def decode_object(request: Request, body: bytes, kind: str, version: str, naming
     try:
         if media == JSON:
             return orjson.loads(body)
-        return yaml.safe_load(body)
+        return yamldoc.load(body)
     except (orjson.JSONDecodeError, yaml.YAMLError) as exc:
         raise BadRequest(f'{kind} in version "{version}" cannot be handled as a {kind}: {exc}') from None
 

@@ -237,6 +237,9 @@ def _delete_options() -> DeleteOptions:
             raise BadRequest(f"error decoding DeleteOptions: {exc}") from None
         if not isinstance(parsed, dict):
             raise BadRequest("DeleteOptions must be a JSON object")
+        from app.schema import meta
+
+        fieldvalidation.check_options(meta.DeleteOptions, parsed)
     return DeleteOptions.parse(parsed, request.args, parse_dry_run(request.args), services().naming.meta_group)
 
 
@@ -287,7 +290,16 @@ def _watch(rt: ResourceType, namespace: str | None, opts: ListOptions) -> Respon
                          socket_closed_check(request.environ.get("gunicorn.socket")))
     sock = request.environ.get("gunicorn.socket")
     fanout = current_app.extensions.get("orch.fanout") if sock is not None else None
-    resp = Response(stream_with_context(stream.framed(framer, fanout, sock)), status=200,
+    counter = current_app.extensions.get("orch.watch_event_counter")
+    count = counter(rt) if counter is not None else None
+
+    def frame(event: tuple) -> bytes:
+        data = framer(event)
+        if data and count is not None:
+            count(len(data))
+        return data
+
+    resp = Response(stream_with_context(stream.framed(frame, fanout, sock)), status=200,
                     headers={"Content-Type": framer.content_type})
     resp.headers["Cache-Control"] = "no-cache, private"
     return resp
@@ -320,12 +332,14 @@ def _apply(rt: ResourceType, ns: str | None, name: str, sub: str | None, rep: Re
     """PATCH with application/apply-patch+yaml: server-side apply (YAML or JSON body)."""
     import yaml
 
+    from app.api import yamldoc
+
     _require_verb(rt, "patch", sub)
     if not request.args.get("fieldManager"):
         raise BadRequest("PatchOptions is invalid: fieldManager: Required value: is required for apply patch")
     manager = _manager()
     try:
-        applied = yaml.safe_load(read_body(request))
+        applied = yamldoc.load(read_body(request))
     except yaml.YAMLError as exc:
         raise BadRequest(f"error decoding YAML: {exc}") from None
     result, created = services().registry.apply(rt, ns, name, applied, manager, parse_bool(request.args.get("force")),

@@ -15,7 +15,7 @@ Public entry points:
     managed_for_update, validate_managed_fields, validate_field_manager
     conflict_message(conflicts), conflict_causes(conflicts), Conflict
     errors: ApplyConflict (409), ManagedFieldsInApply / ApplyTypeMismatch (400, ApplyBadRequest),
-            ApplyInvalidObject / ManagedFieldsUndecodable (500)
+            ApplyInvalidObject (400) / ManagedFieldsUndecodable (500)
 """
 from __future__ import annotations
 

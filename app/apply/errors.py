@@ -88,10 +88,11 @@ class ApplyTypeMismatch(ApplyBadRequest):
 
 
 class ApplyInvalidObject(ApiError):
-    """The applied object does not fit the schema; the reference answers 500 with reason Unknown."""
+    """The applied object does not fit the schema (a field it does not declare, a value of the wrong type): the
+    client's mistake, 400 with the field path (v1.23 answered 500 without a reason; later releases 4xx)."""
 
     def __init__(self, what: str, detail: str) -> None:
-        super().__init__(500, "", f"failed to create typed patch object ({what}): {detail}")
+        super().__init__(400, "BadRequest", f"failed to create typed patch object ({what}): {detail}")
 
 
 class ManagedFieldsUndecodable(ApiError):

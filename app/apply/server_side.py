@@ -96,7 +96,7 @@ def apply(live: dict[str, Any] | None, applied: dict[str, Any], manager: str, st
           kind: str | None = None, fields_filter: FieldFilter | None = None) -> dict[str, Any]:
     """The object after `manager` applies `applied` to `live` (None: apply creates the object).
 
-    Raises ManagedFieldsInApply / ApplyTypeMismatch (400), ApplyInvalidObject (500, e.g. duplicate
+    Raises ManagedFieldsInApply / ApplyTypeMismatch (400), ApplyInvalidObject (400, e.g. duplicate
     keys or an undeclared field), ManagedFieldsUndecodable (500) and ApplyConflict (409) unless
     `force`. When nothing changes, the live object comes back with only its managedFields updated.
     """

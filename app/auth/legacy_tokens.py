@@ -19,6 +19,7 @@ from app.auth.serviceaccount import SaNames, TokenIssuer
 from app.background import BackgroundThread
 from app.catalog import ResourceType
 from app.errors import ApiError, Conflict, NotFound
+from app.logs import RepeatedErrors
 from app.registry.keys import collection_prefix
 from app.registry.options import DeleteOptions, ListOptions
 from app.registry.store import Registry
@@ -26,6 +27,7 @@ from app.storage.hub import Subscription, WatchHub
 from app.storage.store import Change
 
 log = logging.getLogger(__name__)
+repeated = RepeatedErrors(log)  # an outage fails every round alike: one traceback, then counts
 
 
 @dataclass(frozen=True)
@@ -118,8 +120,8 @@ class TokenController(BackgroundThread):
         while not self.stopping.is_set():
             try:
                 self._follow()
-            except Exception:  # the database may be briefly unavailable; start over
-                log.exception("token controller round failed")
+            except Exception as err:  # noqa: BLE001 - the database may be briefly unavailable; start over
+                repeated.log(logging.ERROR, "token controller round failed", error=err)
             self.stopping.wait(self.wait)
 
     def _follow(self) -> None:

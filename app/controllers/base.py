@@ -23,6 +23,7 @@ from app.auth.user import UserInfo, service_account_groups, service_account_user
 from app.background import BackgroundThread
 from app.catalog import ResourceType
 from app.errors import ApiError, NotFound
+from app.logs import RepeatedErrors
 from app.registry.keys import collection_prefix
 from app.registry.options import DeleteOptions, ListOptions
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from app.storage.hub import Subscription, WatchHub
 
 log = logging.getLogger(__name__)
+repeated = RepeatedErrors(log)  # an outage fails every round alike: one traceback, then counts
 
 Clock = Callable[[], datetime]
 WRITE_VERBS = ("create", "update", "patch", "delete")
@@ -233,8 +235,8 @@ class ControllerLoop(BackgroundThread):
                         self.controller.sync()
                         last_sync, dirty = now, False
                     dirty = self._wait_for_events()
-                except Exception:  # the database may be briefly unavailable; try again
-                    log.exception("controller %s round failed", self.controller.name)
+                except Exception as err:  # noqa: BLE001 - the database may be briefly unavailable; try again
+                    repeated.log(logging.ERROR, "controller %s round failed", self.controller.name, error=err)
                     self._unsubscribe()
                     dirty = True
                     self.stopping.wait(self.retry)

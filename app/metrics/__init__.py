@@ -28,6 +28,8 @@ LONGRUNNING_LABELS = ("verb", "group", "version", "resource", "subresource", "sc
 DEPRECATED_LABELS = ("group", "version", "resource", "subresource", "removed_release")
 SIZE_LABELS = ("verb", "group", "version", "resource", "subresource", "scope", "component")
 SIZE_BUCKETS = tuple(1000.0 * 10 ** i for i in range(8))  # 1 kB .. 10 GB, as the reference
+WATCH_LABELS = ("group", "version", "kind")
+WATCH_EVENT_SIZE_BUCKETS = tuple(1024.0 * 2 ** i for i in range(8))  # 1 KiB .. 128 KiB, as the reference
 STORAGE_BUCKETS = (0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30,
                    45, 60)
 
@@ -79,6 +81,10 @@ class ServerMetrics:
     storage_errors: Any = None
     db_connections: Any = None
     audit_events: Any = None
+    registered_watchers: Any = None
+    watch_events: Any = None
+    watch_event_sizes: Any = None
+    tls_handshake_errors: Any = None
 
     def add_collector(self, collector: Any) -> None:
         """A collector computed at scrape time (storage objects), outside the multiprocess files."""
@@ -151,8 +157,20 @@ def build_metrics() -> ServerMetrics:
     audit_events = Counter(
         "apiserver_audit_event_total", "Counter of audit events generated and sent to the audit backend.",
         registry=families)
+    registered_watchers = Gauge(
+        "apiserver_registered_watchers", "Number of currently registered watchers for a given resources",
+        WATCH_LABELS, registry=families, multiprocess_mode="livesum")
+    watch_events = Counter(
+        "apiserver_watch_events_total", "Number of events sent in watch clients", WATCH_LABELS, registry=families)
+    watch_event_sizes = Histogram(
+        "apiserver_watch_events_sizes", "Watch event size distribution in bytes", WATCH_LABELS,
+        buckets=WATCH_EVENT_SIZE_BUCKETS, registry=families)
+    tls_handshake_errors = Counter(
+        "apiserver_tls_handshake_errors_total", "Number of requests dropped with 'TLS handshake error from' error",
+        registry=families)
     metrics = ServerMetrics(request_total, request_duration, longrunning, deprecated, registry, [], inflight,
-                            response_sizes, storage_duration, storage_errors, db_connections, audit_events)
+                            response_sizes, storage_duration, storage_errors, db_connections, audit_events,
+                            registered_watchers, watch_events, watch_event_sizes, tls_handshake_errors)
     from app.metrics.process import ServerProcessCollector
 
     metrics.add_collector(ServerProcessCollector(multi))

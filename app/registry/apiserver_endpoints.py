@@ -20,6 +20,7 @@ import orjson
 
 from app.background import BackgroundThread
 from app.errors import AlreadyExists, Conflict, NotFound
+from app.logs import RepeatedErrors
 from app.registry import meta
 from app.registry.options import DeleteOptions, ListOptions
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from app.registry.store import Registry
 
 log = logging.getLogger(__name__)
+repeated = RepeatedErrors(log)  # an outage fails every round alike: one traceback, then counts
 
 SERVICE_NAMESPACE = "default"
 #: the first address of the service range (app/resources/core_service.py never hands it out)
@@ -69,8 +71,8 @@ class ApiserverEndpoints(BackgroundThread):
         while not self.stopping.is_set():
             try:
                 self.sync()
-            except Exception:  # retried on the next round
-                log.exception("reconciling the %s service failed", self.service_name)
+            except Exception as err:  # noqa: BLE001 - retried on the next round
+                repeated.log(logging.ERROR, "reconciling the %s service failed", self.service_name, error=err)
             self._wake.wait(self.lease_seconds / 3)  # the reference renews every 10 s of a 15 s TTL
             self._wake.clear()
 

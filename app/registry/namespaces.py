@@ -14,12 +14,14 @@ import orjson
 from app.background import BackgroundThread
 from app.catalog import Catalog, ResourceType
 from app.errors import AlreadyExists, ApiError, Conflict, NotFound
+from app.logs import RepeatedErrors
 from app.naming import Naming
 from app.registry import meta
 from app.registry.options import DeleteOptions, ListOptions
 from app.registry.store import Registry
 
 log = logging.getLogger(__name__)
+repeated = RepeatedErrors(log)  # an outage fails every round alike: one traceback, then counts
 
 
 def _condition(kind: str, status: bool, reason: str, message: str) -> dict:
@@ -53,8 +55,8 @@ class NamespaceLifecycle(BackgroundThread):
             self._wake.clear()
             try:
                 self.sync()
-            except Exception:  # retried on the next round
-                log.exception("namespace lifecycle round failed")
+            except Exception as err:  # noqa: BLE001 - retried on the next round
+                repeated.log(logging.ERROR, "namespace lifecycle round failed", error=err)
 
     def sync(self) -> None:
         listed = self.registry.list(self.namespaces, None, ListOptions())

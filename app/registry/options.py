@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,18 +77,8 @@ class ListOptions:
 
     @classmethod
     def from_query(cls, args: Mapping[str, str]) -> ListOptions:
-        limit = args.get("limit", "") or "0"
-        try:
-            limit_n = int(limit)
-        except ValueError:
-            raise BadRequest(f"invalid limit: {limit!r}: must be an integer") from None
-        timeout = args.get("timeoutSeconds")
-        timeout_n = None
-        if timeout not in (None, ""):
-            try:
-                timeout_n = int(timeout)
-            except ValueError:
-                raise BadRequest(f"invalid timeoutSeconds: {timeout!r}: must be an integer") from None
+        limit_n = query_int64(args, "limit") or 0
+        timeout_n = query_int64(args, "timeoutSeconds")
         sie = args.get("sendInitialEvents")
         return cls(
             resource_version=args.get("resourceVersion", ""),
@@ -169,10 +160,8 @@ class DeleteOptions:
             opts = cls(body.get("gracePeriodSeconds"), pre.get("uid"), pre.get("resourceVersion"),
                        body.get("propagationPolicy"), body.get("orphanDependents"), bool(dry) or dry_run)
         else:
-            grace = args.get("gracePeriodSeconds")
             orphan = args.get("orphanDependents")
-            opts = cls(int(grace) if grace not in (None, "") and grace.lstrip("-").isdigit() else None,
-                       None, None, args.get("propagationPolicy") or None,
+            opts = cls(query_int64(args, "gracePeriodSeconds"), None, None, args.get("propagationPolicy") or None,
                        None if orphan is None else parse_bool(orphan), dry_run)
         opts.validate(meta_group)
         return opts
@@ -185,6 +174,23 @@ class DeleteOptions:
         if policy is not None and self.orphan_dependents is not None:
             raise Invalid("DeleteOptions", meta_group, "", [_forbidden(
                 "propagationPolicy", "orphanDependents and deletionPropagation cannot be both set")])
+
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+_INTEGER = re.compile(r"[+-]?[0-9]+")  # what Go's strconv.ParseInt accepts in base 10
+
+
+def query_int64(args: Mapping[str, str], name: str) -> int | None:
+    """An integer query parameter (an int64 in the reference's options): anything else is 400 BadRequest."""
+    text = args.get(name)
+    if text in (None, ""):
+        return None
+    if not _INTEGER.fullmatch(text):
+        raise BadRequest(f'invalid {name}: "{text}": must be an integer')
+    value = int(text)
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise BadRequest(f'invalid {name}: "{text}": value out of range') from None
+    return value
 
 
 def unsupported_dry_run(values: Any) -> ApiError:

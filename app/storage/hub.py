@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from app.logs import RepeatedErrors
 from app.storage.store import Change, Storage
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,7 @@ class WatchHub:
         self._lock = threading.Lock()
         self._wakeup = threading.Event()
         self._stop = threading.Event()
+        self._errors = RepeatedErrors(log)
         self._last = 0
         self._thread: threading.Thread | None = None
         storage.on_commit(lambda _rv: self._wakeup.set())
@@ -168,8 +170,8 @@ class WatchHub:
             self._wakeup.clear()
             try:
                 self._drain()
-            except Exception:  # the database may be briefly unavailable; try again next tick
-                log.exception("watch hub poll failed")
+            except Exception as err:  # noqa: BLE001 - the database may be briefly unavailable; try next tick
+                self._errors.log(logging.ERROR, "watch hub poll failed", error=err)
 
     def _drain(self) -> None:
         while True:

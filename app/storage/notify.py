@@ -14,8 +14,10 @@ import psycopg
 from sqlalchemy.engine import make_url
 
 from app.background import BackgroundThread
+from app.logs import RepeatedErrors
 
 log = logging.getLogger(__name__)
+repeated = RepeatedErrors(log)  # an outage: one traceback, then counts
 CHANNEL = "orch_changes"
 RECONNECT_DELAY = 1.0
 
@@ -49,8 +51,8 @@ class ChangeNotifier(BackgroundThread):
                         self._pending.clear()
                         if not self.stopping.is_set():
                             conn.execute(f"NOTIFY {CHANNEL}")
-            except psycopg.Error:
-                log.warning("change notifier lost its connection; retrying", exc_info=True)
+            except psycopg.Error as err:
+                repeated.log(logging.WARNING, "change notifier lost its connection; retrying", error=err)
                 self.stopping.wait(RECONNECT_DELAY)
 
 
@@ -74,7 +76,8 @@ class ChangeListener(BackgroundThread):
                     while not self.stopping.is_set():
                         for _ in conn.notifies(timeout=0.5, stop_after=1):
                             self.on_change()
-            except psycopg.Error:
+            except psycopg.Error as err:
                 self.listening.clear()
-                log.warning("change listener lost its connection; polling until it is back", exc_info=True)
+                repeated.log(logging.WARNING, "change listener lost its connection; polling until it is back",
+                             error=err)
                 self.stopping.wait(RECONNECT_DELAY)

@@ -9,7 +9,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, text
 
 
 class SchemaOutdated(Exception):
@@ -47,11 +47,30 @@ def current_revision(database_url: str) -> str | None:
         engine.dispose()
 
 
+#: the PostgreSQL advisory lock held while migrating ("orch" in ASCII): one migrator at a time
+MIGRATION_LOCK_KEY = 0x6F726368
+
+
 def upgrade(database_url: str) -> tuple[str | None, str | None]:
-    """Migrate to head; (revision before, revision after), None for a database without our schema."""
-    before = current_revision(database_url)
-    command.upgrade(alembic_config(database_url), "head")
-    return before, current_revision(database_url)
+    """Migrate to head; (revision before, revision after), None for a database without our schema.
+
+    On PostgreSQL the whole step holds an advisory lock: replicas whose entry points migrate at the same time
+    wait for the first one, then find nothing to do."""
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+            before = MigrationContext.configure(conn).get_current_revision()
+            cfg = alembic_config(database_url)
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+            conn.commit()
+            after = MigrationContext.configure(conn).get_current_revision()
+            conn.rollback()  # end the read's transaction; closing the connection releases the lock
+    finally:
+        engine.dispose()
+    return before, after
 
 
 def ensure_schema(database_url: str, upgrade: bool) -> None:

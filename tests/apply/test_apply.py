@@ -431,5 +431,5 @@ def test_configs_that_do_not_fit_the_schema_are_refused(mutate: object, detail: 
     mutate(cfg)  # type: ignore[operator]
     with pytest.raises(ApplyInvalidObject) as caught:
         apply_dep(None, cfg)
-    assert caught.value.code == 500
+    assert (caught.value.code, caught.value.reason) == (400, "BadRequest")
     assert caught.value.message == f"failed to create typed patch object (default/web; apps/v1, Kind=Deployment): {detail}"

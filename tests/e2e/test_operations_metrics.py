@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+import socket
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -18,7 +21,8 @@ EXPECTED = {
     "apiserver_storage_objects", "apiserver_current_inflight_requests", "apiserver_response_sizes",
     "apiserver_storage_request_duration_seconds", "apiserver_storage_db_connections", "apiserver_audit_event_total",
     "process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds", "process_start_time_seconds",
-    "python_info",
+    "python_info", "apiserver_registered_watchers", "apiserver_watch_events_total", "apiserver_watch_events_sizes",
+    "apiserver_tls_handshake_errors_total",
 }
 
 
@@ -106,3 +110,45 @@ def test_inflight_gauge_returns_to_zero(server: RunningServer, kind: str):
     samples = {s.labels["request_kind"]: s.value for s in families["apiserver_current_inflight_requests"].samples}
     # the scrape itself is the one read-only request in flight
     assert samples.get(kind, 0) == (1 if kind == "readOnly" else 0)
+
+
+def _value(families: dict[str, object], name: str, **labels: str) -> float:
+    family: Any = families.get(name)
+    if family is None:  # a labelled family has no samples before its first use
+        return 0.0
+    return sum(s.value for s in family.samples
+               if s.name in (name, f"{name}_total") and all(s.labels.get(k) == v for k, v in labels.items()))
+
+
+def test_watchers_and_watch_events_are_counted(tmp_path: Path):
+    quiet = start_server(tmp_path / "watch-metrics", ["--workers", "2"])  # counts summed over both workers
+    try:
+        before = _families(quiet)
+        watch = quiet.new_session().get("/api/v1/namespaces/default/configmaps?watch=1", stream=True, timeout=60)
+        lines = watch.iter_lines()
+        for i in range(3):
+            assert quiet.session.post("/api/v1/namespaces/default/configmaps",
+                                      json={"metadata": {"name": f"watched-{i}"}}).status_code == 201
+            assert b'"type":"ADDED"' in next(lines)
+        during = _families(quiet)
+        kind = {"group": "", "version": "v1", "kind": "ConfigMap"}
+        assert _value(during, "apiserver_registered_watchers", **kind) == 1
+        sent = _value(during, "apiserver_watch_events", **kind) - _value(before, "apiserver_watch_events", **kind)
+        assert sent >= 3
+        sizes: Any = during["apiserver_watch_events_sizes"]
+        assert any(s.name.endswith("_count") and s.labels.get("kind") == "ConfigMap" and s.value >= 3
+                   for s in sizes.samples)
+        watch.close()
+        deadline = time.monotonic() + 20
+        while _value(_families(quiet), "apiserver_registered_watchers", **kind) != 0:
+            assert time.monotonic() < deadline, "the watcher gauge never went back to 0"
+            time.sleep(0.1)
+        with socket.create_connection(("127.0.0.1", quiet.port), timeout=10) as plain:
+            plain.sendall(b"GET /version HTTP/1.1\r\nHost: x\r\n\r\n")  # no TLS: the handshake fails
+            plain.recv(1024)
+        deadline = time.monotonic() + 20
+        while _value(_families(quiet), "apiserver_tls_handshake_errors") < 1:
+            assert time.monotonic() < deadline, "the failed handshake was not counted"
+            time.sleep(0.1)
+    finally:
+        quiet.stop()

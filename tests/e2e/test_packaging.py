@@ -13,6 +13,7 @@ import sys
 import time
 import venv
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,28 @@ def test_flask_db_upgrade_then_serve_from_an_empty_directory(installed: Path, tm
             assert created.status_code == 201, created.text
         finally:
             server.stop()
+
+
+def test_two_replicas_run_the_entrypoint_at_once(installed: Path, tmp_path: Path):
+    """The image's entry point (`flask db upgrade && exec orch-apiserver`) on two replicas started together:
+    the advisory lock lets one migrate while the other waits, then both serve the one database."""
+    entrypoint = ["/bin/sh", "-c", 'flask db upgrade && exec orch-apiserver "$@"', "entrypoint"]
+    with scratch_database() as url:
+        env = {"PATH": f"{installed}:{os.environ['PATH']}", "ORCH_DATABASE_URL": url}
+        with ThreadPoolExecutor(2) as pool:
+            starting = [pool.submit(start_server, tmp_path / f"replica-{i}", env=env, program=entrypoint,
+                                    cwd=tmp_path) for i in range(2)]
+            replicas = [future.result() for future in starting]
+        try:
+            outputs = sorted(r.log().splitlines()[0] for r in replicas)
+            assert outputs[0].startswith("created the database schema"), outputs
+            assert "nothing to do" in outputs[1], outputs
+            created = replicas[0].session.post("/api/v1/namespaces", json={"metadata": {"name": "shared"}})
+            assert created.status_code == 201, created.text
+            assert replicas[1].get("/api/v1/namespaces/shared").status_code == 200
+        finally:
+            for replica in replicas:
+                replica.stop()
 
 
 def test_the_installed_server_starts_on_sqlite_by_default(installed: Path, tmp_path: Path):

@@ -19,6 +19,7 @@ from app.api.fieldvalidation.walker import Finding, Walker, finding_error
 from app.errors import BadRequest, FieldError, Invalid
 from app.registry.patch import MERGE_PATCH, STRATEGIC_MERGE_PATCH, apply_patch
 from app.schema import meta
+from app.schema import types as t
 from app.schema.types import Struct
 
 DIRECTIVES = ("Ignore", "Warn", "Strict")
@@ -102,3 +103,35 @@ def check_patch(mode: str, schema: Struct, patch_type: str, body: bytes, current
 def warning_header(text: str) -> str:
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
     return f'299 - "{escaped}"'
+
+
+#: JSON value types as Go's encoding/json names them in "cannot unmarshal <type>"
+_GO_JSON_TYPES = {"boolean": "bool", "integer": "number", "number": "number", "string": "string", "array": "array",
+                  "object": "object", "null": "null"}
+
+
+def _go_type(spec: Any) -> str:
+    if isinstance(spec, Struct):
+        return f"v1.{spec.name}"
+    if isinstance(spec, t.ListOf):
+        return "[]" + _go_type(spec.item)
+    if isinstance(spec, t.MapOf):
+        return "map[string]" + _go_type(spec.value)
+    return {t.INT64: "int64", t.INT32: "int32", t.BOOL: "bool", t.DOUBLE: "float64"}.get(spec, "string")
+
+
+def check_options(schema: Struct, obj: dict) -> None:
+    """An options body (DeleteOptions, ...) decodes into its typed struct: a value of the wrong type is 400
+    BadRequest in Go's wording, as the reference's decoder reports it."""
+    walker = Walker()
+    walker.struct(schema, obj, "")
+    for error in walker.errors:
+        spec: Any = schema
+        for part in error.field.replace("[", ".[").split("."):
+            if isinstance(spec, Struct) and part in spec.json_fields:
+                spec = spec.json_fields[part][-1].type
+            elif isinstance(spec, t.ListOf) and part.startswith("["):
+                spec = spec.item
+        got = _GO_JSON_TYPES.get(str(error.value), "value")
+        raise BadRequest(f"json: cannot unmarshal {got} into Go struct field {schema.name}.{error.field} of type "
+                         f"{_go_type(spec)}")

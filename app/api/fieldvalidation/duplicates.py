@@ -7,6 +7,8 @@ from typing import Any
 
 import yaml
 
+from app.api import yamldoc
+
 
 def join(path: str, key: object) -> str:
     return f"{path}.{key}" if path else str(key)
@@ -62,8 +64,8 @@ def _collect_json(node: Any, path: str, out: list[str]) -> None:
 def yaml_duplicates(body: bytes) -> list[str]:
     """Paths of repeated mapping keys in a YAML document, in document order."""
     try:
-        root = yaml.compose(body, Loader=yaml.SafeLoader)
-    except (yaml.YAMLError, RecursionError):
+        root = yamldoc.compose(body)
+    except yaml.YAMLError:
         return []
     out: list[str] = []
     _collect_yaml(root, "", out, set())

@@ -1,0 +1,21 @@
+"""What a database failure means to a client, without its internals (host, port, SQL, parameters)."""
+from __future__ import annotations
+
+from sqlalchemy.exc import (
+    DBAPIError,
+    DisconnectionError,
+    OperationalError,
+    SQLAlchemyError,
+    TimeoutError,
+)
+
+
+def is_database_error(error: BaseException) -> bool:
+    return isinstance(error, SQLAlchemyError)
+
+
+def is_unavailable(error: BaseException) -> bool:
+    """The database cannot be reached now (down, restarting, out of connections): worth a retry."""
+    if isinstance(error, (OperationalError, DisconnectionError, TimeoutError)):
+        return True
+    return isinstance(error, DBAPIError) and bool(error.connection_invalidated)

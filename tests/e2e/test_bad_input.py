@@ -1,0 +1,87 @@
+"""Inputs that used to hang a thread, answer 500 or leak internals, sent to a real server as an attacker or an
+unlucky client would: each is a 4xx `Status` now, answered at once, and the server keeps serving."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from . import RunningServer
+
+CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
+
+
+def _status(response, code: int, reason: str = "") -> dict:
+    assert response.status_code == code, response.text[:500]
+    status = response.json()
+    assert status["kind"] == "Status" and status["code"] == code
+    if reason:
+        assert status.get("reason") == reason, status
+    return status
+
+
+def billion_laughs() -> str:
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for previous, name in zip("abcdefgh", "bcdefghi"):
+        lines.append(f"{name}: &{name} [" + ",".join([f"*{previous}"] * 9) + "]")
+    return ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: laughs\nlaughs:\n"
+            + "".join(f"  {line}\n" for line in lines))
+
+
+@pytest.mark.parametrize("validation", ["Strict", "Warn", "Ignore"])
+def test_a_yaml_alias_bomb_is_refused_at_once(any_server: RunningServer, validation: str):
+    body = billion_laughs()
+    assert len(body) < 500
+    started = time.monotonic()
+    response = any_server.session.post(f"{CONFIGMAPS}?fieldValidation={validation}", data=body,
+                                       headers={"Content-Type": "application/yaml"}, timeout=10)
+    status = _status(response, 400, "BadRequest")
+    assert "excessive aliasing" in status["message"]
+    assert time.monotonic() - started < 2
+    applied = any_server.session.patch(f"{CONFIGMAPS}/laughs?fieldManager=bomber", data=body,
+                                       headers={"Content-Type": "application/apply-patch+yaml"}, timeout=10)
+    _status(applied, 400, "BadRequest")
+    assert any_server.get("/version").status_code == 200
+
+
+def test_deep_yaml_is_a_bad_request(server: RunningServer):
+    body = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\ndata: " + "[" * 50_000 + "]" * 50_000
+    response = server.session.post(CONFIGMAPS, data=body, headers={"Content-Type": "application/yaml"})
+    assert "max depth" in _status(response, 400, "BadRequest")["message"]
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"preconditions": "x"}, ("json: cannot unmarshal string into Go struct field DeleteOptions.preconditions of "
+                             "type v1.Preconditions")),
+    ({"preconditions": [1]}, "json: cannot unmarshal array into Go struct field DeleteOptions.preconditions"),
+    ({"preconditions": 7}, "json: cannot unmarshal number into Go struct field DeleteOptions.preconditions"),
+    ({"gracePeriodSeconds": "x"}, ("json: cannot unmarshal string into Go struct field "
+                                  "DeleteOptions.gracePeriodSeconds of type int64")),
+    ({"dryRun": "All"}, "json: cannot unmarshal string into Go struct field DeleteOptions.dryRun of type []string"),
+])
+def test_delete_options_of_the_wrong_type_are_bad_requests_and_delete_nothing(server: RunningServer, options: dict,
+                                                                              message: str):
+    name = f"keep-{abs(hash(json.dumps(options))) % 10**8}"
+    assert server.session.post(CONFIGMAPS, json={"metadata": {"name": name}}).status_code == 201
+    response = server.session.delete(f"{CONFIGMAPS}/{name}", json=options)
+    assert message in _status(response, 400, "BadRequest")["message"]
+    assert server.get(f"{CONFIGMAPS}/{name}").status_code == 200  # nothing deleted
+
+
+@pytest.mark.parametrize("query", ["limit=99999999999999999999999", "limit=x", "timeoutSeconds=1e9",
+                                   "gracePeriodSeconds=x", "gracePeriodSeconds=99999999999999999999"])
+def test_out_of_range_or_malformed_integers_are_bad_requests(any_server: RunningServer, query: str):
+    path = f"{CONFIGMAPS}/nope" if "grace" in query else CONFIGMAPS
+    method = any_server.session.delete if "grace" in query else any_server.session.get
+    status = _status(method(f"{path}?{query}"), 400, "BadRequest")
+    assert "SELECT" not in status["message"] and "sqlite" not in status["message"].lower()
+
+
+def test_server_side_apply_with_an_unknown_field_names_it(server: RunningServer):
+    body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa-unknown"},
+                       "data": {"a": "b"}, "spec": {"bogus": 1}})
+    response = server.session.patch(f"{CONFIGMAPS}/ssa-unknown?fieldManager=me&fieldValidation=Strict", data=body,
+                                     headers={"Content-Type": "application/apply-patch+yaml"})
+    assert 400 <= response.status_code < 500, response.text
+    assert "spec" in response.json()["message"]
