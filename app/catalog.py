@@ -8,7 +8,7 @@ import copy
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from app.errors import FieldError
 
@@ -48,9 +48,9 @@ class Strategy:
         """Runs on update after prepare_for_update (immutable fields and the like)."""
         return self.validate(obj)
 
-    def create_virtual(self, obj: Obj) -> Obj:
-        """For virtual kinds (ResourceType.virtual): answer a create without storing anything
-        (access and token reviews). The requester is app.auth.user.current_user."""
+    def create_virtual(self, obj: Obj, call: CreateCall) -> Obj:
+        """For virtual kinds (ResourceType.virtual): answer a create without storing anything of this kind
+        (access and token reviews, bindings). The requester is app.auth.user.current_user."""
         raise NotImplementedError
 
     def forbid_delete(self, obj: Obj) -> str | None:
@@ -63,6 +63,18 @@ class Strategy:
     def pending_finalizers(self, obj: Obj) -> list[str]:
         """What still holds the object after a delete: metadata.finalizers, plus kind-specific ones."""
         return list((obj.get("metadata") or {}).get("finalizers") or [])
+
+
+@dataclass(frozen=True)
+class CreateCall:
+    """What the create hooks of virtual kinds and subresources get besides the body: the registry to read
+    and write other objects through (typed loosely: the catalog sits below the registry), the request's
+    namespace, dry-run and field manager."""
+
+    registry: Any
+    namespace: str | None
+    dry_run: bool = False
+    manager: str = ""
 
 
 @dataclass(frozen=True)
@@ -80,8 +92,8 @@ class Subresource:
     version: str | None = None
     view: Callable[[Obj], Obj] | None = None
     merge: Callable[[Obj, Obj], Obj] | None = None
-    #: POST to the subresource (verb "create", e.g. serviceaccounts/token): (parent, body) -> response.
-    create: Callable[[Obj, Obj], Obj] | None = None
+    #: POST to the subresource (verb "create", e.g. serviceaccounts/token): (parent, body, call) -> response.
+    create: Callable[[Obj, Obj, CreateCall], Obj] | None = None
 
 
 def status_subresource() -> Subresource:
@@ -126,6 +138,19 @@ class Deprecation:
 
 
 @dataclass(frozen=True)
+class CustomInfo:
+    """What a kind defined by a CustomResourceDefinition carries beyond a built-in one."""
+
+    served: bool = True
+    #: the version's additionalPrinterColumns (name, type, format, description, priority, jsonPath)
+    printer_columns: tuple[dict, ...] = ()
+    #: the Warning text of a deprecated version
+    deprecation_warning: str | None = None
+    #: the version's openAPIV3Schema (OpenAPI documents describe the kind with it)
+    schema: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class ResourceType:
     group: str  # "" for the core group
     version: str
@@ -154,6 +179,8 @@ class ResourceType:
     deprecation: Deprecation | None = None
     #: served unless --runtime-config turns it off (alpha versions default to off).
     enabled_by_default: bool = True
+    #: set for kinds a CustomResourceDefinition defines (app/resources/custom.py)
+    custom: CustomInfo | None = None
 
     @property
     def group_version(self) -> str:
@@ -201,6 +228,8 @@ class Catalog:
         self._types: dict[tuple[str, str, str], ResourceType] = {}
         #: every declared type, served or not: a disabled storage version still stores the served ones
         self._known: dict[tuple[str, str, str], ResourceType] = {}
+        #: bumped when the custom kinds change (caches of derived documents compare it)
+        self.generation = 0
         for rt in types:
             self.add(rt)
 
@@ -215,6 +244,25 @@ class Catalog:
         """Serve exactly these (group, version, plural) of the declared types (--runtime-config)."""
         wanted = set(keys)
         self._types = {key: rt for key, rt in self._known.items() if key in wanted}
+
+    def set_custom(self, types: Iterable[ResourceType]) -> None:
+        """Replace every custom kind with these (the live catalog): readers see the old or the new set, whole."""
+        types = list(types)
+        known = {key: rt for key, rt in self._known.items() if rt.custom is None}
+        served = {key: rt for key, rt in self._types.items() if rt.custom is None}
+        for rt in types:
+            key = (rt.group, rt.version, rt.plural)
+            if key in known:
+                continue  # a built-in kind is never shadowed (the CRD's names are not accepted)
+            known[key] = rt
+            if rt.custom is not None and rt.custom.served:
+                served[key] = rt
+        self._known, self._types = known, served
+        self.generation += 1
+
+    def known_type(self, group: str, version: str, plural: str) -> ResourceType:
+        """A declared type, served or not (KeyError when none is declared)."""
+        return self._known[(group, version, plural)]
 
     def known(self) -> list[ResourceType]:
         """Every declared type, served or not, in declaration order."""

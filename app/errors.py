@@ -217,6 +217,15 @@ class TooLargeResourceVersion(ApiError):
                          headers={"Retry-After": "1"})
 
 
+class TooManyRequests(ApiError):
+    def __init__(self, message: str, retry_after: int = 0, causes: list[dict] | None = None):
+        details: dict[str, Any] = {"causes": causes} if causes else {}
+        if retry_after > 0:
+            details["retryAfterSeconds"] = retry_after
+        super().__init__(429, "TooManyRequests", message, details,
+                         {"Retry-After": str(retry_after)} if retry_after > 0 else {})
+
+
 class ServiceUnavailable(ApiError):
     def __init__(self, message: str = "the server is currently unable to handle the request"):
         super().__init__(503, "ServiceUnavailable", message, {}, {"Retry-After": "1"})

@@ -10,15 +10,17 @@ from app import features
 from app import lifecycle as post_start
 from app.api.errors import install_error_handlers
 from app.api.fanout import SocketFanout
-from app.api.resources import group_version_blueprint
+from app.api.resources import custom_group_blueprint, group_version_blueprint
 from app.auth.authz import parse_modes
 from app.auth.user import current_user
 from app.context import Services
 from app.durations import parse_duration
 from app.naming import Naming
 from app.observability import install_observability
+from app.registry.custom_catalog import CustomCatalog
 from app.registry.namespaces import NamespaceLifecycle
 from app.registry.store import Registry
+from app.resources.custom import types_from_crd
 from app.storage.hub import WatchHub
 from app.storage.store import Compactor, Storage
 from app.versions import apply_runtime_config
@@ -93,6 +95,7 @@ def _register_blueprints(app: Flask, svc: Services) -> None:
     for group, versions in svc.catalog.group_versions().items():
         for version in versions:
             app.register_blueprint(group_version_blueprint(group, version))
+    app.register_blueprint(custom_group_blueprint())  # the live catalog's groups, after the fixed ones
 
 
 def _all_group_versions_served(app: Flask, svc: Services) -> bool:
@@ -108,6 +111,7 @@ def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -
 
     def start_background() -> None:
         if app.config["BACKGROUND"]:
+            custom_catalog.start()
             lifecycle.start()
             compactor.start()
             svc.hub.start()
@@ -122,6 +126,7 @@ def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -
         """Stop the background threads and close connections (tests, graceful shutdown)."""
         post_start.post_start_hooks(app).stopping.set()
         lifecycle.stop()
+        custom_catalog.stop()
         if endpoints is not None:
             endpoints.stop()
         compactor.stop()
@@ -130,6 +135,10 @@ def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -
         svc.storage.dispose()
 
     compactor = Compactor(svc.storage)
+    custom_catalog = CustomCatalog(svc.registry, svc.hub, svc.catalog.known_type(
+        svc.naming.group("apiextensions"), "v1", "customresourcedefinitions"),
+        lambda crd: types_from_crd(crd, svc.naming))
+    app.extensions["orch.custom_catalog"] = custom_catalog
     endpoints = None
     if app.config.get("ENDPOINT_ADDRESS") and app.config.get("SECURE_PORT"):
         from app.registry.apiserver_endpoints import ApiserverEndpoints

@@ -90,6 +90,11 @@ class Naming:
         return f"{self.namespace_prefix}-apiserver"
 
     @property
+    def root_ca_config_map(self) -> str:
+        """The ConfigMap holding the cluster CA in every namespace (upstream kube-root-ca.crt)."""
+        return f"{self.namespace_prefix}-root-ca.crt"
+
+    @property
     def meta_group(self) -> str:
         return self.group("meta")
 

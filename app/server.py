@@ -14,6 +14,8 @@ from functools import partial
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
+from gunicorn.http.message import Request
+from gunicorn.http.parser import RequestParser
 from gunicorn.workers.gthread import ThreadWorker
 
 from app import pki
@@ -53,8 +55,25 @@ def with_peer_cert(app: WSGIApp) -> WSGIApp:
     return peer_cert_app
 
 
+#: the longest request line (method, URI, version) read: the reference's 1 MiB header limit (Go's
+#: MaxHeaderBytes), where gunicorn caps its own setting at 8190 bytes
+REQUEST_LINE_LIMIT = 1 << 20
+
+
+class BoundedRequest(Request):
+    """gunicorn's request with the request line bounded by REQUEST_LINE_LIMIT (its setting is 0: unlimited)."""
+
+    def read_line(self, unreader: Any, buf: Any, limit: int = 0) -> Any:
+        return super().read_line(unreader, buf, limit or REQUEST_LINE_LIMIT)
+
+
 class PeerCertWorker(ThreadWorker):
     """gthread worker that hands each request the client certificate the TLS layer verified."""
+
+    def init_process(self) -> None:
+        # gunicorn builds every parser from this class attribute; there is no setting for the message class
+        RequestParser.mesg_class = BoundedRequest
+        super().init_process()
 
     def load_wsgi(self) -> None:
         from app.shutdown import worker_booted
@@ -207,7 +226,7 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
         "timeout": defaults.WORKER_TIMEOUT,
         "graceful_timeout": defaults.GRACEFUL_TIMEOUT,
         "keepalive": defaults.KEEPALIVE,
-        "limit_request_line": 8190,  # long label/field selectors
+        "limit_request_line": 0,  # long label/field selectors: bounded by BoundedRequest instead
         "proc_name": "orch-apiserver",
         # heartbeat files on tmpfs: a container's overlay filesystem can stall them into worker timeouts
         "worker_tmp_dir": "/dev/shm" if os.path.isdir("/dev/shm") else None,

@@ -104,10 +104,10 @@ def test_our_domain_spells_no_reference_name(method: str, argument: str):
 def test_product_names_in_both_domains():
     assert (REFERENCE.protobuf_media_type, REFERENCE.openapi_extension("int-or-string"),
             REFERENCE.env_var("EXEC_INFO"), REFERENCE.namespace_finalizer, REFERENCE.apiserver_name,
-            REFERENCE.group("rbac.authorization")) == (
+            REFERENCE.group("rbac.authorization"), REFERENCE.root_ca_config_map) == (
         "application/vnd.kubernetes.protobuf", "x-kubernetes-int-or-string", "KUBERNETES_EXEC_INFO",
-        "kubernetes", "kube-apiserver", "rbac.authorization.k8s.io")
+        "kubernetes", "kube-apiserver", "rbac.authorization.k8s.io", "kube-root-ca.crt")
     assert (OURS.protobuf_media_type, OURS.openapi_extension("int-or-string"), OURS.env_var("EXEC_INFO"),
-            OURS.namespace_finalizer, OURS.apiserver_name, OURS.system_namespace) == (
+            OURS.namespace_finalizer, OURS.apiserver_name, OURS.system_namespace, OURS.root_ca_config_map) == (
         "application/vnd.orch.protobuf", "x-orch-int-or-string", "ORCH_EXEC_INFO", "orch", "orch-apiserver",
-        "orch-system")
+        "orch-system", "orch-root-ca.crt")

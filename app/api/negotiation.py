@@ -78,11 +78,19 @@ def decode_object(request: Request, body: bytes, kind: str, version: str, naming
 def _decode_protobuf(body: bytes, kind: str, version: str, naming: Naming) -> dict:
     """Our protobuf, or a stock client's: its upstream group spelling is read as ours (kubectl create
     token sends an authentication.k8s.io TokenRequest); the object keeps the spelling it came with."""
-    from app.schema import ProtobufError, UnknownKindError, decode_envelope, schema_for
+    from app.schema import (
+        ProtobufError,
+        UnknownKindError,
+        decode_envelope,
+        protobuf_available,
+        schema_for,
+    )
     from app.schema import decode as decode_message
 
     try:
         api_version, body_kind, raw = decode_envelope(body)
+        if not protobuf_available(naming.from_client_api_version(api_version), body_kind, naming):
+            raise UnknownKindError(f"{body_kind} is served as JSON and YAML only")
         struct = schema_for(naming.from_client_api_version(api_version), body_kind, naming)
         return {"apiVersion": api_version, "kind": body_kind, **decode_message(struct, raw)}
     except UnknownKindError as exc:

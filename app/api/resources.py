@@ -72,6 +72,17 @@ def group_version_blueprint(group: str, version: str) -> Blueprint:
     return bp
 
 
+def custom_group_blueprint() -> Blueprint:
+    """Group versions not known at start (custom resources): the live catalog decides per request."""
+    bp = Blueprint("custom_groups", __name__, url_prefix="/apis")
+
+    @bp.route("/<group>/<version>/<path:rest>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+    def dispatch(group: str, version: str, rest: str) -> Response:
+        return handle(group, version, parse_resource_path(rest))
+
+    return bp
+
+
 def handle(group: str, version: str, info: RequestInfo) -> Response:
     rt = services().catalog.lookup(group, version, info.resource)
     if rt is None:
@@ -80,6 +91,8 @@ def handle(group: str, version: str, info: RequestInfo) -> Response:
         raise RouteNotFound()
     if rt.deprecation is not None and is_deprecated(rt):
         _announce_deprecation(rt, info)
+    elif rt.custom is not None and rt.custom.deprecation_warning:
+        _warn(rt.custom.deprecation_warning)
     if info.name is None:
         if info.namespace is None and rt.namespaced and request.method != "GET":
             raise MethodNotAllowed()
@@ -93,7 +106,11 @@ def _announce_deprecation(rt: ResourceType, info: RequestInfo) -> None:
     """A deprecated version answers normally plus a 299 Warning (errors included), and tells metrics
     and audit (flask.g.deprecated_api) before the handler runs."""
     g.deprecated_api = deprecated_api(rt, info.subresource)
-    header = fieldvalidation.warning_header(deprecation_warning(rt))
+    _warn(deprecation_warning(rt))
+
+
+def _warn(text: str) -> None:
+    header = fieldvalidation.warning_header(text)
 
     @after_this_request
     def _warn(response: Response) -> Response:
@@ -155,7 +172,8 @@ def _item(rt: ResourceType, info: RequestInfo) -> Response:
                           [forbidden("force", "may not be specified for non-apply patch")])
         strategic_ok = registry.schema(rt, rt.subresource(sub) if sub else None) is not None
         if patch_type not in PATCH_TYPES or (patch_type == STRATEGIC_MERGE_PATCH and not strategic_ok):
-            raise UnsupportedMediaType([t for t in PATCH_TYPES if t != STRATEGIC_MERGE_PATCH or strategic_ok])
+            raise UnsupportedMediaType([*(t for t in PATCH_TYPES if t != STRATEGIC_MERGE_PATCH or strategic_ok),
+                                        APPLY_PATCH])
         body, warnings = _patch_checked(rt, sub, ns, name, patch_type)
         result = registry.patch(rt, ns, name, patch_type, body, sub, parse_dry_run(request.args), _manager())
         return _render(rt, _sub_view(rt, sub, result), 200, rep, warnings)
@@ -165,7 +183,7 @@ def _item(rt: ResourceType, info: RequestInfo) -> Response:
         sent_version = obj.get("apiVersion") if isinstance(obj, dict) else None
         if isinstance(obj, dict) and sent_version:
             obj["apiVersion"] = services().naming.from_client_api_version(sent_version)
-        result = registry.create_in_subresource(rt, ns, name, sub, obj)
+        result = registry.create_in_subresource(rt, ns, name, sub, obj, parse_dry_run(request.args), _manager())
         if sent_version and result.get("kind") == obj.get("kind"):
             result = {**result, "apiVersion": sent_version}  # answer in the version asked, as the reference
         return _render(rt, result, 201, rep, warnings)
@@ -246,14 +264,14 @@ def _delete_options() -> DeleteOptions:
 def _negotiate(rt: ResourceType, *, table: bool = False, sub: str | None = None, watch: bool = False
                ) -> Representation:
     """Protobuf only where the kind has a typed schema; Table only for the kind itself (not scale)."""
-    from app.schema import has_schema
+    from app.schema import protobuf_available
 
     naming = services().naming
     view_kind = (rt.subresource(sub).kind if sub else None) or rt.kind
     view_group = (rt.subresource(sub).group if sub else None)
     api_version = rt.group_version if view_group is None else f"{view_group}/{rt.subresource(sub).version}"
     return negotiate(request.headers.get("Accept"), naming, table=table and view_kind == rt.kind,
-                     protobuf=has_schema(api_version, view_kind, naming), watch=watch, pretty=wants_pretty())
+                     protobuf=protobuf_available(api_version, view_kind, naming), watch=watch, pretty=wants_pretty())
 
 
 def _response(body: bytes, code: int, rep: Representation) -> Response:

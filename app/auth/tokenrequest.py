@@ -124,6 +124,6 @@ def create_token(auth: Authentication, account: dict, body: dict) -> dict:
     }
 
 
-def token_subresource_create(account: dict, body: dict) -> dict:
+def token_subresource_create(account: dict, body: dict, call: object) -> dict:
     """The `create` hook of the serviceaccounts/token subresource."""
     return create_token(active(), account, body)

@@ -157,11 +157,14 @@ class Client:
         return self._write(attrs, 200, lambda: self.ctx.registry.update(
             rt, namespace, name, copy.deepcopy(obj), subresource, manager=self.manager)[0])
 
-    def delete(self, rt: ResourceType, namespace: str | None, name: str, uid: str = "") -> None:
+    def delete(self, rt: ResourceType, namespace: str | None, name: str, uid: str = "",
+               propagation: str | None = None) -> None:
         """Delete; with `uid`, only that incarnation (a recreated object of the same name is left alone)."""
         attrs = self._authorize("delete", rt, namespace, name)
-        options = DeleteOptions.parse({"preconditions": {"uid": uid}} if uid else None, {}, False,
-                                      self.ctx.naming.meta_group)
+        body: dict = {"preconditions": {"uid": uid}} if uid else {}
+        if propagation:
+            body["propagationPolicy"] = propagation
+        options = DeleteOptions.parse(body or None, {}, False, self.ctx.naming.meta_group)
         self._write(attrs, 200, lambda: self.ctx.registry.delete(rt, namespace, name, options)[0])
 
     @property
@@ -177,6 +180,8 @@ class Controller:
     account = "controller"
     #: seconds between syncs without any event (time-driven rules)
     resync_seconds = 30.0
+    #: the least time between two syncs: changes that arrive meanwhile are taken together by the next one
+    min_sync_interval = 0.0
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
@@ -234,7 +239,9 @@ class ControllerLoop(BackgroundThread):
                     if dirty or now - last_sync >= self.controller.resync_seconds:
                         self.controller.sync()
                         last_sync, dirty = now, False
-                    dirty = self._wait_for_events()
+                        if self.controller.min_sync_interval:
+                            self.stopping.wait(self.controller.min_sync_interval)
+                    dirty = self._wait_for_events() or dirty
                 except Exception as err:  # noqa: BLE001 - the database may be briefly unavailable; try again
                     repeated.log(logging.ERROR, "controller %s round failed", self.controller.name, error=err)
                     self._unsubscribe()

@@ -10,11 +10,14 @@ from typing import TYPE_CHECKING
 from app.controllers.audit import audit_hook
 from app.controllers.base import Client, Context, Controller, ControllerLoop
 from app.controllers.bootstrapsigner import BootstrapSigner, ensure_cluster_info
+from app.controllers.crd import CrdController
 from app.controllers.csrapproving import CsrApproving
 from app.controllers.csrcleaner import CsrCleaner
 from app.controllers.csrsigning import CsrSigning
+from app.controllers.garbagecollector import GarbageCollector
 from app.controllers.lease import LeaseElector, holder_identity
 from app.controllers.names import parse_controllers
+from app.controllers.namespacedefaults import RootCaPublisher, ServiceAccountController
 from app.controllers.tokencleaner import TokenCleaner
 from app.errors import AlreadyExists, Conflict, NotFound
 from app.lifecycle import add_post_start_hook
@@ -25,7 +28,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 BUILDERS: dict[str, type[Controller]] = {c.name: c for c in
-                                         (CsrSigning, CsrApproving, CsrCleaner, TokenCleaner, BootstrapSigner)}
+                                         (CsrSigning, CsrApproving, CsrCleaner, TokenCleaner, BootstrapSigner,
+                                          GarbageCollector, ServiceAccountController, RootCaPublisher,
+                                          CrdController)}
 
 
 def lease_name(ctx: Context, controller: str) -> str:

@@ -6,8 +6,13 @@ CSR_APPROVING = "csrapproving"
 CSR_CLEANER = "csrcleaner"
 TOKEN_CLEANER = "tokencleaner"
 BOOTSTRAP_SIGNER = "bootstrapsigner"
+GARBAGE_COLLECTOR = "garbagecollector"
+SERVICE_ACCOUNT = "serviceaccount"
+ROOT_CA_PUBLISHER = "rootcacertpublisher"
+CRD = "crd"
 
-KNOWN = (CSR_SIGNING, CSR_APPROVING, CSR_CLEANER, TOKEN_CLEANER, BOOTSTRAP_SIGNER)
+KNOWN = (CSR_SIGNING, CSR_APPROVING, CSR_CLEANER, TOKEN_CLEANER, BOOTSTRAP_SIGNER, GARBAGE_COLLECTOR, SERVICE_ACCOUNT,
+         ROOT_CA_PUBLISHER, CRD)
 #: off unless named (the reference's tokencleaner); bootstrapsigner is on here: cluster-info must be signed
 DISABLED_BY_DEFAULT = frozenset({TOKEN_CLEANER})
 DEFAULT = "*"

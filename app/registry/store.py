@@ -17,7 +17,7 @@ import orjson
 
 from app.apply import apply as apply_fields
 from app.apply import record_update
-from app.catalog import Catalog, ResourceType, Subresource
+from app.catalog import Catalog, CreateCall, ResourceType, Subresource
 from app.errors import (
     AlreadyExists,
     BadRequest,
@@ -263,7 +263,7 @@ class Registry:
         obj = self._check_type(rt, obj)
         self._check_namespace(rt, obj, namespace, on_create=True)
         if rt.virtual:
-            return rt.strategy.create_virtual(obj)
+            return rt.strategy.create_virtual(obj, CreateCall(self, namespace, dry_run, manager))
         srt = rt  # the type whose strategy runs: the storage version's when rt converts
         if rt.conversion is not None:
             srt = self.catalog.storage_type(rt)
@@ -449,15 +449,33 @@ class Registry:
             self._invalid(rt, obj, conv.validate(obj, served_old))
         return conv.to_storage(obj)
 
+    def guaranteed_update(self, rt: ResourceType, namespace: str | None, name: str, change: Callable[[dict], None],
+                          dry_run: bool = False, manager: str = "") -> dict:
+        """Read, `change` in place (status included; it may raise to refuse), write; read again when another
+        write came between. The reference's GuaranteedUpdate for internal writers (pods/binding, eviction's
+        budget): the kind's strategy does not run, as it does not in the reference."""
+        key = object_key(rt, namespace, name)
+        for _ in range(MAX_UPDATE_RETRIES):
+            current = self.storage.get(key)
+            if current is None:
+                raise NotFound(rt.plural, rt.group, name)
+            new = self.served(rt, current.decode())
+            change(new)
+            try:
+                return self._write_update(rt, key, current, new, None, dry_run, manager, internal=True)
+            except RevisionMismatch:
+                continue
+        raise Conflict(rt.plural, rt.group, name)
+
     def create_in_subresource(self, rt: ResourceType, namespace: str | None, name: str, subresource: str,
-                              body: Any) -> dict:
+                              body: Any, dry_run: bool = False, manager: str = "") -> dict:
         """POST to a subresource (e.g. serviceaccounts/<name>/token): the sub's create hook answers."""
         sub = self._subresource(rt, subresource, "create")
         if sub is None or sub.create is None:
             raise MethodNotAllowed()
         if not isinstance(body, dict):
             raise BadRequest(f"the object provided is unrecognized (must be of type {sub.kind or rt.kind})")
-        return sub.create(self.get(rt, namespace, name), body)
+        return sub.create(self.get(rt, namespace, name), body, CreateCall(self, namespace, dry_run, manager))
 
     def schema(self, rt: ResourceType, sub: Subresource | None = None) -> Struct | None:
         """The typed schema of the kind (or of the subresource's own kind, e.g. Scale), if declared."""
@@ -486,7 +504,8 @@ class Registry:
         return sub
 
     def _write_update(self, rt: ResourceType, key: str, current: Stored, new: dict,
-                      sub: Subresource | None, dry_run: bool, manager: str = "", tracked: bool = False) -> dict:
+                      sub: Subresource | None, dry_run: bool, manager: str = "", tracked: bool = False,
+                      internal: bool = False) -> dict:
         old = current.decode()
         srt, served_old = rt, old  # `new` is in rt's version; strategies run on the storage version
         if rt.conversion is not None:
@@ -504,6 +523,7 @@ class Registry:
             new = self._to_storage(rt, new, served_old)
         if sub is None:
             self._carry_system_fields(old, new)
+        if sub is None and not internal:
             if srt.has_status:
                 if "status" in old:
                     new["status"] = copy.deepcopy(old["status"])
@@ -512,8 +532,8 @@ class Registry:
             srt.strategy.default(new)
             srt.strategy.prepare_for_update(new, old)
         md = _meta(new)
-        self._invalid(rt, new, meta.metadata_errors(md, srt.name_rule, srt.namespaced)
-                      + srt.strategy.validate_update(new, old))
+        strategy_errors = [] if internal else srt.strategy.validate_update(new, old)
+        self._invalid(rt, new, meta.metadata_errors(md, srt.name_rule, srt.namespaced) + strategy_errors)
         if srt.strategy.generation and _spec_changed(old, new):
             md["generation"] = int((old.get("metadata") or {}).get("generation") or 0) + 1
         md["resourceVersion"] = str(current.rv)
@@ -573,6 +593,7 @@ class Registry:
                 tmd["deletionTimestamp"] = meta.now_rfc3339()
                 tmd["deletionGracePeriodSeconds"] = 0
                 srt.strategy.prepare_for_delete(terminating)
+                _add_gc_finalizer(tmd, opts)
                 if srt.strategy.pending_finalizers(terminating):
                     if int(tmd.get("generation") or 0) > 0:
                         tmd["generation"] = int(tmd["generation"]) + 1
@@ -628,3 +649,18 @@ class Registry:
 def _spec_changed(old: dict, new: dict) -> bool:
     ignore = ("metadata", "status", "apiVersion", "kind")
     return {k: v for k, v in old.items() if k not in ignore} != {k: v for k, v in new.items() if k not in ignore}
+
+
+#: finalizers the garbage collector honours (app/controllers/garbagecollector.py)
+FOREGROUND_FINALIZER, ORPHAN_FINALIZER = "foregroundDeletion", "orphan"
+
+
+def _add_gc_finalizer(md: dict, opts: DeleteOptions) -> None:
+    """Foreground keeps the object until its blocking dependents are gone, Orphan until they are released."""
+    policy = opts.propagation_policy or ("Orphan" if opts.orphan_dependents else None)
+    finalizer = {"Foreground": FOREGROUND_FINALIZER, "Orphan": ORPHAN_FINALIZER}.get(policy or "")
+    if finalizer is None:
+        return
+    finalizers = list(md.get("finalizers") or [])
+    if finalizer not in finalizers:
+        md["finalizers"] = [*finalizers, finalizer]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from app.catalog import Catalog, ResourceType
 from app.naming import Naming
 from app.resources import (
+    apiextensions,
     apps,
     authentication,
     authorization,
@@ -25,7 +26,7 @@ from app.resources import (
 
 #: group modules in the reference's discovery order (core first, then /apis priority order).
 GROUP_MODULES = (core, apps, events, authentication, authorization, autoscaling, batch, certificates, networking, policy,
-                 rbac, storage, scheduling, coordination, node, discovery, flowcontrol)
+                 rbac, storage, apiextensions, scheduling, coordination, node, discovery, flowcontrol)
 
 
 def resource_types(naming: Naming) -> list[ResourceType]:

@@ -5,11 +5,12 @@ import copy
 from typing import ClassVar
 
 from app.catalog import Obj, ResourceType, status_subresource
-from app.errors import FieldError, forbidden, invalid, not_supported
+from app.errors import FieldError, forbidden, invalid, not_supported, required
 from app.naming import Naming
 from app.resources.common import (
     Getter,
     KindStrategy,
+    NoSpecStrategy,
     child,
     dig,
     field,
@@ -185,6 +186,18 @@ class DaemonSetStrategy(WorkloadStrategy):
         return _rolling_errors(update.get("rollingUpdate"), "spec.updateStrategy.rollingUpdate")
 
 
+class ControllerRevisionStrategy(NoSpecStrategy):
+    """A snapshot of a DaemonSet's or StatefulSet's template (`kubectl rollout history/undo` read them): `data`
+    is required and immutable, `revision` non-negative (the reference's ValidateControllerRevision)."""
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        errors = [] if obj.get("data") is not None else [required("data")]
+        return errors + non_negative("revision", obj.get("revision"))
+
+    def validate_change(self, obj: Obj, old: Obj) -> list[FieldError]:
+        return immutable("data", obj.get("data"), old.get("data"))
+
+
 # ----------------------------------------------------------------------------------- the group
 
 TEMPLATE = {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "app", "image": "nginx:1.21"}]}}
@@ -199,6 +212,9 @@ def resource_types(naming: Naming) -> list[ResourceType]:
     status = status_subresource()
     scale = scale_subresource(lambda obj: label_selector_string(dig(obj, "spec", "selector")))
     return [
+        ResourceType("apps", "v1", "ControllerRevision", "controllerrevisions", True,
+                     strategy=ControllerRevisionStrategy(naming),
+                     example={"revision": 1, "data": {"spec": {"template": copy.deepcopy(TEMPLATE)}}}),
         ResourceType("apps", "v1", "DaemonSet", "daemonsets", True, short_names=("ds",), categories=ALL,
                      subresources=(status,), strategy=DaemonSetStrategy(naming), has_status=True,
                      example=_example()),

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from app.auth.authn import AuthenticationError
 from app.auth.context import active
 from app.auth.user import current_user
-from app.catalog import Obj, ResourceType, Strategy
+from app.catalog import CreateCall, Obj, ResourceType, Strategy
 from app.errors import BadRequest, InternalError
 from app.naming import Naming
 
@@ -22,7 +22,7 @@ class TokenReviewStrategy(Strategy):
 
     generation = False
 
-    def create_virtual(self, obj: Obj) -> Obj:
+    def create_virtual(self, obj: Obj, call: CreateCall) -> Obj:
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
         token = spec.get("token")
         if not isinstance(token, str) or not token:
@@ -50,7 +50,7 @@ class SelfSubjectReviewStrategy(Strategy):
 
     generation = False
 
-    def create_virtual(self, obj: Obj) -> Obj:
+    def create_virtual(self, obj: Obj, call: CreateCall) -> Obj:
         user = current_user.get()
         if user is None:
             raise InternalError("no user found for request")

@@ -9,7 +9,7 @@ from app.auth.authz import Attributes, Authorizer, ModeChain
 from app.auth.context import active
 from app.auth.rbac.authorizer import RBACAuthorizer
 from app.auth.user import UserInfo, current_user
-from app.catalog import Obj, ResourceType, Strategy
+from app.catalog import CreateCall, Obj, ResourceType, Strategy
 from app.errors import BadRequest, FieldError, InternalError, Invalid, invalid, required
 from app.naming import Naming
 
@@ -96,7 +96,7 @@ class SubjectAccessReviewStrategy(_Review):
             errors.append(invalid("spec.user", _str(spec.get("user")), "at least one of user or group must be specified"))
         return errors
 
-    def create_virtual(self, obj: Obj) -> Obj:
+    def create_virtual(self, obj: Obj, call: CreateCall) -> Obj:
         spec = _dict(obj.get("spec"))
         self._check(obj, self._errors(spec))
         return _answer(obj, spec, _decide(_attributes(spec, self._subject(spec))))
@@ -114,19 +114,19 @@ class LocalSubjectAccessReviewStrategy(SubjectAccessReviewStrategy):
                                   "disallowed on this kind of request"))
         return errors
 
-    def create_virtual(self, obj: Obj) -> Obj:
+    def create_virtual(self, obj: Obj, call: CreateCall) -> Obj:
         namespace = _str(_dict(obj.get("metadata")).get("namespace"))
         spec = _dict(obj.get("spec"))
         wanted = _str(_dict(spec.get("resourceAttributes")).get("namespace"))
         if isinstance(spec.get("resourceAttributes"), dict) and wanted != namespace:
             raise BadRequest(f"spec.resourceAttributes.namespace must match namespace: {namespace}")
-        return super().create_virtual(obj)
+        return super().create_virtual(obj, call)
 
 
 class SelfSubjectAccessReviewStrategy(_Review):
     kind = "SelfSubjectAccessReview"
 
-    def create_virtual(self, obj: Obj) -> Obj:
+    def create_virtual(self, obj: Obj, call: CreateCall) -> Obj:
         spec = _dict(obj.get("spec"))
         self._check(obj, self._one_kind(spec))
         return _answer(obj, spec, _decide(_attributes(spec, _requester())))
@@ -135,7 +135,7 @@ class SelfSubjectAccessReviewStrategy(_Review):
 class SelfSubjectRulesReviewStrategy(_Review):
     kind = "SelfSubjectRulesReview"
 
-    def create_virtual(self, obj: Obj) -> Obj:
+    def create_virtual(self, obj: Obj, call: CreateCall) -> Obj:
         spec = _dict(obj.get("spec"))
         authorizer = active().authorizer
         rbac = [a for a in authorizer.authorizers if isinstance(a, RBACAuthorizer)] \

@@ -24,6 +24,7 @@ from app.resources.common import (
     part,
     setdefault_empty,
 )
+from app.resources.core_pod_writes import bindings_type, pod_write_subresources
 from app.resources.core_service import ServiceStrategy
 from app.resources.defaults import (
     default_pod,
@@ -501,6 +502,7 @@ def resource_types(naming: Naming) -> list[ResourceType]:
     status = status_subresource()
     rc_scale = scale_subresource(lambda obj: map_selector_string(dig(obj, "spec", "selector")))
     return [
+        bindings_type(),
         ResourceType("", "v1", "ConfigMap", "configmaps", True, short_names=("cm",),
                      strategy=ConfigMapStrategy(naming), example={"data": {"key": "value"}}),
         ResourceType("", "v1", "Endpoints", "endpoints", True, singular="endpoints", short_names=("ep",),
@@ -529,7 +531,8 @@ def resource_types(naming: Naming) -> list[ResourceType]:
                      return_deleted_object=True, has_status=True,
                      example={"spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
                                        "hostPath": {"path": "/data/pv"}}}),
-        ResourceType("", "v1", "Pod", "pods", True, short_names=("po",), categories=ALL, subresources=(status,),
+        ResourceType("", "v1", "Pod", "pods", True, short_names=("po",), categories=ALL,
+                     subresources=(*pod_write_subresources(), status),
                      strategy=PodStrategy(naming), return_deleted_object=True, has_status=True,
                      example={"spec": copy.deepcopy(POD)}),
         ResourceType("", "v1", "PodTemplate", "podtemplates", True, strategy=PodTemplateStrategy(naming),

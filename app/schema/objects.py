@@ -15,6 +15,7 @@ from typing import Any
 
 from app.naming import Naming
 from app.schema import (
+    apiextensions,
     apps,
     authentication,
     authorization,
@@ -55,6 +56,7 @@ from app.schema.wire import LEN, ProtobufError, encode_len_field, iter_fields
 MODULES: tuple[ModuleType, ...] = (
     meta, core, core_volume, core_pod, apps, batch, policy, autoscaling, coordination, events, certificates,
     rbac, networking, discovery, scheduling, storage, node, authentication, authorization, flowcontrol,
+    apiextensions,
     # older served versions of the groups above
     policy_v1beta1, events_v1beta1, batch_v1beta1, autoscaling_v2, autoscaling_v2beta1, autoscaling_v2beta2,
     discovery_v1beta1, node_v1beta1, flowcontrol_v1beta1, flowcontrol_v1beta2,
@@ -111,6 +113,20 @@ def schema_for(api_version: str, kind: str, naming: Naming | None = None) -> Str
 
 def has_schema(api_version: str, kind: str, naming: Naming | None = None) -> bool:
     return (api_version, kind) in schemas_for(naming) or kind in _IN_EVERY_VERSION
+
+
+@lru_cache(maxsize=16)
+def _json_only(domain: str) -> frozenset[tuple[str, str]]:
+    naming = Naming(domain)
+    return frozenset((served_api_version(module, naming), kind) for module in MODULES
+                     if not getattr(module, "PROTOBUF", True) for kind in getattr(module, "KINDS", {}))
+
+
+def protobuf_available(api_version: str, kind: str, naming: Naming | None = None) -> bool:
+    """Whether the kind is declared well enough to be served as protobuf (every declared kind but the
+    JSON-only ones, such as CustomResourceDefinition)."""
+    return has_schema(api_version, kind, naming) and \
+        (api_version, kind) not in _json_only((naming or DEFAULT_NAMING).domain)
 
 
 def decode_object(body: bytes, naming: Naming | None = None) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from app.catalog import ResourceType
 from app.naming import Naming
 from app.tables import autoscaling, core, flowcontrol, other, workloads
 from app.tables.columns import DEFAULT_TABLE, TableSpec
+from app.tables.custom import custom_table
 from app.tables.events import CORE_EVENT_TABLE, EVENTS_GROUP_TABLE
 from app.tables.pods import POD_TABLE
 
@@ -42,6 +43,8 @@ def printers(naming: Naming) -> dict[Key, TableSpec]:
 
 def table_for(rt: ResourceType, naming: Naming) -> TableSpec:
     """The kind's printer, or the default `Name` / `Created At` table for kinds without one."""
+    if rt.custom is not None:
+        return custom_table(rt.custom.printer_columns)
     prefix = group_prefix(rt.group, naming)
     if prefix is None:
         return DEFAULT_TABLE

@@ -270,9 +270,28 @@ CRONJOB_TABLE = table(
 )
 
 
+def _controller(obj: Obj) -> str:
+    """`<kind>.<group>/<name>` of the owner that is the controller (the reference's formatResourceName)."""
+    for ref in dicts(obj, "metadata", "ownerReferences"):
+        if ref.get("controller") is True:
+            group = str(ref.get("apiVersion") or "").rpartition("/")[0]
+            kind = str(ref.get("kind") or "")
+            return f"{kind}.{group}".lower().rstrip(".") + f"/{ref.get('name', '')}" if kind else str(ref.get("name"))
+    return NONE
+
+
+CONTROLLERREVISION_TABLE = table(
+    [name_column(), Column("Controller", description="Controller of the object"),
+     Column("Revision", description="Revision indicates the revision of the state represented by Data."),
+     age_column()],
+    lambda obj, now: [name_of(obj), _controller(obj), obj.get("revision", 0), age(obj, now)],
+)
+
+
 def tables() -> dict[tuple[str, str], TableSpec]:
     """(group prefix, plural) -> printer."""
     return {
+        ("apps", "controllerrevisions"): CONTROLLERREVISION_TABLE,
         ("apps", "deployments"): DEPLOYMENT_TABLE,
         ("apps", "replicasets"): REPLICASET_TABLE,
         ("apps", "statefulsets"): STATEFULSET_TABLE,

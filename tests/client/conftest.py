@@ -13,6 +13,10 @@ from tests.e2e.conftest import pytest_runtest_makereport  # noqa: F401 -- attach
 TOKENS = {"alice-token": "alice", "bob-token": "bob"}
 
 
+# the client library is tested on namespaces it fills itself: no root-CA ConfigMap in each of them
+QUIET_CONTROLLERS = "*,-rootcacertpublisher"
+
+
 @pytest.fixture(scope="session")
 def api_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     tmp = tmp_path_factory.mktemp("client-server")
@@ -20,6 +24,7 @@ def api_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServ
     running = start_server(tmp / "data", args=[
         "--token-auth-file", str(tmp / "tokens.csv"), "--enable-bootstrap-token-auth",
         "--authorization-mode", "AlwaysAllow",  # these tests are about the client, not about who may do what
+        "--controllers", QUIET_CONTROLLERS,
     ])
     yield running
     running.stop()

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.client import ApiError, Client, Informer, load_config
+from tests.client.conftest import QUIET_CONTROLLERS
 from tests.e2e import RunningServer, start_server
 
 pytestmark = pytest.mark.e2e
@@ -46,7 +47,8 @@ def make_namespace(client: Client, name: str) -> str:
 @pytest.fixture(scope="module")
 def short_history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     """A server that forgets watch history after 2 seconds, so a paused informer meets 410 Gone."""
-    running = start_server(tmp_path_factory.mktemp("short-history"), args=["--history-window", "2s"])
+    running = start_server(tmp_path_factory.mktemp("short-history"), args=["--history-window", "2s",
+                                                                                         "--controllers", QUIET_CONTROLLERS])
     yield running
     running.stop()
 

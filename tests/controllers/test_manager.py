@@ -19,10 +19,15 @@ from tests.controllers.conftest import FakeClock
 LEASES = f"/apis/{NAMING.group('coordination')}/v1/namespaces/{NAMING.system_namespace}/leases"
 
 
+NAMESPACED = ("garbagecollector", "serviceaccount", "rootcacertpublisher", "crd")
+
+
 @pytest.mark.parametrize(("text", "enabled"), [
-    ("*", ("csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner")),
-    ("*,tokencleaner", ("csrsigning", "csrapproving", "csrcleaner", "tokencleaner", "bootstrapsigner")),
-    ("*,-csrapproving", ("csrsigning", "csrcleaner", "bootstrapsigner")),
+    ("*", ("csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner", *NAMESPACED)),
+    ("*,tokencleaner", ("csrsigning", "csrapproving", "csrcleaner", "tokencleaner", "bootstrapsigner", *NAMESPACED)),
+    ("*,-csrapproving", ("csrsigning", "csrcleaner", "bootstrapsigner", *NAMESPACED)),
+    ("*,-garbagecollector,-rootcacertpublisher", ("csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner",
+                                                  "serviceaccount", "crd")),
     ("csrsigning", ("csrsigning",)),
     ("", ()),
 ])

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -21,6 +21,20 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_TEST_DATABASE_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 START_TIMEOUT = 90.0  # seconds; a cold start generates keys, migrates and boots gunicorn workers
 LOG_TAIL = 8000
+
+
+#: the shared servers host many tests that count what they put into fresh namespaces: no root-CA ConfigMap
+#: appears in them (tests/e2e/test_garbage_collection.py checks the publisher on its own server)
+SHARED_SERVER_ARGS = ["--controllers", "*,-rootcacertpublisher"]
+
+
+def poll(check: Callable[[], Any], timeout: float = 30.0, interval: float = 0.05) -> Any:
+    """Call `check` until it returns something true (returned), failing the test after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not (value := check()):
+        assert time.monotonic() < deadline, f"condition not reached in {timeout:.0f} s"
+        time.sleep(interval)
+    return value
 
 
 def in_ci() -> bool:

@@ -8,13 +8,20 @@ from typing import Any
 
 import pytest
 
-from . import LOG_TAIL, RunningServer, scratch_database, start_server, unavailable
+from . import (
+    LOG_TAIL,
+    SHARED_SERVER_ARGS,
+    RunningServer,
+    scratch_database,
+    start_server,
+    unavailable,
+)
 
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     """The real server on SQLite in a temporary data directory."""
-    running = start_server(tmp_path_factory.mktemp("orch-sqlite"))
+    running = start_server(tmp_path_factory.mktemp("orch-sqlite"), SHARED_SERVER_ARGS)
     yield running
     running.stop()
 
@@ -33,7 +40,7 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServe
 
     with scratch_database() as url:
         ensure_schema(url, upgrade=True)
-        running = start_server(tmp_path_factory.mktemp("orch-pg"), database_url=url)
+        running = start_server(tmp_path_factory.mktemp("orch-pg"), SHARED_SERVER_ARGS, database_url=url)
         yield running
         running.stop()
 

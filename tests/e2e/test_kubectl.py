@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from . import REPO_ROOT, RunningServer, start_server
+from . import REPO_ROOT, SHARED_SERVER_ARGS, RunningServer, start_server
 
 pytestmark = pytest.mark.e2e
 
@@ -433,7 +433,7 @@ def test_get_watch_shows_a_new_configmap(kube: Kubectl, ns: str) -> None:
 @pytest.fixture
 def own_server(tmp_path: Path) -> Iterator[RunningServer]:
     """A server of its own: a test that may tie up its threads must not starve the shared one."""
-    running = start_server(tmp_path / "data")
+    running = start_server(tmp_path / "data", SHARED_SERVER_ARGS)
     yield running
     running.stop()
 

@@ -7,8 +7,7 @@ import json
 import os
 import signal
 import subprocess
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import pytest
 from app.naming import Naming
 from app.storage.schema import ensure_schema
 
-from . import RunningServer, scratch_database, start_server
+from . import RunningServer, poll, scratch_database, start_server
 
 SHORT_LEASE = ["--endpoint-lease-duration", "3s"]  # renewed every second
 
@@ -28,13 +27,6 @@ def _kubectl(kubectl: str, server: RunningServer, *args: str) -> Any:
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
-
-def poll(check: Callable[[], Any], timeout: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while not (value := check()):
-        assert time.monotonic() < deadline, "condition not reached"
-        time.sleep(0.1)
-    return value
 
 
 def endpoint_addresses(server: RunningServer, name: str = "orch") -> list[str]:

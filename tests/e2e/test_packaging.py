@@ -98,6 +98,21 @@ def test_the_installed_server_starts_on_sqlite_by_default(installed: Path, tmp_p
         server.stop()
 
 
+def test_an_operator_project_tests_itself_with_the_installed_fixture(installed: Path, tmp_path: Path):
+    """examples/operator, installed beside the wheel as a user's project would be, runs its own tests with the
+    orch_apiserver fixture the wheel registers (a packaging mistake fails here, not at a user's)."""
+    project = tmp_path / "operator"
+    shutil.copytree(REPO_ROOT / "examples" / "operator", project)
+    done = subprocess.run([str(installed / "python"), "-m", "pip", "install", "--quiet", f"{project}[test]"],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ORCH_", "PYTEST_"))}
+    run = subprocess.run([str(installed / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=project,
+                         env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert "1 passed" in run.stdout
+
+
 def test_the_wheel_needs_nothing_the_test_extra_brings(installed: Path):
     """Every app module imports in the fresh virtualenv (only install_requires present), the test plugin
     (which needs pytest, there only when tests run) aside."""

@@ -6,7 +6,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from . import REPO_ROOT, server_env, start_server
@@ -18,16 +17,14 @@ def test_ctrl_c_with_open_watches_ends_them_and_exits_like_sigterm(tmp_path: Pat
     lines = [w.iter_lines() for w in watches]
     for stream in lines:
         assert b'"type":"ADDED"' in next(stream)
-    started = time.monotonic()
     os.killpg(server.process.pid, signal.SIGINT)  # what the terminal does: the master and its workers
     for stream in lines:
         rest = list(stream)  # a clean end of the chunked body; a reset would raise
         assert all(b'"type":"ERROR"' not in line for line in rest)
     assert server.process.wait(timeout=30) == 0
-    elapsed = time.monotonic() - started
     log = server.log()
+    # the quick stop it replaced ended in "Worker ... was sent SIGKILL!" after the graceful timeout
     assert "SIGKILL" not in log and "Traceback" not in log, log[-3000:]
-    assert elapsed < 5, f"took {elapsed:.1f}s"
 
 
 def test_a_port_in_use_is_reported_before_claiming_to_serve(tmp_path: Path):

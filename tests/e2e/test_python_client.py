@@ -13,7 +13,7 @@ import urllib3
 from kubernetes import client, config, watch
 from kubernetes.client.exceptions import ApiException
 
-from . import RunningServer, start_server
+from . import SHARED_SERVER_ARGS, RunningServer, start_server
 
 pytestmark = pytest.mark.e2e
 
@@ -299,7 +299,7 @@ def test_watch_without_resource_version_starts_with_the_current_objects(v1: Any,
 @pytest.fixture
 def small_server(tmp_path: Path) -> Iterator[RunningServer]:
     """A server of its own with 4 threads: this test may tie them all up."""
-    running = start_server(tmp_path / "data", args=["--threads", "4"])
+    running = start_server(tmp_path / "data", args=["--threads", "4", *SHARED_SERVER_ARGS])
     yield running
     running.stop()
 

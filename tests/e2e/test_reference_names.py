@@ -31,7 +31,7 @@ REFERENCE_SPELLINGS = {
     "kubernetes.io/metadata.name", "kubernetes.io/bootstrapping", "kubernetes.io/service-name",
     "rbac.authorization.kubernetes.io/autoupdate", "kubernetes.io/kube-apiserver-client",
     "kubernetes.io/kube-apiserver-client-kubelet", "kubernetes.io/kubelet-serving", "kubernetes.io/legacy-unknown",
-    "kubernetes.io/*", "apiserver.kubernetes.io/identity",
+    "kubernetes.io/*", "apiserver.kubernetes.io/identity", "kube-root-ca.crt",
 }
 #: rbac.authorization.k8s.io/aggregate-to-*: the reference's aggregation labels live under the API group
 REFERENCE_PATTERNS = [re.compile(p) for p in (

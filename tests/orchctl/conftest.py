@@ -10,6 +10,7 @@ from tests.e2e import RunningServer, start_server
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    running = start_server(tmp_path_factory.mktemp("orchctl-server"), args=["--enable-bootstrap-token-auth"])
+    running = start_server(tmp_path_factory.mktemp("orchctl-server"), args=["--enable-bootstrap-token-auth",
+                                                                                            "--controllers", "*,-rootcacertpublisher"])
     yield running
     running.stop()

@@ -359,6 +359,33 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "spec": {"replicas": 3},
         "status": {"replicas": 0, "selector": "app=web,tier in (a,b)"},
     },
+    "apiextensions/CustomResourceDefinition": {
+        "apiVersion": gv("apiextensions"),
+        "kind": "CustomResourceDefinition",
+        "metadata": {**{k: v for k, v in META.items() if k != "namespace"}, "name": "widgets.example.com"},
+        "spec": {
+            "group": "example.com",
+            "names": {"plural": "widgets", "singular": "widget", "shortNames": ["wd"], "kind": "Widget",
+                      "listKind": "WidgetList", "categories": ["all"]},
+            "scope": "Namespaced",
+            "versions": [{
+                "name": "v1", "served": True, "storage": True,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {
+                    "type": "object", "properties": {"size": {"type": "integer", "minimum": 1, "default": 3},
+                                                     "mode": {"type": "string", "enum": ["fast", "slow"]}}}}}},
+                "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.size",
+                                                         "statusReplicasPath": ".status.size"}},
+                "additionalPrinterColumns": [{"name": "Size", "type": "integer", "jsonPath": ".spec.size"}],
+            }],
+            "conversion": {"strategy": "None"},
+        },
+        "status": {
+            "conditions": [{"type": "Established", "status": "True", "lastTransitionTime": "2024-05-06T07:08:09Z",
+                            "reason": "InitialNamesAccepted", "message": "the initial names have been accepted"}],
+            "acceptedNames": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+            "storedVersions": ["v1"],
+        },
+    },
 }
 
 # the older served versions, and the kinds added with them (autoscaling, flowcontrol)

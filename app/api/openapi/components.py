@@ -54,6 +54,9 @@ class _Components:
             self.naming, self.dialect, group, version, kind, list_kind)
 
     def resource(self, rt: ResourceType) -> None:
+        if rt.custom is not None and schema_name(rt.group, rt.version, rt.kind) not in self.out:
+            self.out[schema_name(rt.group, rt.version, rt.kind)] = permissive.custom_kind_schema(
+                self.naming, self.dialect, rt.group, rt.version, rt.kind, rt.custom.schema)
         self.kind(rt.group, rt.version, rt.kind, rt.example)
         self.list(rt.group, rt.version, rt.kind, rt.list_kind)
         for sub in rt.subresources:

@@ -72,6 +72,30 @@ def kind_schema(naming: Naming, dialect: Dialect, group: str, version: str, kind
     }
 
 
+#: what OpenAPI v2 cannot say, dropped from a custom kind's schema as the reference drops it
+_NOT_IN_V2 = ("nullable", "oneOf", "anyOf", "not", "allOf")
+
+
+def _for_dialect(schema: Any, dialect: Dialect) -> Any:
+    if isinstance(schema, list):
+        return [_for_dialect(item, dialect) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {key: value if key in ("default", "enum", "example") else _for_dialect(value, dialect)
+            for key, value in schema.items() if dialect.v3 or key not in _NOT_IN_V2}
+
+
+def custom_kind_schema(naming: Naming, dialect: Dialect, group: str, version: str, kind: str, schema: Schema
+                       ) -> Schema:
+    """A custom kind described by its CRD version's openAPIV3Schema (metadata as the ObjectMeta type)."""
+    out = _for_dialect(schema, dialect) if schema else {"type": "object"}
+    props = dict(out.get("properties") or {})
+    props.update(_type_fields())
+    props["metadata"] = dialect.wrap(meta_schema_name(naming, "ObjectMeta"),
+                                     {"description": "Standard object metadata."})
+    return {**out, "properties": props, **gvk_extensions(naming, [gvk(group, version, kind)])}
+
+
 def list_schema(naming: Naming, dialect: Dialect, group: str, version: str, kind: str, list_kind: str) -> Schema:
     return {
         "description": f"A list of {kind} objects.",

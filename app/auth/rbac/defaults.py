@@ -17,6 +17,10 @@ from app.naming import REFERENCE_SIGNERS, Naming
 CLUSTER_INFO = "cluster-info"
 #: service accounts (system namespace) of the in-server controllers, as the reference names them
 CERTIFICATE_CONTROLLER, BOOTSTRAP_SIGNER, TOKEN_CLEANER = "certificate-controller", "bootstrap-signer", "token-cleaner"
+#: the other reference controllers this server runs in-process (their roles come with the reference policy;
+#: the apiextensions controller writes through the registry, as the reference's does, and needs only its Lease)
+IN_SERVER_CONTROLLERS = ("generic-garbage-collector", "service-account-controller", "root-ca-cert-publisher",
+                         "apiextensions-controller")
 
 
 def _r(groups: list[str], resources: list[str], verbs: list[str], names: list[str] | None = None) -> dict:
@@ -168,7 +172,8 @@ class DefaultPolicy:
 
         return self.reference_role_bindings() + [
             bind(system, "system::leader-locking-controllers",
-                 [self._subject(a) for a in (CERTIFICATE_CONTROLLER, BOOTSTRAP_SIGNER, TOKEN_CLEANER)]),
+                 [self._subject(a) for a in (CERTIFICATE_CONTROLLER, BOOTSTRAP_SIGNER, TOKEN_CLEANER,
+                                             *IN_SERVER_CONTROLLERS)]),
             bind(public, "kubeadm:bootstrap-signer-clusterinfo",
                  [{"apiGroup": self.rbac, "kind": "User", "name": ANONYMOUS_USER}]),
         ]

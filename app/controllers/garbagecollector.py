@@ -1,0 +1,164 @@
+"""garbagecollector: dependents follow their owners (`metadata.ownerReferences`), as the reference's collector.
+
+- A dependent whose owners are all gone (no object with the referenced uid) is deleted; in the background,
+  or in the foreground when an owner is itself waiting in foreground deletion.
+- A dependent with some owners gone and some alive loses the references to the gone ones.
+- An owner deleted with `propagationPolicy: Foreground` carries the `foregroundDeletion` finalizer: its
+  dependents are deleted, and the finalizer goes once no dependent with `blockOwnerDeletion` is left.
+- An owner deleted with `Orphan` carries the `orphan` finalizer: its dependents lose their reference to it,
+  then the finalizer goes.
+A reference to a kind the server does not serve is left alone (the owner may be served elsewhere).
+Each sync reads every stored object once; syncs are at least `min_sync_interval` apart.
+"""
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import orjson
+
+from app.catalog import ResourceType
+from app.controllers.base import Context, Controller
+from app.errors import Conflict, NotFound
+from app.registry.options import ListOptions
+from app.registry.store import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
+
+
+@dataclass
+class Item:
+    rt: ResourceType
+    obj: dict
+
+    @property
+    def md(self) -> dict:
+        return self.obj.get("metadata") or {}
+
+    @property
+    def namespace(self) -> str | None:
+        return self.md.get("namespace") if self.rt.namespaced else None
+
+    @property
+    def name(self) -> str:
+        return str(self.md.get("name", ""))
+
+    @property
+    def uid(self) -> str:
+        return str(self.md.get("uid", ""))
+
+    def refs(self) -> list[dict]:
+        return [r for r in self.md.get("ownerReferences") or [] if isinstance(r, dict)]
+
+    def finalizers(self) -> list[str]:
+        return list(self.md.get("finalizers") or [])
+
+
+class GarbageCollector(Controller):
+    name = "garbagecollector"
+    account = "generic-garbage-collector"
+    resync_seconds = 30.0
+    min_sync_interval = 0.2
+
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        self.kinds: list[ResourceType] = []
+        self.by_kind: dict[tuple[str, str], ResourceType] = {}
+
+    def watched_keys(self) -> list[str]:
+        return ["/"]  # every stored object may own or depend on another
+
+    def sync(self) -> None:
+        # read per sync: custom kinds come and go with their definitions (the live catalog)
+        self.kinds = [rt for rt in self.ctx.registry.catalog.storage_types() if not rt.virtual and "list" in rt.verbs]
+        self.by_kind = {(rt.group, rt.kind): rt for rt in self.kinds}
+        items = self._everything()
+        by_uid = {item.uid: item for item in items}
+        dependents: dict[str, list[Item]] = {}
+        for item in items:
+            for ref in item.refs():
+                dependents.setdefault(str(ref.get("uid", "")), []).append(item)
+        for item in items:
+            if item.refs():
+                self._follow_owners(item, by_uid)
+        for item in items:
+            if item.md.get("deletionTimestamp"):
+                self._finish_owner(item, dependents.get(item.uid, []))
+
+    def _everything(self) -> list[Item]:
+        """Every stored object, read as the reference's shared informers read (the controller manager's own
+        list/watch grant); the writes go through the collector's identity."""
+        registry = self.ctx.registry
+        return [Item(rt, orjson.loads(text)) for rt in self.kinds
+                for text in registry.list(rt, None, ListOptions()).items]
+
+    def _kind_of(self, ref: dict) -> ResourceType | None:
+        group = str(ref.get("apiVersion", "")).rpartition("/")[0]
+        return self.by_kind.get((group, str(ref.get("kind", ""))))
+
+    def _follow_owners(self, item: Item, by_uid: dict[str, Item]) -> None:
+        if item.md.get("deletionTimestamp") and FOREGROUND_FINALIZER not in item.finalizers():
+            return  # already going
+        gone, waiting, alive, unknown = [], [], [], []
+        for ref in item.refs():
+            owner = by_uid.get(str(ref.get("uid", "")))
+            if self._kind_of(ref) is None:
+                unknown.append(ref)
+            elif owner is None or (owner.namespace not in (None, item.namespace)):
+                gone.append(ref)
+            elif owner.md.get("deletionTimestamp") and FOREGROUND_FINALIZER in owner.finalizers():
+                waiting.append(ref)
+            else:
+                alive.append(ref)
+        if not gone and not waiting:
+            return
+        if not alive and not unknown:
+            if not item.md.get("deletionTimestamp"):
+                self._delete(item, "Foreground" if waiting else "Background")
+            return
+        if gone:  # some owners live on: forget the ones that are gone
+            self._update_refs(item, [r for r in item.refs() if r not in gone])
+
+    def _finish_owner(self, owner: Item, dependents: list[Item]) -> None:
+        finalizers = owner.finalizers()
+        if ORPHAN_FINALIZER in finalizers:
+            for dependent in dependents:
+                self._update_refs(dependent, [r for r in dependent.refs() if r.get("uid") != owner.uid])
+            self._drop_finalizer(owner, ORPHAN_FINALIZER)
+        elif FOREGROUND_FINALIZER in finalizers:
+            blocking = [d for d in dependents if any(r.get("uid") == owner.uid and r.get("blockOwnerDeletion")
+                                                     for r in d.refs())]
+            if not blocking:
+                self._drop_finalizer(owner, FOREGROUND_FINALIZER)
+
+    def _delete(self, item: Item, propagation: str) -> None:
+        try:
+            self.client.delete(item.rt, item.namespace, item.name, item.uid, propagation=propagation)
+        except (Conflict, NotFound):
+            pass  # changed or gone meanwhile: the next sync looks again
+
+    def _update_refs(self, item: Item, refs: list[dict]) -> None:
+        def keep(md: dict) -> None:
+            if refs:
+                md["ownerReferences"] = refs
+            else:
+                md.pop("ownerReferences", None)
+
+        self._write(item, keep)
+
+    def _drop_finalizer(self, item: Item, finalizer: str) -> None:
+        def drop(md: dict) -> None:
+            rest = [f for f in md.get("finalizers") or [] if f != finalizer]
+            if rest:
+                md["finalizers"] = rest
+            else:
+                md.pop("finalizers", None)
+
+        self._write(item, drop)
+
+    def _write(self, item: Item, change: Callable[[dict], None]) -> None:
+        updated = copy.deepcopy(item.obj)
+        change(updated.setdefault("metadata", {}))
+        try:
+            self.client.update(item.rt, item.namespace, updated)
+        except (Conflict, NotFound):
+            pass  # changed meanwhile: the next sync looks again

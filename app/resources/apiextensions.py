@@ -1,0 +1,256 @@
+"""The `apiextensions.<domain>/v1` group: CustomResourceDefinitions (the reference's validation and defaulting).
+
+A CRD is stored like any kind; the `crd` controller (app/controllers/crd.py) accepts its names and marks it
+Established, and every worker then serves its versions (app/resources/custom.py, the live catalog)."""
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from app.catalog import Obj, ResourceType, status_subresource
+from app.errors import FieldError, forbidden, invalid, not_supported, required
+from app.naming import Naming
+from app.resources.common import KindStrategy, dig
+from app.resources.crd_schema import Extensions, Validator
+
+SCOPES = ["Cluster", "Namespaced"]
+CONVERSION_STRATEGIES = ["None", "Webhook"]
+#: what the reference accepts as a version name and a plural/singular/kind name
+_DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_KIND = re.compile(r"^[A-Za-z]([-A-Za-z0-9]*[A-Za-z0-9])?$")
+DNS1035_MSG = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+               "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
+               "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
+#: keywords a structural schema may not use (the reference's forbidden list for v1 schemas)
+FORBIDDEN_KEYWORDS = ("$ref", "definitions", "dependencies", "patternProperties", "additionalItems", "id",
+                      "$schema")
+MAX_SCHEMA_DEPTH = 64
+
+
+def cleanup_finalizer(naming: Naming) -> str:
+    return f"customresourcecleanup.{naming.group('apiextensions')}"
+
+
+def storage_version(crd: Obj) -> str | None:
+    for version in dig(crd, "spec", "versions", default=[]) or []:
+        if isinstance(version, dict) and version.get("storage"):
+            return str(version.get("name"))
+    return None
+
+
+def _schema_errors(schema: Any, path: str, ext: Extensions, depth: int = 0) -> list[FieldError]:
+    """The reference's structural-schema rules, kept to what makes a schema unusable here."""
+    if not isinstance(schema, dict):
+        return [invalid(path, schema, "must be an object")]
+    if depth > MAX_SCHEMA_DEPTH:
+        return [forbidden(path, f"must not be nested more than {MAX_SCHEMA_DEPTH} levels deep")]
+    errors: list[FieldError] = []
+    for keyword in FORBIDDEN_KEYWORDS:
+        if keyword in schema:
+            errors.append(forbidden(f"{path}.{keyword}", f"{keyword} is not supported"))
+    typeless_ok = schema.get(ext.int_or_string) or schema.get(ext.preserve_unknown_fields)
+    if not schema.get("type") and not typeless_ok:
+        errors.append(required(f"{path}.type", "must not be empty for specified object fields"))
+    elif schema.get("type") not in (None, "object", "array", "string", "integer", "number", "boolean"):
+        errors.append(not_supported(f"{path}.type", schema.get("type"),
+                                    ["array", "boolean", "integer", "number", "object", "string"]))
+    if "properties" in schema and "additionalProperties" in schema:
+        errors.append(forbidden(f"{path}.additionalProperties",
+                                "additionalProperties and properties are mutual exclusive"))
+    if (pattern := schema.get("pattern")) is not None:
+        try:
+            re.compile(str(pattern))
+        except (re.error, RecursionError) as err:
+            errors.append(invalid(f"{path}.pattern", pattern, f"must be a valid regular expression, but isn't: {err}"))
+    properties = schema.get("properties") or {}
+    if not isinstance(properties, dict):
+        return [*errors, invalid(f"{path}.properties", properties, "must be an object")]
+    for key, sub in properties.items():
+        errors += _schema_errors(sub, f"{path}.properties[{key}]", ext, depth + 1)
+    for keyword in ("items", "additionalProperties", "not"):
+        if isinstance(schema.get(keyword), dict):
+            errors += _schema_errors(schema[keyword], f"{path}.{keyword}", ext, depth + 1)
+    for keyword in ("allOf", "anyOf", "oneOf"):
+        for i, sub in enumerate(schema.get(keyword) or []):
+            if isinstance(sub, dict):  # value validations only: no type needed inside
+                errors += [e for e in _schema_errors(sub, f"{path}.{keyword}[{i}]", ext, depth + 1)
+                           if not e.field.endswith(".type")]
+    if "default" in schema and not errors:
+        errors += [invalid(f"{path}.default", schema["default"], e.detail or str(e))
+                   for e in Validator(ext).validate(schema["default"], schema)]
+    return errors
+
+
+def _root_schema_errors(schema: Any, path: str, ext: Extensions) -> list[FieldError]:
+    if schema is None:
+        return [required(path, "schemas are required")]
+    errors = _schema_errors(schema, path, ext)
+    if isinstance(schema, dict):
+        if schema.get("type") != "object":
+            errors.append(invalid(f"{path}.type", schema.get("type"), "must be object at the root"))
+        metadata = (schema.get("properties") or {}).get("metadata")
+        if isinstance(metadata, dict) and set(metadata.get("properties") or {}) - {"name", "generateName"}:
+            errors.append(forbidden(f"{path}.properties[metadata]", "must not specify anything other than name "
+                                    "and generateName, but metadata is implicitly specified"))
+    return errors
+
+
+class CustomResourceDefinitionStrategy(KindStrategy):
+    generation = True
+    initial_status: ClassVar[Obj | None] = None
+
+    def __init__(self, naming: Naming) -> None:
+        super().__init__(naming)
+        self.ext = Extensions(naming.product)
+
+    def default(self, obj: Obj) -> None:
+        spec = obj.setdefault("spec", {})
+        if not isinstance(spec, dict):
+            return
+        names = spec.setdefault("names", {})
+        if isinstance(names, dict) and isinstance(names.get("kind"), str):
+            names.setdefault("singular", names["kind"].lower())
+            names.setdefault("listKind", names["kind"] + "List")
+        conversion = spec.setdefault("conversion", {})
+        if isinstance(conversion, dict):
+            conversion.setdefault("strategy", "None")
+        spec.setdefault("preserveUnknownFields", False)
+
+    def prepare_for_create(self, obj: Obj) -> None:
+        obj["status"] = {"conditions": [], "acceptedNames": {"plural": "", "kind": ""}, "storedVersions": []}
+        self.default(obj)
+        self._record_storage_version(obj)
+        finalizers = obj.setdefault("metadata", {}).setdefault("finalizers", [])
+        if cleanup_finalizer(self.naming) not in finalizers:
+            finalizers.append(cleanup_finalizer(self.naming))
+
+    def prepare_for_update(self, obj: Obj, old: Obj) -> None:
+        self.default(obj)
+        self._record_storage_version(obj)
+
+    @staticmethod
+    def _record_storage_version(obj: Obj) -> None:
+        status = obj.setdefault("status", {})
+        stored = status.setdefault("storedVersions", [])
+        version = storage_version(obj)
+        if version and version not in stored:
+            stored.append(version)
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
+        errors: list[FieldError] = []
+        group = spec.get("group")
+        if not group:
+            errors.append(required("spec.group"))
+        elif not isinstance(group, str) or not _DNS1123_SUBDOMAIN.match(group):
+            errors.append(invalid("spec.group", group, "a lowercase RFC 1123 subdomain must consist of lower case "
+                                                      "alphanumeric characters, '-' or '.'"))
+        elif "." not in group:
+            errors.append(invalid("spec.group", group, "should be a domain with at least one dot"))
+        plural = names.get("plural")
+        name = dig(obj, "metadata", "name", default="")
+        if plural and group and name != f"{plural}.{group}":
+            errors.append(invalid("metadata.name", name, 'must be spec.names.plural+"."+spec.group'))
+        scope = spec.get("scope")
+        if not scope:
+            errors.append(required("spec.scope"))
+        elif scope not in SCOPES:
+            errors.append(not_supported("spec.scope", scope, SCOPES))
+        errors += self._names_errors(names)
+        errors += self._versions_errors(spec.get("versions"))
+        strategy = (spec.get("conversion") or {}).get("strategy") if isinstance(spec.get("conversion"), dict) else None
+        if strategy not in CONVERSION_STRATEGIES:
+            errors.append(not_supported("spec.conversion.strategy", strategy, CONVERSION_STRATEGIES))
+        elif strategy == "Webhook":
+            errors.append(forbidden("spec.conversion.strategy", "Webhook conversion is not supported by this "
+                                                                "server yet; use None"))
+        if spec.get("preserveUnknownFields") is True:
+            errors.append(invalid("spec.preserveUnknownFields", True, "cannot set to true, set "
+                                  f"{self.ext.preserve_unknown_fields} to true in spec.versions[*].schema instead"))
+        return errors
+
+    def _names_errors(self, names: dict) -> list[FieldError]:
+        errors: list[FieldError] = []
+        for key in ("plural", "kind"):
+            if not names.get(key):
+                errors.append(required(f"spec.names.{key}"))
+        for key in ("plural", "singular"):
+            value = names.get(key)
+            if value and (not isinstance(value, str) or not _DNS1035.match(value)):
+                errors.append(invalid(f"spec.names.{key}", value, DNS1035_MSG))
+        for key in ("kind", "listKind"):
+            value = names.get(key)
+            if value and (not isinstance(value, str) or not _KIND.match(value)):
+                errors.append(invalid(f"spec.names.{key}", value, "may have mixed case, but should otherwise "
+                                                                  "match: [a-z]([-a-z0-9]*[a-z0-9])?"))
+        if names.get("kind") and names.get("kind") == names.get("listKind"):
+            errors.append(invalid("spec.names.listKind", names["listKind"], "kind and listKind may not be the same"))
+        for i, short in enumerate(names.get("shortNames") or []):
+            if not isinstance(short, str) or not _DNS1035.match(short):
+                errors.append(invalid(f"spec.names.shortNames[{i}]", short, DNS1035_MSG))
+        return errors
+
+    def _versions_errors(self, versions: Any) -> list[FieldError]:
+        if not isinstance(versions, list) or not versions:
+            return [required("spec.versions", "must have exactly one version marked as storage version")]
+        errors: list[FieldError] = []
+        seen: set[str] = set()
+        storage = 0
+        for i, version in enumerate(versions):
+            path = f"spec.versions[{i}]"
+            if not isinstance(version, dict):
+                errors.append(invalid(path, version, "must be an object"))
+                continue
+            name = version.get("name")
+            if not name:
+                errors.append(required(f"{path}.name"))
+            elif not isinstance(name, str) or not _DNS1035.match(name):
+                errors.append(invalid(f"{path}.name", name, DNS1035_MSG))
+            elif name in seen:
+                errors.append(FieldError("FieldValueDuplicate", f"{path}.name", "", name))
+            seen.add(str(name))
+            storage += bool(version.get("storage"))
+            schema = dig(version, "schema", "openAPIV3Schema")
+            errors += _root_schema_errors(schema, f"{path}.schema.openAPIV3Schema", self.ext)
+            subresources = version.get("subresources") if isinstance(version.get("subresources"), dict) else {}
+            scale = subresources.get("scale")
+            if isinstance(scale, dict):
+                for key in ("specReplicasPath", "statusReplicasPath"):
+                    if not str(scale.get(key) or "").startswith("."):
+                        errors.append(invalid(f"{path}.subresources.scale.{key}", scale.get(key),
+                                              "should be a json path starting with ."))
+        if storage != 1:
+            errors.append(invalid("spec.versions", versions if storage else None,
+                                  "must have exactly one version marked as storage version"))
+        if not any(isinstance(v, dict) and v.get("served") for v in versions):
+            errors.append(invalid("spec.versions", None, "must have at least one version marked as served"))
+        return errors
+
+    def validate_change(self, obj: Obj, old: Obj) -> list[FieldError]:
+        errors = []
+        for key in ("group", "scope"):
+            if dig(obj, "spec", key) != dig(old, "spec", key):
+                errors.append(invalid(f"spec.{key}", dig(obj, "spec", key), "field is immutable"))
+        stored = dig(old, "status", "storedVersions", default=[]) or []
+        present = {v.get("name") for v in dig(obj, "spec", "versions", default=[]) or [] if isinstance(v, dict)}
+        for version in stored:
+            if version not in present:
+                errors.append(invalid("status.storedVersions[0]", version,
+                                      "must appear in spec.versions"))
+        return errors
+
+
+def resource_types(naming: Naming) -> list[ResourceType]:
+    example = {"spec": {"group": "example.com", "scope": "Namespaced",
+                        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+                        "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                            "openAPIV3Schema": {"type": "object", "properties": {
+                                "spec": {"type": "object", "properties": {"size": {"type": "integer"}}}}}}}]}}
+    return [
+        ResourceType(naming.group("apiextensions"), "v1", "CustomResourceDefinition", "customresourcedefinitions",
+                     False, short_names=("crd", "crds"), categories=("api-extensions",),
+                     subresources=(status_subresource(),), strategy=CustomResourceDefinitionStrategy(naming),
+                     has_status=True, example=example),
+    ]

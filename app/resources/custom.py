@@ -1,0 +1,129 @@
+"""Custom kinds: each served version of an established CustomResourceDefinition becomes a ResourceType whose
+strategy is its schema (prune, default, validate), served by the same registry as built-in kinds.
+
+Versions other than the storage one convert with the `None` strategy: only `apiVersion` changes."""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from app.catalog import (
+    Conversion,
+    CustomInfo,
+    Obj,
+    ResourceType,
+    Subresource,
+    status_subresource,
+)
+from app.errors import FieldError
+from app.naming import Naming
+from app.resources.apiextensions import storage_version
+from app.resources.common import KindStrategy, dig
+from app.resources.crd_schema import Extensions, Validator, apply_defaults, prune
+
+
+class CustomResourceStrategy(KindStrategy):
+    def __init__(self, naming: Naming, schema: dict, status: bool) -> None:
+        super().__init__(naming)
+        self.schema = schema
+        self.status = status
+        self.ext = Extensions(naming.product)
+        self.validator = Validator(self.ext)
+
+    def default(self, obj: Obj) -> None:
+        prune(obj, self.schema, self.ext)
+        apply_defaults(obj, self.schema)
+
+    def prepare_for_create(self, obj: Obj) -> None:
+        self.default(obj)
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        return self.validator.validate(obj, self.schema)
+
+
+def _path(text: str) -> list[str]:
+    """`.spec.replicas` -> ["spec", "replicas"] (the simple JSON paths scale subresources use)."""
+    return [part for part in text.strip().lstrip(".").split(".") if part]
+
+
+def _get(obj: Obj, path: list[str]) -> Any:
+    return dig(obj, *path) if path else None
+
+
+def _set(obj: Obj, path: list[str], value: Any) -> None:
+    for part in path[:-1]:
+        nxt = obj.get(part)
+        if not isinstance(nxt, dict):
+            nxt = obj[part] = {}
+        obj = nxt
+    obj[path[-1]] = value
+
+
+def scale_subresource(spec: dict) -> Subresource:
+    """`/scale` as an autoscaling/v1 Scale from the CRD's specReplicasPath, statusReplicasPath and
+    labelSelectorPath."""
+    spec_path, status_path = _path(spec.get("specReplicasPath", "")), _path(spec.get("statusReplicasPath", ""))
+    selector_path = _path(spec.get("labelSelectorPath") or "")
+
+    def view(obj: Obj) -> Obj:
+        md = obj.get("metadata") or {}
+        meta = {k: md[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp") if k in md}
+        status: Obj = {"replicas": _get(obj, status_path) or 0}
+        if selector_path and isinstance(selector := _get(obj, selector_path), str) and selector:
+            status["selector"] = selector
+        return {"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": meta,
+                "spec": {"replicas": _get(obj, spec_path) or 0}, "status": status}
+
+    def merge(old: Obj, scale: Obj) -> Obj:
+        out = copy.deepcopy(old)
+        _set(out, spec_path, dig(scale, "spec", "replicas", default=0))
+        return out
+
+    return Subresource("scale", kind="Scale", group="autoscaling", version="v1", view=view, merge=merge)
+
+
+def _with_api_version(api_version: str):
+    def convert(obj: Obj) -> Obj:
+        return {**obj, "apiVersion": api_version}
+
+    return convert
+
+
+def types_from_crd(crd: Obj, naming: Naming) -> list[ResourceType]:
+    """The served versions of a CRD as catalog entries (its storage version always, for the registry)."""
+    spec = crd.get("spec") or {}
+    names = (crd.get("status") or {}).get("acceptedNames") or spec.get("names") or {}
+    group, plural = spec["group"], names["plural"]
+    stored = storage_version(crd)
+    out = []
+    for version in spec.get("versions") or []:
+        name = version["name"]
+        if not version.get("served") and name != stored:
+            continue
+        subs = version.get("subresources") or {}
+        subresources = []
+        if isinstance(subs.get("scale"), dict):
+            subresources.append(scale_subresource(subs["scale"]))
+        if "status" in subs:
+            subresources.append(status_subresource())
+        schema = dig(version, "schema", "openAPIV3Schema") or {}
+        conversion = None
+        if name != stored:
+            conversion = Conversion(group, str(stored), plural, _with_api_version(f"{group}/{stored}"),
+                                    _with_api_version(f"{group}/{name}"))
+        out.append(ResourceType(
+            group, name, names["kind"], plural, spec.get("scope") == "Namespaced",
+            singular=names.get("singular") or names["kind"].lower(), short_names=tuple(names.get("shortNames") or ()),
+            categories=tuple(names.get("categories") or ()), subresources=tuple(subresources),
+            strategy=CustomResourceStrategy(naming, schema, "status" in subs), has_status="status" in subs,
+            conversion=conversion, custom=CustomInfo(
+                served=bool(version.get("served")), printer_columns=tuple(version.get("additionalPrinterColumns")
+                                                                          or ()),
+                deprecation_warning=_deprecation(version, group, names["kind"]), schema=schema)))
+    return out
+
+
+def _deprecation(version: dict, group: str, kind: str) -> str | None:
+    if not version.get("deprecated"):
+        return None
+    return version.get("deprecationWarning") or f"{group}/{version['name']} {kind} is deprecated"

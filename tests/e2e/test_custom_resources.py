@@ -1,0 +1,345 @@
+"""CustomResourceDefinitions on a real server: kubectl and the official client against custom kinds, on SQLite
+and PostgreSQL, in the reference's domain (where stock clients know the names) and in ours."""
+from __future__ import annotations
+
+import json
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from . import RunningServer, poll, scratch_database, start_server
+
+pytestmark = pytest.mark.e2e
+
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def k8s(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """A server in the reference's domain (kubectl prints its Tables and knows apiextensions.k8s.io)."""
+    data = tmp_path_factory.mktemp(f"crd-{request.param}")
+    if request.param == "sqlite":
+        running = start_server(data, ["--api-domain", "k8s.io"])
+        yield running
+        running.stop()
+        return
+    from app.storage.schema import ensure_schema
+
+    with scratch_database() as url:
+        ensure_schema(url, upgrade=True)
+        running = start_server(data, ["--api-domain", "k8s.io"], database_url=url)
+        yield running
+        running.stop()
+
+
+
+def crd(group: str, plural: str = "widgets", kind: str = "Widget", **version_extra: Any) -> dict:
+    version = {
+        "name": "v1", "served": True, "storage": True,
+        "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas",
+                                                 "statusReplicasPath": ".status.replicas"}},
+        "additionalPrinterColumns": [
+            {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
+            {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'},
+            {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}],
+        "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+            "spec": {"type": "object", "required": ["mode"], "properties": {
+                "replicas": {"type": "integer", "minimum": 0, "maximum": 10, "default": 1},
+                "mode": {"type": "string", "enum": ["fast", "slow"]},
+                "name": {"type": "string", "maxLength": 5, "pattern": "^[a-z]+$"},
+                "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}},
+            "status": {"type": "object", "properties": {
+                "replicas": {"type": "integer"},
+                "conditions": {"type": "array", "items": {"type": "object", "properties": {
+                    "type": {"type": "string"}, "status": {"type": "string"}}}}}}}}},
+        **version_extra,
+    }
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{plural}.{group}"},
+            "spec": {"group": group, "scope": "Namespaced",
+                     "names": {"plural": plural, "kind": kind, "shortNames": [f"{plural[:2]}x"], "categories": ["all"]},
+                     "versions": [version]}}
+
+
+def create_crd(server: RunningServer, body: dict) -> dict:
+    created = server.session.post(CRDS, json=body)
+    assert created.status_code == 201, created.text
+    name = body["metadata"]["name"]
+    return poll(lambda: _established(server, name))
+
+
+def _established(server: RunningServer, name: str) -> dict | None:
+    got = server.get(f"{CRDS}/{name}").json()
+    conditions = {c["type"]: c for c in got.get("status", {}).get("conditions", [])}
+    if conditions.get("Established", {}).get("status") != "True":
+        return None
+    group, version = got["spec"]["group"], got["spec"]["versions"][0]["name"]
+    if server.get(f"/apis/{group}/{version}").status_code != 200:  # this worker's catalog has it too
+        return None
+    return got
+
+
+def unique_group() -> str:
+    return f"g{uuid.uuid4().hex[:8]}.example.com"
+
+
+def kubectl_run(kubectl: str, server: RunningServer, *args: str, stdin: str = "", ok: bool = True
+                ) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([kubectl, "--kubeconfig", str(server.kubeconfig), *args], input=stdin, text=True,
+                          capture_output=True, timeout=90, check=False)
+    if ok:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_kubectl_applies_a_crd_and_works_with_its_objects(kubectl: str, k8s: RunningServer):
+    group = unique_group()
+    kubectl_run(kubectl, k8s, "apply", "-f", "-", stdin=yaml.safe_dump(crd(group)))
+    kubectl_run(kubectl, k8s, "wait", "--for", "condition=established", f"crd/widgets.{group}", "--timeout", "30s")
+    poll(lambda: _established(k8s, f"widgets.{group}"))
+    widget = {"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "w1", "namespace": "default"},
+              "spec": {"mode": "fast", "unknown": "pruned", "extra": {"kept": {"deep": 1}}}}
+    kubectl_run(kubectl, k8s, "apply", "-f", "-", stdin=yaml.safe_dump(widget))
+
+    shown = yaml.safe_load(kubectl_run(kubectl, k8s, "get", f"widgets.{group}", "w1", "-o", "yaml").stdout)
+    assert shown["spec"] == {"mode": "fast", "replicas": 1, "extra": {"kept": {"deep": 1}}}  # defaulted, pruned
+    assert shown["metadata"]["generation"] == 1
+
+    widget["spec"]["mode"] = "slow"  # a second client-side apply is a patch
+    kubectl_run(kubectl, k8s, "apply", "-f", "-", stdin=yaml.safe_dump(widget))
+    kubectl_run(kubectl, k8s, "scale", f"widgets.{group}/w1", "--replicas", "3")
+    kubectl_run(kubectl, k8s, "patch", f"widgets.{group}", "w1", "--type", "json", "-p",
+                json.dumps([{"op": "add", "path": "/spec/name", "value": "abc"}]))
+    status = k8s.get(f"/apis/{group}/v1/namespaces/default/widgets/w1").json()
+    status["status"] = {"replicas": 3, "conditions": [{"type": "Ready", "status": "True"}]}
+    assert k8s.session.put(f"/apis/{group}/v1/namespaces/default/widgets/w1/status", json=status).status_code == 200
+
+    table = kubectl_run(kubectl, k8s, "get", f"widgets.{group}").stdout.splitlines()
+    assert table[0].split() == ["NAME", "REPLICAS", "READY", "AGE"]
+    assert table[1].split()[:3] == ["w1", "3", "True"]
+    got = k8s.get(f"/apis/{group}/v1/namespaces/default/widgets/w1").json()
+    assert got["spec"] == {"mode": "slow", "replicas": 3, "name": "abc", "extra": {"kept": {"deep": 1}}}
+    assert got["metadata"]["generation"] == 4  # three spec changes; the status write is not one
+    assert f"widget.{group}/w1" in kubectl_run(kubectl, k8s, "get", "all").stdout
+    explained = kubectl_run(kubectl, k8s, "explain", f"widgets.{group}.spec").stdout
+    assert "mode\t<string> -required-" in explained and "replicas\t<integer>" in explained, explained
+    resources = kubectl_run(kubectl, k8s, "api-resources", "--api-group", group).stdout
+    assert "widgets" in resources and "wix" in resources and "Widget" in resources
+
+    applied = dict(widget, spec={"mode": "fast"})
+    kubectl_run(kubectl, k8s, "apply", "--server-side", "--force-conflicts", "-f", "-",
+                stdin=yaml.safe_dump(applied))
+    assert k8s.get(f"/apis/{group}/v1/namespaces/default/widgets/w1").json()["spec"]["mode"] == "fast"
+    kubectl_run(kubectl, k8s, "patch", f"widgets.{group}", "w1", "--type", "merge", "-p",
+                json.dumps({"spec": {"replicas": 2}}))
+    assert k8s.get(f"/apis/{group}/v1/namespaces/default/widgets/w1").json()["spec"]["replicas"] == 2
+    strategic = kubectl_run(kubectl, k8s, "patch", f"widgets.{group}", "w1", "--type", "strategic", "-p",
+                            json.dumps({"spec": {"replicas": 1}}), ok=False)
+    assert strategic.returncode != 0, strategic.stdout
+    assert "accepted media types include: application/json-patch+json, application/merge-patch+json, " \
+           "application/apply-patch+yaml" in strategic.stderr
+
+    kubectl_run(kubectl, k8s, "delete", "crd", f"widgets.{group}")
+    poll(lambda: k8s.get(f"{CRDS}/widgets.{group}").status_code == 404)
+    poll(lambda: k8s.get(f"/apis/{group}/v1").status_code == 404)
+    assert group not in [g["name"] for g in k8s.get("/apis").json()["groups"]]
+
+
+def test_objects_are_validated_with_the_reference_s_messages(k8s: RunningServer):
+    group = unique_group()
+    create_crd(k8s, crd(group))
+    url = f"/apis/{group}/v1/namespaces/default/widgets"
+    bad = k8s.session.post(url, json={"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "bad"},
+                                      "spec": {"replicas": 20, "mode": "x", "name": "TOOLONG"}})
+    assert bad.status_code == 422, bad.text
+    body = bad.json()
+    assert body["reason"] == "Invalid" and body["details"]["kind"] == "Widget"
+    messages = {c["field"]: c["message"] for c in body["details"]["causes"]}
+    assert messages["spec.replicas"] == \
+        "Invalid value: 20: spec.replicas in body should be less than or equal to 10"
+    assert messages["spec.mode"] == 'Unsupported value: "x": supported values: "fast", "slow"'
+    assert "spec.name" in messages
+    missing = k8s.session.post(url, json={"apiVersion": f"{group}/v1", "kind": "Widget",
+                                          "metadata": {"name": "m"}, "spec": {}})
+    assert missing.status_code == 422 and missing.json()["details"]["causes"][0]["field"] == "spec.mode"
+    wrong_type = k8s.session.post(url, json={"apiVersion": f"{group}/v1", "kind": "Widget",
+                                             "metadata": {"name": "t"}, "spec": {"mode": "fast", "replicas": "two"}})
+    assert wrong_type.status_code == 422
+    assert "spec.replicas in body must be of type integer" in wrong_type.text
+
+
+def test_status_is_its_own_subresource_and_the_main_resource_keeps_it(k8s: RunningServer):
+    group = unique_group()
+    create_crd(k8s, crd(group))
+    url = f"/apis/{group}/v1/namespaces/default/widgets"
+    created = k8s.session.post(url, json={"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "s"},
+                                          "spec": {"mode": "fast"}, "status": {"replicas": 9}})
+    assert created.status_code == 201 and "status" not in created.json()  # dropped on create
+    obj = created.json()
+    obj["status"] = {"replicas": 2}
+    assert k8s.session.put(f"{url}/s/status", json=obj).status_code == 200
+    obj = k8s.get(f"{url}/s").json()
+    obj["status"] = {"replicas": 5}
+    obj["spec"]["replicas"] = 4
+    updated = k8s.session.put(f"{url}/s", json=obj).json()
+    assert updated["status"] == {"replicas": 2} and updated["spec"]["replicas"] == 4
+    assert updated["metadata"]["generation"] == 2
+
+
+def test_conflicting_names_are_not_accepted(k8s: RunningServer):
+    group = unique_group()
+    create_crd(k8s, crd(group))
+    second = crd(group, plural="gadgets", kind="Widget")
+    second["spec"]["names"]["singular"] = "gadget"
+    assert k8s.session.post(CRDS, json=second).status_code == 201
+
+    def conditions() -> dict | None:
+        got = k8s.get(f"{CRDS}/gadgets.{group}").json()
+        found = {c["type"]: c for c in got.get("status", {}).get("conditions", [])}
+        return found if "NamesAccepted" in found else None
+
+    found = poll(conditions)
+    assert (found["NamesAccepted"]["status"], found["NamesAccepted"]["reason"]) == ("False", "KindConflict")
+    assert found["NamesAccepted"]["message"] == '"Widget" is already in use'
+    assert found["Established"]["status"] == "False"
+    assert k8s.get(f"/apis/{group}/v1/namespaces/default/gadgets").status_code == 404
+
+
+def test_invalid_definitions_are_refused_with_field_paths(k8s: RunningServer):
+    group = unique_group()
+    cases = []
+    wrong_name = crd(group)
+    wrong_name["metadata"]["name"] = "other.example.com"
+    cases.append((wrong_name, "metadata.name"))
+    no_storage = crd(group)
+    no_storage["spec"]["versions"][0]["storage"] = False
+    cases.append((no_storage, "spec.versions"))
+    typeless = crd(group)
+    typeless["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"].pop("type")
+    cases.append((typeless, "spec.versions[0].schema.openAPIV3Schema.properties[spec].type"))
+    bad_regex = crd(group)
+    bad_regex["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["name"][
+        "pattern"] = "(["
+    cases.append((bad_regex, "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[name].pattern"))
+    bad_default = crd(group)
+    bad_default["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["replicas"][
+        "default"] = 50
+    cases.append((bad_default,
+                  "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[replicas].default"))
+    deep: dict[str, Any] = {"type": "object"}
+    for _ in range(100):
+        deep = {"type": "object", "properties": {"x": deep}}
+    too_deep = crd(group)
+    too_deep["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = deep
+    cases.append((too_deep, None))
+    for body, field in cases:
+        refused = k8s.session.post(CRDS, json=body)
+        assert refused.status_code == 422, refused.text[:500]
+        if field is not None:
+            assert field in {c["field"] for c in refused.json()["details"]["causes"]}, refused.text[:1000]
+    # none of them is served, and discovery still answers
+    assert k8s.get("/apis").status_code == 200
+    assert k8s.get(f"/apis/{group}/v1").status_code == 404
+
+
+def test_a_list_in_each_version_shows_every_object_in_that_version(k8s: RunningServer):
+    group = unique_group()
+    body = crd(group)
+    v2 = json.loads(json.dumps(body["spec"]["versions"][0]))
+    v2.update(name="v2", storage=False)
+    body["spec"]["versions"].append(v2)
+    create_crd(k8s, body)
+    poll(lambda: k8s.get(f"/apis/{group}/v2").status_code == 200)
+    for version, name in (("v1", "a"), ("v2", "b")):
+        created = k8s.session.post(f"/apis/{group}/{version}/namespaces/default/widgets", json={
+            "apiVersion": f"{group}/{version}", "kind": "Widget", "metadata": {"name": name}, "spec": {"mode": "fast"}})
+        assert created.status_code == 201, created.text
+    for version in ("v1", "v2"):
+        items = k8s.get(f"/apis/{group}/{version}/namespaces/default/widgets").json()["items"]
+        assert sorted((i["metadata"]["name"], i["apiVersion"]) for i in items) == [
+            ("a", f"{group}/{version}"), ("b", f"{group}/{version}")]
+    stored = k8s.get(f"{CRDS}/widgets.{group}").json()["status"]["storedVersions"]
+    assert stored == ["v1"]
+
+
+def test_protobuf_is_not_acceptable_for_custom_objects(k8s: RunningServer):
+    group = unique_group()
+    create_crd(k8s, crd(group))
+    url = f"/apis/{group}/v1/namespaces/default/widgets"
+    only = k8s.session.get(url, headers={"Accept": "application/vnd.kubernetes.protobuf"})
+    assert only.status_code == 406, only.content[:200]  # the Status itself comes as protobuf, as asked
+    either = k8s.session.get(url, headers={"Accept": "application/vnd.kubernetes.protobuf,application/json"})
+    assert either.status_code == 200 and either.headers["Content-Type"].startswith("application/json")
+
+
+def test_the_official_client_s_custom_objects_api(k8s: RunningServer):
+    from kubernetes import client, config, watch
+
+    api_client = config.new_client_from_config(str(k8s.kubeconfig))
+    group = unique_group()
+    extensions = client.ApiextensionsV1Api(api_client)
+    extensions.create_custom_resource_definition(crd(group))
+    poll(lambda: _established(k8s, f"widgets.{group}"))
+    objects = client.CustomObjectsApi(api_client)
+    start = objects.list_namespaced_custom_object(group, "v1", "default", "widgets")["metadata"]["resourceVersion"]
+    objects.create_namespaced_custom_object(group, "v1", "default", "widgets", {
+        "apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "py"}, "spec": {"mode": "fast"}})
+    objects.patch_namespaced_custom_object(group, "v1", "default", "widgets", "py", {"spec": {"replicas": 2}})
+    events = []
+    for event in watch.Watch().stream(objects.list_namespaced_custom_object, group, "v1", "default", "widgets",
+                                      resource_version=start, timeout_seconds=10):
+        events.append((event["type"], event["object"]["spec"].get("replicas")))
+        if len(events) == 2:
+            break
+    assert events == [("ADDED", 1), ("MODIFIED", 2)]
+    objects.delete_namespaced_custom_object(group, "v1", "default", "widgets", "py")
+    assert objects.list_namespaced_custom_object(group, "v1", "default", "widgets")["items"] == []
+    crd_names = [c.metadata.name for c in extensions.list_custom_resource_definition().items]
+    assert f"widgets.{group}" in crd_names
+
+
+def test_our_domain_spells_the_group_and_markers_ours(tmp_path: Path):
+    server = start_server(tmp_path / "orch")
+    try:
+        group = unique_group()
+        body = crd(group)
+        body["apiVersion"] = "apiextensions.orch.io/v1"
+        spec_schema = body["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        spec_schema["properties"]["extra"] = {"type": "object", "x-orch-preserve-unknown-fields": True}
+        created = server.session.post("/apis/apiextensions.orch.io/v1/customresourcedefinitions", json=body)
+        assert created.status_code == 201, created.text
+        assert created.json()["metadata"]["finalizers"] == ["customresourcecleanup.apiextensions.orch.io"]
+        poll(lambda: server.get(f"/apis/{group}/v1").status_code == 200)
+        made = server.session.post(f"/apis/{group}/v1/namespaces/default/widgets", json={
+            "apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "o"},
+            "spec": {"mode": "fast", "extra": {"free": [1, 2]}}})
+        assert made.status_code == 201 and made.json()["spec"]["extra"] == {"free": [1, 2]}
+        assert server.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions").status_code == 404
+    finally:
+        server.stop()
+
+
+def test_a_crd_made_through_one_replica_is_served_by_another_within_two_seconds(tmp_path: Path):
+    from app.storage.schema import ensure_schema
+
+    with scratch_database() as url:
+        ensure_schema(url, upgrade=True)
+        first = start_server(tmp_path / "shared", ["--api-domain", "k8s.io"], database_url=url)
+        second = start_server(tmp_path / "shared", ["--api-domain", "k8s.io"], database_url=url)
+        try:
+            group = unique_group()
+            assert first.session.post(CRDS, json=crd(group)).status_code == 201
+            # the goal is 2 s (bench/ measures it); a loaded CI machine is given more
+            poll(lambda: second.get(f"/apis/{group}/v1").status_code == 200, timeout=10)
+            made = second.session.post(f"/apis/{group}/v1/namespaces/default/widgets", json={
+                "apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "r"}, "spec": {"mode": "fast"}})
+            assert made.status_code == 201, made.text
+            assert first.get(f"/apis/{group}/v1/namespaces/default/widgets/r").status_code == 200
+        finally:
+            first.stop()
+            second.stop()
