@@ -11,7 +11,7 @@ from app.catalog import Obj, ResourceType, status_subresource
 from app.errors import FieldError, forbidden, invalid, not_supported, required
 from app.naming import Naming
 from app.resources.common import KindStrategy, dig
-from app.resources.crd_schema import Extensions, Validator
+from app.resources.crd_schema import Extensions, Validator, go_regex
 
 SCOPES = ["Cluster", "Namespaced"]
 CONVERSION_STRATEGIES = ["None", "Webhook"]
@@ -60,7 +60,7 @@ def _schema_errors(schema: Any, path: str, ext: Extensions, depth: int = 0) -> l
                                 "additionalProperties and properties are mutual exclusive"))
     if (pattern := schema.get("pattern")) is not None:
         try:
-            re.compile(str(pattern))
+            re.compile(go_regex(str(pattern)))
         except (re.error, RecursionError) as err:
             errors.append(invalid(f"{path}.pattern", pattern, f"must be a valid regular expression, but isn't: {err}"))
     properties = schema.get("properties") or {}

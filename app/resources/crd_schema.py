@@ -57,9 +57,54 @@ def _where(path: str) -> str:
     return path or "body"
 
 
+_POSIX_CLASSES = {"alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "upper": "A-Z", "lower": "a-z",
+                  "space": r"\s", "xdigit": "0-9A-Fa-f", "word": r"\w", "punct": r"!-/:-@\[-`{-~"}
+_INLINE_FLAGS = re.compile(r"\(\?([imsU]+)\)")
+
+
+def go_regex(pattern: str) -> str:
+    """A Go (RE2) pattern in Python's syntax: `\\z`, `[[:alpha:]]` classes, and `(?i)` after the start, which
+    Go applies to the rest of its group and Python accepts only at the very start (made a scoped group)."""
+    out: list[str] = []
+    i, in_class = 0, False
+    scoped = [0]  # per open group (the pattern itself first): scoped-flag groups to close with it
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern):
+            out.append(r"\Z" if pattern[i + 1] == "z" else pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            posix = re.match(r"\[:([a-z]+):\]", pattern[i:])
+            if posix and posix[1] in _POSIX_CLASSES:
+                out.append(_POSIX_CLASSES[posix[1]])
+                i += posix.end()
+                continue
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "]":  # a leading ] is a literal
+                out.append("[]")
+                i += 2
+                continue
+        elif i > 0 and (flags := _INLINE_FLAGS.match(pattern, i)):
+            out.append(f"(?{flags[1]}:")
+            scoped[-1] += 1
+            i = flags.end()
+            continue
+        elif char == "(":
+            scoped.append(0)
+        elif char == ")" and len(scoped) > 1:
+            out.append(")" * scoped.pop())
+        out.append(char)
+        i += 1
+    out.append(")" * scoped[0])
+    return "".join(out)
+
+
 @lru_cache(maxsize=1024)
 def _pattern(text: str) -> re.Pattern[str]:
-    return re.compile(text)
+    return re.compile(go_regex(text))
 
 
 class Validator:
@@ -195,11 +240,13 @@ def prune(value: Any, schema: Schema, ext: Extensions, root: bool = True) -> Non
     extra = schema.get("additionalProperties")
     keep = ROOT_FIELDS if root or schema.get(ext.embedded_resource) else ()
     for key in list(value):
+        if key in keep:
+            continue  # metadata is ObjectMeta whatever the schema says (it may only restrict name)
         if key in properties:
             prune(value[key], properties[key], ext, False)
         elif isinstance(extra, dict):
             prune(value[key], extra, ext, False)
-        elif extra is True or key in keep:
+        elif extra is True:
             continue
         else:
             del value[key]
