@@ -54,6 +54,7 @@ from app.registry.patch import (
     STRATEGIC_MERGE_PATCH,
 )
 from app.registry.store import ListResult
+from app.resources.crd_schema import Extensions, unknown_fields
 from app.tables import parse_include_object
 from app.versions import deprecated_api, deprecation_warning, is_deprecated
 
@@ -215,7 +216,15 @@ def _decode_checked(rt: ResourceType, sub: str | None = None) -> tuple[object, l
     obj = decode_object(request, body, kind, version, svc.naming)
     schema = svc.registry.schema(rt, rt.subresource(sub) if sub else None)
     checked = fieldvalidation.check_object(schema, obj, body, body_media_type(request))
+    if rt.custom is not None and sub in (None, "status"):  # what the CRD's schema would prune is unknown
+        checked.findings.extend(fieldvalidation.unknown(path) for path in custom_unknown_fields(rt, checked.obj))
     return checked.obj, fieldvalidation.enforce(mode, checked, kind, group, version, fieldvalidation.object_name(obj))
+
+
+def custom_unknown_fields(rt: ResourceType, obj: object) -> list[str]:
+    if rt.custom is None or not isinstance(obj, dict):
+        return []
+    return unknown_fields(obj, rt.custom.schema, Extensions(services().naming.product))
 
 
 def _patch_checked(rt: ResourceType, sub: str | None, ns: str | None, name: str, patch_type: str

@@ -405,8 +405,8 @@ class Registry:
     def _track(self, rt: ResourceType, old: dict | None, new: dict, manager: str, sub: Subresource | None) -> dict:
         """Record the writer's field ownership in metadata.managedFields (an Update operation)."""
         struct = self.schema(rt)
-        if struct is None:
-            return new
+        if struct is None and rt.custom is None:
+            return new  # virtual and review kinds: nothing is kept (custom kinds are tracked with deduced types)
         return record_update(old, new, manager, struct, rt.group_version, datetime.now(UTC),
                              sub.name if sub is not None else None)
 

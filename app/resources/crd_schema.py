@@ -221,18 +221,20 @@ class Validator:
             errors.append(invalid(path, value, f"{where} in body must not validate the schema (not)"))
 
 
-def prune(value: Any, schema: Schema, ext: Extensions, root: bool = True) -> None:
-    """Drop, in place, every object field the schema does not specify (the reference's pruning)."""
+def prune(value: Any, schema: Schema, ext: Extensions, root: bool = True, path: str = "",
+          dropped: list[str] | None = None) -> None:
+    """Drop, in place, every object field the schema does not specify (the reference's pruning); the paths
+    of what was dropped go to `dropped` (fieldValidation reports them as unknown fields)."""
     if not isinstance(schema, dict) or schema.get(ext.preserve_unknown_fields):
         if isinstance(value, dict) and isinstance(schema, dict):
             for key, sub in (schema.get("properties") or {}).items():
                 if key in value:
-                    prune(value[key], sub, ext, False)
+                    prune(value[key], sub, ext, False, _join(path, key), dropped)
         return
     if isinstance(value, list):
         items = schema.get("items")
-        for item in value:
-            prune(item, items if isinstance(items, dict) else {}, ext, False)
+        for i, item in enumerate(value):
+            prune(item, items if isinstance(items, dict) else {}, ext, False, f"{path}[{i}]", dropped)
         return
     if not isinstance(value, dict):
         return
@@ -243,13 +245,22 @@ def prune(value: Any, schema: Schema, ext: Extensions, root: bool = True) -> Non
         if key in keep:
             continue  # metadata is ObjectMeta whatever the schema says (it may only restrict name)
         if key in properties:
-            prune(value[key], properties[key], ext, False)
+            prune(value[key], properties[key], ext, False, _join(path, key), dropped)
         elif isinstance(extra, dict):
-            prune(value[key], extra, ext, False)
+            prune(value[key], extra, ext, False, _join(path, key), dropped)
         elif extra is True:
             continue
         else:
             del value[key]
+            if dropped is not None:
+                dropped.append(_join(path, key))
+
+
+def unknown_fields(value: Any, schema: Schema, ext: Extensions) -> list[str]:
+    """The paths pruning would drop from `value` (left unchanged)."""
+    dropped: list[str] = []
+    prune(copy.deepcopy(value), schema, ext, dropped=dropped)
+    return dropped
 
 
 def apply_defaults(value: Any, schema: Schema) -> None:

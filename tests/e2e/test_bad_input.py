@@ -85,3 +85,17 @@ def test_server_side_apply_with_an_unknown_field_names_it(server: RunningServer)
                                      headers={"Content-Type": "application/apply-patch+yaml"})
     assert 400 <= response.status_code < 500, response.text
     assert "spec" in response.json()["message"]
+
+
+@pytest.mark.parametrize("key", ["\u001f", "é✓"], ids=["control", "non-latin-1"])
+def test_an_unknown_field_with_any_name_is_warned_about_in_a_valid_header(server: RunningServer, key: str):
+    """Found by the fuzz test: a Warning naming a field with a control character made gunicorn refuse the
+    response header (500). The name is escaped as JSON escapes it; other characters go as UTF-8."""
+    name = f"warn-{int(time.time() * 1000)}"
+    body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, key: None}})
+    made = server.session.post("/api/v1/namespaces/default/configmaps", params={"fieldValidation": "Warn"},
+                               data=body, headers={"Content-Type": "application/json"})
+    assert made.status_code == 201, made.text
+    warning = made.raw.headers["Warning"].encode("latin-1").decode()
+    expected = key.replace("\u001f", "\\u001f")
+    assert warning == f'299 - "unknown field \\"metadata.{expected}\\""'

@@ -104,13 +104,15 @@ def test_kubectl_applies_a_crd_and_works_with_its_objects(kubectl: str, k8s: Run
     poll(lambda: _established(k8s, f"widgets.{group}"))
     widget = {"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "w1", "namespace": "default"},
               "spec": {"mode": "fast", "unknown": "pruned", "extra": {"kept": {"deep": 1}}}}
-    kubectl_run(kubectl, k8s, "apply", "-f", "-", stdin=yaml.safe_dump(widget))
+    strict = kubectl_run(kubectl, k8s, "apply", "-f", "-", stdin=yaml.safe_dump(widget), ok=False)
+    assert strict.returncode != 0 and 'unknown field "spec.unknown"' in strict.stderr  # kubectl asks Strict
+    kubectl_run(kubectl, k8s, "apply", "--validate=false", "-f", "-", stdin=yaml.safe_dump(widget))
 
     shown = yaml.safe_load(kubectl_run(kubectl, k8s, "get", f"widgets.{group}", "w1", "-o", "yaml").stdout)
     assert shown["spec"] == {"mode": "fast", "replicas": 1, "extra": {"kept": {"deep": 1}}}  # defaulted, pruned
     assert shown["metadata"]["generation"] == 1
 
-    widget["spec"]["mode"] = "slow"  # a second client-side apply is a patch
+    widget["spec"] = {"mode": "slow", "extra": {"kept": {"deep": 1}}}  # a second client-side apply is a patch
     kubectl_run(kubectl, k8s, "apply", "-f", "-", stdin=yaml.safe_dump(widget))
     kubectl_run(kubectl, k8s, "scale", f"widgets.{group}/w1", "--replicas", "3")
     kubectl_run(kubectl, k8s, "patch", f"widgets.{group}", "w1", "--type", "json", "-p",
@@ -167,6 +169,16 @@ def test_objects_are_validated_with_the_reference_s_messages(k8s: RunningServer)
     missing = k8s.session.post(url, json={"apiVersion": f"{group}/v1", "kind": "Widget",
                                           "metadata": {"name": "m"}, "spec": {}})
     assert missing.status_code == 422 and missing.json()["details"]["causes"][0]["field"] == "spec.mode"
+    warned = k8s.session.post(url, params={"fieldValidation": "Warn"}, json={
+        "apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "warned"},
+        "spec": {"mode": "fast", "junk": 1}})
+    assert warned.status_code == 201 and "junk" not in warned.json()["spec"]
+    assert warned.headers["Warning"] == '299 - "unknown field \\"spec.junk\\""'
+    strict = k8s.session.post(url, params={"fieldValidation": "Strict"}, json={
+        "apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "strict"},
+        "spec": {"mode": "fast", "junk": 1}})
+    assert strict.status_code == 422
+    assert strict.json()["details"]["causes"][0]["message"] == 'unknown field "spec.junk"'
     wrong_type = k8s.session.post(url, json={"apiVersion": f"{group}/v1", "kind": "Widget",
                                              "metadata": {"name": "t"}, "spec": {"mode": "fast", "replicas": "two"}})
     assert wrong_type.status_code == 422
@@ -280,27 +292,29 @@ def test_protobuf_is_not_acceptable_for_custom_objects(k8s: RunningServer):
 def test_the_official_client_s_custom_objects_api(k8s: RunningServer):
     from kubernetes import client, config, watch
 
-    api_client = config.new_client_from_config(str(k8s.kubeconfig))
-    group = unique_group()
-    extensions = client.ApiextensionsV1Api(api_client)
-    extensions.create_custom_resource_definition(crd(group))
-    poll(lambda: _established(k8s, f"widgets.{group}"))
-    objects = client.CustomObjectsApi(api_client)
-    start = objects.list_namespaced_custom_object(group, "v1", "default", "widgets")["metadata"]["resourceVersion"]
-    objects.create_namespaced_custom_object(group, "v1", "default", "widgets", {
-        "apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "py"}, "spec": {"mode": "fast"}})
-    objects.patch_namespaced_custom_object(group, "v1", "default", "widgets", "py", {"spec": {"replicas": 2}})
-    events = []
-    for event in watch.Watch().stream(objects.list_namespaced_custom_object, group, "v1", "default", "widgets",
-                                      resource_version=start, timeout_seconds=10):
-        events.append((event["type"], event["object"]["spec"].get("replicas")))
-        if len(events) == 2:
-            break
-    assert events == [("ADDED", 1), ("MODIFIED", 2)]
-    objects.delete_namespaced_custom_object(group, "v1", "default", "widgets", "py")
-    assert objects.list_namespaced_custom_object(group, "v1", "default", "widgets")["items"] == []
-    crd_names = [c.metadata.name for c in extensions.list_custom_resource_definition().items]
-    assert f"widgets.{group}" in crd_names
+    with config.new_client_from_config(str(k8s.kubeconfig)) as api_client:  # its sockets closed at the end
+        group = unique_group()
+        extensions = client.ApiextensionsV1Api(api_client)
+        extensions.create_custom_resource_definition(crd(group))
+        poll(lambda: _established(k8s, f"widgets.{group}"))
+        objects = client.CustomObjectsApi(api_client)
+        start = objects.list_namespaced_custom_object(group, "v1", "default", "widgets")["metadata"]["resourceVersion"]
+        objects.create_namespaced_custom_object(group, "v1", "default", "widgets", {
+            "apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "py"}, "spec": {"mode": "fast"}})
+        objects.patch_namespaced_custom_object(group, "v1", "default", "widgets", "py", {"spec": {"replicas": 2}})
+        events = []
+        stream = watch.Watch().stream(objects.list_namespaced_custom_object, group, "v1", "default", "widgets",
+                                      resource_version=start, timeout_seconds=10)
+        for event in stream:
+            events.append((event["type"], event["object"]["spec"].get("replicas")))
+            if len(events) == 2:
+                break
+        stream.close()  # the watch's response, now rather than when collected
+        assert events == [("ADDED", 1), ("MODIFIED", 2)]
+        objects.delete_namespaced_custom_object(group, "v1", "default", "widgets", "py")
+        assert objects.list_namespaced_custom_object(group, "v1", "default", "widgets")["items"] == []
+        crd_names = [c.metadata.name for c in extensions.list_custom_resource_definition().items]
+        assert f"widgets.{group}" in crd_names
 
 
 def test_our_domain_spells_the_group_and_markers_ours(tmp_path: Path):

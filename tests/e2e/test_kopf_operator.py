@@ -18,10 +18,18 @@ from .test_custom_resources import CRDS, crd, create_crd
 pytestmark = pytest.mark.e2e
 
 OPERATOR = textwrap.dedent('''
+    import os
+
     import kopf
     import kubernetes
 
-    kubernetes.config.load_kube_config()
+    # $KUBECONFIG read now (the client reads it once, at import: the operator may run inside a test process)
+    kubernetes.config.load_kube_config(config_file=os.environ["KUBECONFIG"])
+
+
+    @kopf.on.login()
+    def login(**kwargs):
+        return kopf.login_with_kubeconfig(**kwargs)
 
 
     @kopf.on.create("{group}", "v1", "widgets")

@@ -10,6 +10,7 @@ checked in metadata only. Protobuf bodies cannot carry unknown fields or repeate
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +62,10 @@ def check_object(schema: Struct | None, obj: Any, body: bytes, media: str) -> Ch
     return walk(schema, obj, duplicates(body, media))
 
 
+def unknown(path: str) -> Finding:
+    return Finding("unknown", path)
+
+
 def enforce(mode: str, checked: Checked, kind: str, group: str, version: str, name: str = "") -> list[str]:
     """Raise for type errors and (in Strict) findings; return the warnings of Warn."""
     if checked.errors:
@@ -100,9 +105,15 @@ def check_patch(mode: str, schema: Struct, patch_type: str, body: bytes, current
     return body, warnings
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
 def warning_header(text: str) -> str:
+    """A `299 - "<text>"` Warning value: quotes and backslashes escaped as the reference does, control characters
+    (which a header may not carry) as \\u escapes, and UTF-8 on the wire (as latin-1 code points, WSGI's way)."""
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return f'299 - "{escaped}"'
+    escaped = _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", escaped)
+    return f'299 - "{escaped}"'.encode().decode("latin-1")
 
 
 #: JSON value types as Go's encoding/json names them in "cannot unmarshal <type>"
