@@ -165,6 +165,16 @@ class PodStrategy(KindStrategy):
     def default(self, obj: Obj) -> None:
         default_pod(obj)
 
+    def prepare_for_update(self, obj: Obj, old: Obj) -> None:
+        super().prepare_for_update(obj, old)
+        # ephemeral containers change only through pods/ephemeralcontainers, as in the reference
+        ephemeral = (old.get("spec") or {}).get("ephemeralContainers")
+        spec = child(obj, "spec")
+        if ephemeral:
+            spec["ephemeralContainers"] = copy.deepcopy(ephemeral)
+        else:
+            spec.pop("ephemeralContainers", None)
+
     def prepare_for_create(self, obj: Obj) -> None:
         spec = child(obj, "spec")
         # what the ServiceAccount and Priority admission plugins add to every new pod

@@ -3,6 +3,8 @@
 (pkg/registry/core/pod/storage). Both answer a `Success` Status."""
 from __future__ import annotations
 
+import copy
+
 import orjson
 
 from app.catalog import CreateCall, Obj, ResourceType, Strategy, Subresource
@@ -14,11 +16,13 @@ from app.errors import (
     Forbidden,
     Invalid,
     TooManyRequests,
+    forbidden,
     not_supported,
     required,
 )
 from app.registry import meta
 from app.registry.options import DeleteOptions, ListOptions, unsupported_dry_run
+from app.resources.defaults import default_pod
 from app.selectors import label_selector_from_object
 
 POLICY_VERSIONS = ("policy/v1", "policy/v1beta1")
@@ -277,6 +281,71 @@ def eviction_subresource() -> Subresource:
                        create=lambda pod, body, call: evict(call, pod, body))
 
 
+# ----------------------------------------------------------------------------------- ephemeral containers
+
+#: what an ephemeral container may not set (it gets no resources, ports or probes of its own)
+EPHEMERAL_FORBIDDEN = ("ports", "resources", "lifecycle", "livenessProbe", "readinessProbe", "startupProbe")
+
+
+def _ephemeral(pod: Obj) -> list[dict]:
+    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+    value = spec.get("ephemeralContainers")
+    return [c for c in value if isinstance(c, dict)] if isinstance(value, list) else []
+
+
+def _ephemeral_errors(old: Obj, new: Obj) -> list[FieldError]:
+    """The reference's rules: existing ephemeral containers stay as they are, new ones are complete and named
+    apart from every other container, and set none of the fields reserved to regular containers."""
+    errors: list[FieldError] = []
+    before = {c.get("name"): c for c in _ephemeral(old)}
+    after = _ephemeral(new)
+    names = {c.get("name") for key in ("containers", "initContainers") for c in (old.get("spec") or {}).get(key) or []
+             if isinstance(c, dict)}
+    for name, container in before.items():
+        now = next((c for c in after if c.get("name") == name), None)
+        if now is None:
+            errors.append(forbidden("spec.ephemeralContainers", f'existing ephemeral containers "{name}" may not '
+                                                                "be removed"))
+        elif now != container:
+            errors.append(forbidden(f"spec.ephemeralContainers[{after.index(now)}]",
+                                    f'existing ephemeral containers "{name}" may not be changed'))
+    for i, container in enumerate(after):
+        path, name = f"spec.ephemeralContainers[{i}]", container.get("name")
+        if name in before:
+            continue
+        if not name:
+            errors.append(required(f"{path}.name"))
+        elif name in names:
+            errors.append(FieldError("FieldValueDuplicate", f"{path}.name", "", name))
+        names.add(name)
+        if not container.get("image"):
+            errors.append(required(f"{path}.image"))
+        errors += [forbidden(f"{path}.{key}", "cannot be set for an Ephemeral Container")
+                   for key in EPHEMERAL_FORBIDDEN if container.get(key)]
+    return errors
+
+
+def ephemeral_containers_subresource() -> Subresource:
+    """pods/ephemeralcontainers (get, patch, update of the Pod): only spec.ephemeralContainers changes, and
+    only by additions (`kubectl debug`)."""
+
+    def merge(old: Obj, new: Obj) -> Obj:
+        out = copy.deepcopy(old)
+        containers = (new.get("spec") or {}).get("ephemeralContainers") if isinstance(new.get("spec"), dict) else None
+        spec = out.setdefault("spec", {})
+        if containers:
+            spec["ephemeralContainers"] = copy.deepcopy(containers)
+        else:
+            spec.pop("ephemeralContainers", None)
+        default_pod(out)  # what decoding the sent Pod does in the reference (pull policy, termination message)
+        errors = _ephemeral_errors(old, out)
+        if errors:
+            raise Invalid("Pod", "", _name(old), errors)
+        return out
+
+    return Subresource("ephemeralcontainers", merge=merge)
+
+
 def pod_write_subresources() -> tuple[Subresource, ...]:
-    return binding_subresource(), eviction_subresource()
+    return binding_subresource(), ephemeral_containers_subresource(), eviction_subresource()
 

@@ -184,3 +184,36 @@ def test_kubectl_drain_evicts_the_node_s_pods_and_waits_for_the_budget(kubectl: 
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"node/{node} drained" in done.stdout
     assert server.get(f"/api/v1/namespaces/{ns}/pods").json()["items"] == []
+
+
+def test_kubectl_debug_adds_an_ephemeral_container_that_stays(kubectl: str, server: RunningServer):
+    ns = f"dbg-{uuid.uuid4().hex[:8]}"
+    assert server.session.post("/api/v1/namespaces", json={"metadata": {"name": ns}}).status_code == 201
+    pod(server, ns, "app", node="node-1")
+    done = subprocess.run([kubectl, "--kubeconfig", str(server.kubeconfig), "debug", "-n", ns, "pod/app",
+                           "--image=busybox", "--container=debugger", "--", "sleep", "1"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    url = f"/api/v1/namespaces/{ns}/pods/app"
+    got = server.get(url).json()
+    [added] = got["spec"]["ephemeralContainers"]
+    assert (added["name"], added["image"], added["command"]) == ("debugger", "busybox", ["sleep", "1"])
+    assert added["terminationMessagePolicy"] == "File"  # defaulted as a container is
+
+    removed = server.session.put(f"{url}/ephemeralcontainers", json={**got, "spec": {**got["spec"],
+                                                                                    "ephemeralContainers": []}})
+    assert removed.status_code == 422, removed.text
+    assert removed.json()["details"]["causes"][0]["message"] == \
+        'Forbidden: existing ephemeral containers "debugger" may not be removed'
+    ported = dict(got)
+    ported["spec"] = {**got["spec"], "ephemeralContainers": [added, {"name": "two", "image": "x",
+                                                                     "ports": [{"containerPort": 80}]}]}
+    refused = server.session.put(f"{url}/ephemeralcontainers", json=ported)
+    assert refused.status_code == 422 and refused.json()["details"]["causes"][0]["field"] == \
+        "spec.ephemeralContainers[1].ports"
+    # the pod itself cannot add or drop them
+    main = server.get(url).json()
+    main["spec"]["ephemeralContainers"] = []
+    assert server.session.put(url, json=main).json()["spec"]["ephemeralContainers"][0]["name"] == "debugger"
+    resources = {r["name"]: r for r in server.get("/api/v1").json()["resources"]}
+    assert resources["pods/ephemeralcontainers"]["verbs"] == ["get", "patch", "update"]
