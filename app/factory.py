@@ -19,6 +19,7 @@ from app.naming import Naming
 from app.observability import install_observability
 from app.registry.custom_catalog import CustomCatalog
 from app.registry.namespaces import NamespaceLifecycle
+from app.registry.service_resolver import service_resolver
 from app.registry.store import Registry
 from app.resources.custom import types_from_crd
 from app.storage.hub import WatchHub
@@ -135,9 +136,10 @@ def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -
         svc.storage.dispose()
 
     compactor = Compactor(svc.storage)
+    resolve = service_resolver(svc.registry)
     custom_catalog = CustomCatalog(svc.registry, svc.hub, svc.catalog.known_type(
         svc.naming.group("apiextensions"), "v1", "customresourcedefinitions"),
-        lambda crd: types_from_crd(crd, svc.naming))
+        lambda crd: types_from_crd(crd, svc.naming, resolve))
     app.extensions["orch.custom_catalog"] = custom_catalog
     endpoints = None
     if app.config.get("ENDPOINT_ADDRESS") and app.config.get("SECURE_PORT"):

@@ -20,7 +20,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.testing import TestServer
-from tests.e2e.test_fuzz import TARGETS, bodies, content_types, names, queries
+from tests.e2e.test_fuzz import (
+    CUSTOM_TARGET,
+    FUZZ_CRD,
+    TARGETS,
+    bodies,
+    content_types,
+    names,
+    queries,
+)
 
 
 def main() -> int:
@@ -36,7 +44,7 @@ def main() -> int:
         session.verify, session.cert = server.ca_file, server.client_cert
         session.trust_env = False  # REQUESTS_CA_BUNDLE would replace our CA
         def fuzz(path: str, kind: str, api_version: str) -> None:
-            @settings(max_examples=args.cases // len(TARGETS), deadline=None, database=None,
+            @settings(max_examples=args.cases // (len(TARGETS) + 1), deadline=None, database=None,
                       suppress_health_check=list(HealthCheck))
             @given(data=st.data())
             def one(data: Any) -> None:
@@ -66,7 +74,13 @@ def main() -> int:
 
             one()
 
-        for path, kind, api_version in TARGETS:
+        made = session.post(server.url + "/apis/apiextensions.orch.io/v1/customresourcedefinitions", json=FUZZ_CRD)
+        assert made.status_code == 201, made.text
+        deadline = time.monotonic() + 30
+        while session.get(server.url + "/apis/fuzz.example.com/v1").status_code != 200:
+            assert time.monotonic() < deadline, "the fuzz CRD was never served"
+            time.sleep(0.05)
+        for path, kind, api_version in [*TARGETS, CUSTOM_TARGET]:
             fuzz(path, kind, api_version)
     total = sum(codes.values())
     print(f"{total} requests: " + ", ".join(f"{code}: {n}" for code, n in sorted(codes.items())))

@@ -96,6 +96,24 @@ def _root_schema_errors(schema: Any, path: str, ext: Extensions) -> list[FieldEr
     return errors
 
 
+def _webhook_errors(conversion: dict) -> list[FieldError]:
+    webhook = conversion.get("webhook")
+    if not isinstance(webhook, dict):
+        return [required("spec.conversion.webhook", "required when strategy is set to Webhook")]
+    errors: list[FieldError] = []
+    config = webhook.get("clientConfig") if isinstance(webhook.get("clientConfig"), dict) else {}
+    if bool(config.get("url")) == bool(config.get("service")):
+        errors.append(required("spec.conversion.webhook.clientConfig", "exactly one of url or service is required"))
+    elif config.get("url") and not str(config["url"]).startswith("https://"):
+        errors.append(invalid("spec.conversion.webhook.clientConfig.url", config["url"],
+                              "'https' is the only allowed URL scheme"))
+    versions = webhook.get("conversionReviewVersions") or []
+    if not any(v in ("v1", "v1beta1") for v in versions):
+        errors.append(invalid("spec.conversion.webhook.conversionReviewVersions", versions,
+                              "must include at least one of v1, v1beta1"))
+    return errors
+
+
 class CustomResourceDefinitionStrategy(KindStrategy):
     generation = True
     initial_status: ClassVar[Obj | None] = None
@@ -164,8 +182,7 @@ class CustomResourceDefinitionStrategy(KindStrategy):
         if strategy not in CONVERSION_STRATEGIES:
             errors.append(not_supported("spec.conversion.strategy", strategy, CONVERSION_STRATEGIES))
         elif strategy == "Webhook":
-            errors.append(forbidden("spec.conversion.strategy", "Webhook conversion is not supported by this "
-                                                                "server yet; use None"))
+            errors += _webhook_errors(spec.get("conversion") or {})
         if spec.get("preserveUnknownFields") is True:
             errors.append(invalid("spec.preserveUnknownFields", True, "cannot set to true, set "
                                   f"{self.ext.preserve_unknown_fields} to true in spec.versions[*].schema instead"))

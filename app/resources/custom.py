@@ -19,6 +19,7 @@ from app.errors import FieldError
 from app.naming import Naming
 from app.resources.apiextensions import storage_version
 from app.resources.common import KindStrategy, dig
+from app.resources.crd_conversion import ConversionWebhook, ServiceResolver
 from app.resources.crd_schema import Extensions, Validator, apply_defaults, prune
 
 
@@ -89,7 +90,7 @@ def _with_api_version(api_version: str):
     return convert
 
 
-def types_from_crd(crd: Obj, naming: Naming) -> list[ResourceType]:
+def types_from_crd(crd: Obj, naming: Naming, resolve: ServiceResolver | None = None) -> list[ResourceType]:
     """The served versions of a CRD as catalog entries (its storage version always, for the registry)."""
     spec = crd.get("spec") or {}
     names = (crd.get("status") or {}).get("acceptedNames") or spec.get("names") or {}
@@ -109,8 +110,13 @@ def types_from_crd(crd: Obj, naming: Naming) -> list[ResourceType]:
         schema = dig(version, "schema", "openAPIV3Schema") or {}
         conversion = None
         if name != stored:
-            conversion = Conversion(group, str(stored), plural, _with_api_version(f"{group}/{stored}"),
-                                    _with_api_version(f"{group}/{name}"))
+            hook = _webhook(crd, naming, names["kind"], resolve)
+            if hook is None:
+                conversion = Conversion(group, str(stored), plural, _with_api_version(f"{group}/{stored}"),
+                                        _with_api_version(f"{group}/{name}"))
+            else:
+                conversion = Conversion(group, str(stored), plural, _converting(hook, f"{group}/{stored}"),
+                                        _converting(hook, f"{group}/{name}"))
         out.append(ResourceType(
             group, name, names["kind"], plural, spec.get("scope") == "Namespaced",
             singular=names.get("singular") or names["kind"].lower(), short_names=tuple(names.get("shortNames") or ()),
@@ -121,6 +127,19 @@ def types_from_crd(crd: Obj, naming: Naming) -> list[ResourceType]:
                                                                           or ()),
                 deprecation_warning=_deprecation(version, group, names["kind"]), schema=schema)))
     return out
+
+
+def _webhook(crd: Obj, naming: Naming, kind: str, resolve: ServiceResolver | None) -> ConversionWebhook | None:
+    conversion = (crd.get("spec") or {}).get("conversion") or {}
+    if conversion.get("strategy") != "Webhook":
+        return None
+    webhook = conversion.get("webhook") or {}
+    return ConversionWebhook(naming.group("apiextensions"), kind, webhook.get("clientConfig") or {},
+                             tuple(webhook.get("conversionReviewVersions") or ()), resolve)
+
+
+def _converting(hook: ConversionWebhook, desired: str):
+    return lambda obj: hook.convert(obj, desired)
 
 
 def _deprecation(version: dict, group: str, kind: str) -> str | None:

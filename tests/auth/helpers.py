@@ -139,9 +139,10 @@ class HttpsServer:
 
 
 @contextmanager
-def https_server(ca: pki.CertKey, tmp: Path, client_ca: pki.CertKey | None = None) -> Iterator[HttpsServer]:
+def https_server(ca: pki.CertKey, tmp: Path, client_ca: pki.CertKey | None = None,
+                 hosts: tuple[str, ...] = ("127.0.0.1", "localhost")) -> Iterator[HttpsServer]:
     state = HttpsServer(ca, client_ca=client_ca)
-    serving = pki.issue_serving_cert(ca, "localhost", ["127.0.0.1", "localhost"])
+    serving = pki.issue_serving_cert(ca, hosts[0], list(hosts))
     cert_file, key_file = tmp / f"srv-{id(state)}.crt", tmp / f"srv-{id(state)}.key"
     pki.write_pair(serving, cert_file, key_file)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from . import RunningServer
+from . import RunningServer, poll
 
 #: (collection path, kind, apiVersion) of the kinds fuzzed: core configmaps, secrets, namespaces; apps deployments
 TARGETS = [
@@ -21,6 +21,20 @@ TARGETS = [
     ("/api/v1/namespaces", "Namespace", "v1"),
     ("/apis/apps/v1/namespaces/default/deployments", "Deployment", "apps/v1"),
 ]
+#: a custom kind (its definition: FUZZ_CRD), fuzzed beside the built-in ones
+CUSTOM_TARGET = ("/apis/fuzz.example.com/v1/namespaces/default/widgets", "Widget", "fuzz.example.com/v1")
+FUZZ_CRD = {
+    "apiVersion": "apiextensions.orch.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.fuzz.example.com"},
+    "spec": {"group": "fuzz.example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+             "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
+                           "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                               "spec": {"type": "object", "properties": {
+                                   "replicas": {"type": "integer", "maximum": 10, "default": 1},
+                                   "selector": {"type": "string", "pattern": "^[a-z]+$"},
+                                   "template": {"type": "object", "x-orch-preserve-unknown-fields": True},
+                                   "items": {"type": "array", "items": {"type": "string"}, "uniqueItems": True}}},
+                               "status": {"type": "object", "properties": {"ready": {"type": "boolean"}}}}}}}]}}
 SLOW = 5.0
 
 json_leaf = st.none() | st.booleans() | st.integers(min_value=-(2 ** 70), max_value=2 ** 70) | \
@@ -67,9 +81,18 @@ def check(response: Any, elapsed: float) -> None:
         assert status["kind"] == "Status" and status["code"] == response.status_code, status
 
 
-@pytest.mark.parametrize(("path", "kind", "api_version"), TARGETS, ids=[t[1] for t in TARGETS])
+def install_fuzz_crd(server: RunningServer) -> None:
+    made = server.session.post("/apis/apiextensions.orch.io/v1/customresourcedefinitions", json=FUZZ_CRD)
+    assert made.status_code in (201, 409), made.text
+    poll(lambda: server.get("/apis/fuzz.example.com/v1").status_code == 200)
+
+
+@pytest.mark.parametrize(("path", "kind", "api_version"), [*TARGETS, CUSTOM_TARGET],
+                         ids=[t[1] for t in [*TARGETS, CUSTOM_TARGET]])
 def test_generated_requests_never_fail_the_server(server: RunningServer, path: str, kind: str, api_version: str):
     session = server.session
+    if (path, kind, api_version) == CUSTOM_TARGET:
+        install_fuzz_crd(server)
 
     @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(data=st.data())
