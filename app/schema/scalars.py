@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import base64
-import binascii
 import calendar
 import json
 import re
@@ -89,7 +88,7 @@ def _encode_bytes(value: Any, path: str) -> WireValue:
         raise _fail(path, "a base64 string", value)
     try:
         return base64.b64decode(value.replace("\r", "").replace("\n", ""), validate=True)  # as Go's decoder
-    except binascii.Error as exc:
+    except ValueError as exc:  # binascii.Error, or a character outside ASCII
         raise ProtobufError(f"{path}: invalid base64: {exc}") from None
 
 

@@ -99,3 +99,15 @@ def test_an_unknown_field_with_any_name_is_warned_about_in_a_valid_header(server
     warning = made.raw.headers["Warning"].encode("latin-1").decode()
     expected = key.replace("\u001f", "\\u001f")
     assert warning == f'299 - "unknown field \\"metadata.{expected}\\""'
+
+
+@pytest.mark.parametrize(("path", "body"), [
+    ("configmaps", {"binaryData": {"k": "é"}}),
+    ("secrets", {"data": {"k": "AAé="}}),
+], ids=["configmap", "secret"])
+def test_base64_with_characters_outside_ascii_is_invalid_not_a_crash(server: RunningServer, path: str, body: dict):
+    """Found by bench/fuzz.py: Python's base64 decoder refuses non-ASCII text with a ValueError of its own."""
+    made = server.session.post(f"/api/v1/namespaces/default/{path}", json={"metadata": {"name": "b64"}, **body})
+    assert made.status_code == 422, made.text
+    cause = made.json()["details"]["causes"][0]
+    assert cause["message"].startswith("Invalid value: illegal base64 data"), cause

@@ -3,7 +3,6 @@ returns), repeated keys, and values the schema's types cannot hold."""
 from __future__ import annotations
 
 import base64
-import binascii
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -174,7 +173,7 @@ def scalar_error(spec: t.Scalar, value: Any, path: str) -> FieldError | None:
             return type_error(path, value, "string")
         try:
             base64.b64decode(without_line_breaks(value), validate=True)
-        except binascii.Error:
+        except ValueError:  # binascii.Error, or a character outside ASCII
             return FieldError("FieldValueInvalid", path, "illegal base64 data", show_value=False)
         return None
     if spec in (t.TIME, t.MICRO_TIME):
