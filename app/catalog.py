@@ -148,6 +148,8 @@ class CustomInfo:
     deprecation_warning: str | None = None
     #: the version's openAPIV3Schema (OpenAPI documents describe the kind with it)
     schema: dict = field(default_factory=dict)
+    #: the same schema as a typed declaration (app.schema.types.Struct) for apply and managedFields
+    typed: Any = None
 
 
 @dataclass(frozen=True)

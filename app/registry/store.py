@@ -391,7 +391,7 @@ class Registry:
             if current is None and sub is not None:
                 raise NotFound(rt.plural, rt.group, name)
             live = self.served(rt, current.decode()) if current is not None else None
-            new = apply_fields(live, copy.deepcopy(applied), manager, self.schema(rt), rt.group_version, force,
+            new = apply_fields(live, copy.deepcopy(applied), manager, self.apply_schema(rt), rt.group_version, force,
                                datetime.now(UTC), subresource, rt.kind)
             _meta(new)["name"] = name
             if current is None:
@@ -404,9 +404,9 @@ class Registry:
 
     def _track(self, rt: ResourceType, old: dict | None, new: dict, manager: str, sub: Subresource | None) -> dict:
         """Record the writer's field ownership in metadata.managedFields (an Update operation)."""
-        struct = self.schema(rt)
-        if struct is None and rt.custom is None:
-            return new  # virtual and review kinds: nothing is kept (custom kinds are tracked with deduced types)
+        struct = self.apply_schema(rt)
+        if struct is None:
+            return new  # virtual and review kinds: nothing is kept
         return record_update(old, new, manager, struct, rt.group_version, datetime.now(UTC),
                              sub.name if sub is not None else None)
 
@@ -484,6 +484,13 @@ class Registry:
         if sub is not None and sub.group:
             api_version = f"{sub.group}/{sub.version}"
         return schema_for(api_version, kind, self.naming) if has_schema(api_version, kind, self.naming) else None
+
+    def apply_schema(self, rt: ResourceType) -> Struct | None:
+        """What apply and managedFields type objects with: the kind's declaration, or a custom kind's derived
+        from its CRD version's schema."""
+        if rt.custom is not None:
+            return rt.custom.typed
+        return self.schema(rt)
 
     def _check_view_type(self, rt: ResourceType, sub: Subresource, obj: Any) -> dict:
         if not isinstance(obj, dict):

@@ -21,6 +21,7 @@ from app.resources.apiextensions import storage_version
 from app.resources.common import KindStrategy, dig
 from app.resources.crd_conversion import ConversionWebhook, ServiceResolver
 from app.resources.crd_schema import Extensions, Validator, apply_defaults, prune
+from app.resources.crd_typed import typed_declaration
 
 
 class CustomResourceStrategy(KindStrategy):
@@ -125,7 +126,8 @@ def types_from_crd(crd: Obj, naming: Naming, resolve: ServiceResolver | None = N
             conversion=conversion, custom=CustomInfo(
                 served=bool(version.get("served")), printer_columns=tuple(version.get("additionalPrinterColumns")
                                                                           or ()),
-                deprecation_warning=_deprecation(version, group, names["kind"]), schema=schema)))
+                deprecation_warning=_deprecation(version, group, names["kind"]), schema=schema,
+                typed=typed_declaration(schema, Extensions(naming.product), f"{group}/{name}", names["kind"]))))
     return out
 
 

@@ -357,3 +357,35 @@ def test_a_crd_made_through_one_replica_is_served_by_another_within_two_seconds(
         finally:
             first.stop()
             second.stop()
+
+
+def test_server_side_apply_merges_lists_as_the_schema_says(k8s: RunningServer):
+    group = unique_group()
+    body = crd(group)
+    spec_schema = body["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+    spec_schema["ports"] = {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                            "items": {"type": "object", "required": ["name"], "properties": {
+                                "name": {"type": "string"}, "port": {"type": "integer"}}}}
+    spec_schema["tags"] = {"type": "array", "items": {"type": "string"}}  # atomic: no list type
+    create_crd(k8s, body)
+    url = f"/apis/{group}/v1/namespaces/default/widgets/w"
+
+    def apply(manager: str, spec: dict, force: bool = False) -> Any:
+        params = {"fieldManager": manager, **({"force": "true"} if force else {})}
+        return k8s.session.patch(url, params=params, headers={"Content-Type": "application/apply-patch+yaml"},
+                                 data=yaml.safe_dump({"apiVersion": f"{group}/v1", "kind": "Widget",
+                                                      "metadata": {"name": "w"}, "spec": spec}))
+
+    assert apply("alice", {"mode": "fast", "ports": [{"name": "http", "port": 80}], "tags": ["a"]}).status_code == 201
+    merged = apply("bob", {"ports": [{"name": "grpc", "port": 9000}]})
+    assert merged.status_code == 200, merged.text
+    assert merged.json()["spec"]["ports"] == [{"name": "http", "port": 80}, {"name": "grpc", "port": 9000}]
+    clash = apply("bob", {"ports": [{"name": "grpc", "port": 9000}, {"name": "http", "port": 8080}]})
+    assert clash.status_code == 409, clash.text
+    assert clash.json()["details"]["causes"][0]["field"] == '.spec.ports[name="http"].port'
+
+    atomic = apply("bob", {"ports": [{"name": "grpc", "port": 9000}], "tags": ["b"]})
+    assert atomic.status_code == 409  # the whole list is alice's
+    assert atomic.json()["details"]["causes"][0]["field"] == ".spec.tags"
+    owners = {m["manager"]: m["fieldsV1"] for m in k8s.get(url).json()["metadata"]["managedFields"]}
+    assert 'k:{"name":"grpc"}' in owners["bob"]["f:spec"]["f:ports"]
