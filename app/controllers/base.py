@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from app.naming import Naming
     from app.registry.store import Registry
     from app.storage.hub import Subscription, WatchHub
+    from app.storage.store import Change
 
 log = logging.getLogger(__name__)
 repeated = RepeatedErrors(log)  # an outage fails every round alike: one traceback, then counts
@@ -204,6 +205,10 @@ class Controller:
     def sync(self) -> None:
         raise NotImplementedError
 
+    def relevant(self, change: Change) -> bool:
+        """Whether a change under the watched keys calls for a sync (all of them, unless a controller says)."""
+        return True
+
 
 class ControllerLoop(BackgroundThread):
     """Runs one controller while its lease is held: sync at leadership, on watched changes, on resync."""
@@ -273,7 +278,7 @@ class ControllerLoop(BackgroundThread):
             self.stopping.wait(timeout)
             return False
         changes = subscription.take(timeout)
-        return any(c.key.startswith(p) for c in changes for p in self._prefixes)
+        return any(c.key.startswith(p) and self.controller.relevant(c) for c in changes for p in self._prefixes)
 
 
 def _monotonic() -> float:

@@ -23,6 +23,7 @@ from app.controllers.base import Context, Controller
 from app.errors import Conflict, NotFound
 from app.registry.options import ListOptions
 from app.registry.store import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
+from app.storage.store import Change
 
 
 @dataclass
@@ -66,6 +67,11 @@ class GarbageCollector(Controller):
 
     def watched_keys(self) -> list[str]:
         return ["/"]  # every stored object may own or depend on another
+
+    def relevant(self, change: Change) -> bool:
+        """Only what can change the ownership graph: a deletion (an owner may be gone), or an object that has
+        owners or is being deleted. A write of an unowned, live object (most writes) needs no scan."""
+        return change.type == "DELETED" or '"ownerReferences"' in change.data or '"deletionTimestamp"' in change.data
 
     def sync(self) -> None:
         # read per sync: custom kinds come and go with their definitions (the live catalog)

@@ -14,7 +14,9 @@ import orjson
 from app.catalog import ResourceType
 from app.controllers.base import Context, Controller
 from app.errors import AlreadyExists, ApiError, Conflict, NotFound
+from app.registry.keys import collection_prefix
 from app.registry.options import ListOptions
+from app.storage.store import Change
 
 DEFAULT_ACCOUNT = "default"
 CA_KEY = "ca.crt"
@@ -36,6 +38,15 @@ class NamespaceDefaults(Controller):
     @property
     def target(self) -> ResourceType:
         raise NotImplementedError
+
+    @property
+    def target_name(self) -> str:
+        raise NotImplementedError
+
+    def relevant(self, change: Change) -> bool:
+        """A namespace came or went, or the one object it keeps changed (not every ConfigMap write)."""
+        return change.key.startswith(collection_prefix(self.namespaces, None)) or \
+            change.key.endswith("/" + self.target_name)
 
     def active_namespaces(self) -> list[str]:
         listed = self.ctx.registry.list(self.namespaces, None, ListOptions())
@@ -70,6 +81,10 @@ class ServiceAccountController(NamespaceDefaults):
     def target(self) -> ResourceType:
         return self.ctx.kind("", "serviceaccounts")
 
+    @property
+    def target_name(self) -> str:
+        return DEFAULT_ACCOUNT
+
     def sync(self) -> None:
         for namespace in self.active_namespaces():
             if self.existing(namespace, DEFAULT_ACCOUNT) is None:
@@ -88,6 +103,10 @@ class RootCaPublisher(NamespaceDefaults):
     @property
     def config_map(self) -> str:
         return self.naming.root_ca_config_map
+
+    @property
+    def target_name(self) -> str:
+        return self.config_map
 
     def ca_pem(self) -> str | None:
         path = self.ctx.settings.get("CLUSTER_CA_CERT_FILE")
