@@ -29,7 +29,7 @@ def test_an_outage_logs_each_error_once(tmp_path: Path):
             assert not any(word in status["message"] for word in ("127.0.0.1", "5432", "psycopg", "SELECT", name))
             log = server.log()
             assert log.count("unhandled error serving a request") == 1, log[-6000:]  # 30 failed requests
-            problems = Counter(re.sub(r"^\[[^]]*\] \[\d+\] ", "", line)[:80] for line in log.splitlines()
+            problems = Counter(re.sub(r"^\[[^]]*\] \[\d+\] ", "", line)[:400] for line in log.splitlines()
                                if re.match(r"^\[[^]]*\] \[\d+\] \[(ERROR|WARNING)\]", line))
             assert problems and max(problems.values()) <= 2, problems  # each failure once (twice: two workers' loops)
         finally:
