@@ -53,6 +53,11 @@ class Strategy:
         (access and token reviews, bindings). The requester is app.auth.user.current_user."""
         raise NotImplementedError
 
+    def unknown_fields(self, obj: Obj) -> list[str]:
+        """Paths of fields the kind's typed declaration cannot see but this strategy would drop (a custom kind's
+        pruning); fieldValidation reports them as unknown."""
+        return []
+
     def forbid_delete(self, obj: Obj) -> str | None:
         """Runs before a delete: a reason to refuse it with 403 (e.g. an immortal namespace)."""
         return None
@@ -135,6 +140,8 @@ class Deprecation:
     deprecated_in: str
     removed_in: str = ""
     replacement: str = ""
+    #: the whole Warning text, when the version's owner wrote one (a CRD version's deprecationWarning)
+    warning: str = ""
 
 
 @dataclass(frozen=True)
@@ -144,8 +151,6 @@ class CustomInfo:
     served: bool = True
     #: the version's additionalPrinterColumns (name, type, format, description, priority, jsonPath)
     printer_columns: tuple[dict, ...] = ()
-    #: the Warning text of a deprecated version
-    deprecation_warning: str | None = None
     #: the version's openAPIV3Schema (OpenAPI documents describe the kind with it)
     schema: dict = field(default_factory=dict)
     #: the same schema as a typed declaration (app.schema.types.Struct) for apply and managedFields
@@ -230,8 +235,6 @@ class Catalog:
         self._types: dict[tuple[str, str, str], ResourceType] = {}
         #: every declared type, served or not: a disabled storage version still stores the served ones
         self._known: dict[tuple[str, str, str], ResourceType] = {}
-        #: bumped when the custom kinds change (caches of derived documents compare it)
-        self.generation = 0
         for rt in types:
             self.add(rt)
 
@@ -260,7 +263,6 @@ class Catalog:
             if rt.custom is not None and rt.custom.served:
                 served[key] = rt
         self._known, self._types = known, served
-        self.generation += 1
 
     def known_type(self, group: str, version: str, plural: str) -> ResourceType:
         """A declared type, served or not (KeyError when none is declared)."""

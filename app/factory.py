@@ -140,7 +140,6 @@ def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -
     custom_catalog = CustomCatalog(svc.registry, svc.hub, svc.catalog.known_type(
         svc.naming.group("apiextensions"), "v1", "customresourcedefinitions"),
         lambda crd: types_from_crd(crd, svc.naming, resolve))
-    app.extensions["orch.custom_catalog"] = custom_catalog
     endpoints = None
     if app.config.get("ENDPOINT_ADDRESS") and app.config.get("SECURE_PORT"):
         from app.registry.apiserver_endpoints import ApiserverEndpoints

@@ -138,6 +138,8 @@ def _removed_by_now(rt: ResourceType) -> bool:
 def is_deprecated(rt: ResourceType) -> bool:
     """Deprecated at our release (a deprecation announced for a later release does not warn yet)."""
     dep = rt.deprecation
+    if dep is not None and dep.warning:
+        return True
     return dep is not None and bool(dep.deprecated_in) and _release(dep.deprecated_in) <= REFERENCE_RELEASE
 
 
@@ -146,6 +148,8 @@ def deprecation_warning(rt: ResourceType) -> str:
     dep = rt.deprecation
     if dep is None:
         return ""
+    if dep.warning:
+        return dep.warning
     text = f"{rt.group_version} {rt.kind} is deprecated in v{dep.deprecated_in.lstrip('v')}+"
     if dep.removed_in:
         text += f", unavailable in v{dep.removed_in.lstrip('v')}+"

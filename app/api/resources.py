@@ -54,7 +54,6 @@ from app.registry.patch import (
     STRATEGIC_MERGE_PATCH,
 )
 from app.registry.store import ListResult
-from app.resources.crd_schema import Extensions, unknown_fields
 from app.tables import parse_include_object
 from app.versions import deprecated_api, deprecation_warning, is_deprecated
 
@@ -92,8 +91,6 @@ def handle(group: str, version: str, info: RequestInfo) -> Response:
         raise RouteNotFound()
     if rt.deprecation is not None and is_deprecated(rt):
         _announce_deprecation(rt, info)
-    elif rt.custom is not None and rt.custom.deprecation_warning:
-        _warn(rt.custom.deprecation_warning)
     if info.name is None:
         if info.namespace is None and rt.namespaced and request.method != "GET":
             raise MethodNotAllowed()
@@ -107,11 +104,7 @@ def _announce_deprecation(rt: ResourceType, info: RequestInfo) -> None:
     """A deprecated version answers normally plus a 299 Warning (errors included), and tells metrics
     and audit (flask.g.deprecated_api) before the handler runs."""
     g.deprecated_api = deprecated_api(rt, info.subresource)
-    _warn(deprecation_warning(rt))
-
-
-def _warn(text: str) -> None:
-    header = fieldvalidation.warning_header(text)
+    header = fieldvalidation.warning_header(deprecation_warning(rt))
 
     @after_this_request
     def _warn(response: Response) -> Response:
@@ -216,15 +209,9 @@ def _decode_checked(rt: ResourceType, sub: str | None = None) -> tuple[object, l
     obj = decode_object(request, body, kind, version, svc.naming)
     schema = svc.registry.schema(rt, rt.subresource(sub) if sub else None)
     checked = fieldvalidation.check_object(schema, obj, body, body_media_type(request))
-    if rt.custom is not None and sub in (None, "status"):  # what the CRD's schema would prune is unknown
-        checked.findings.extend(fieldvalidation.unknown(path) for path in custom_unknown_fields(rt, checked.obj))
+    if sub in (None, "status") and isinstance(checked.obj, dict):  # the kind itself, not a view of another
+        checked.findings.extend(fieldvalidation.unknown(path) for path in rt.strategy.unknown_fields(checked.obj))
     return checked.obj, fieldvalidation.enforce(mode, checked, kind, group, version, fieldvalidation.object_name(obj))
-
-
-def custom_unknown_fields(rt: ResourceType, obj: object) -> list[str]:
-    if rt.custom is None or not isinstance(obj, dict):
-        return []
-    return unknown_fields(obj, rt.custom.schema, Extensions(services().naming.product))
 
 
 def _patch_checked(rt: ResourceType, sub: str | None, ns: str | None, name: str, patch_type: str

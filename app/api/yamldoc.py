@@ -20,17 +20,21 @@ class YamlTooComplex(yaml.YAMLError):
     """A document whose expansion or nesting is out of bounds."""
 
 
+def _measured_node(loader: yaml.SafeLoader) -> yaml.Node | None:
+    try:
+        node = loader.get_single_node()
+    except RecursionError:
+        raise YamlTooComplex("yaml: exceeded max depth") from None
+    if node is not None:
+        _check_expansion(node)
+    return node
+
+
 def compose(body: bytes | str) -> yaml.Node | None:
     """The node graph of a single-document body, measured (YamlTooComplex, or yaml.YAMLError when invalid)."""
     loader = yaml.SafeLoader(body)
     try:
-        try:
-            node = loader.get_single_node()
-        except RecursionError:
-            raise YamlTooComplex("yaml: exceeded max depth") from None
-        if node is not None:
-            _check_expansion(node)
-        return node
+        return _measured_node(loader)
     finally:
         loader.dispose()
 
@@ -39,13 +43,9 @@ def load(body: bytes | str) -> Any:
     """yaml.safe_load with the bounds of `compose`."""
     loader = yaml.SafeLoader(body)
     try:
-        try:
-            node = loader.get_single_node()
-        except RecursionError:
-            raise YamlTooComplex("yaml: exceeded max depth") from None
+        node = _measured_node(loader)
         if node is None:
             return None
-        _check_expansion(node)
         try:
             value = loader.construct_document(node)
         except RecursionError:

@@ -142,12 +142,4 @@ def _is_true(status: dict, kind: str) -> bool:
 
 
 def _set_condition(status: dict, kind: str, value: str, reason: str, message: str) -> None:
-    conditions = status.setdefault("conditions", [])
-    for condition in conditions:
-        if condition.get("type") == kind:
-            if condition.get("status") != value:
-                condition["lastTransitionTime"] = meta.now_rfc3339()
-            condition.update({"status": value, "reason": reason, "message": message})
-            return
-    conditions.append({"type": kind, "status": value, "lastTransitionTime": meta.now_rfc3339(), "reason": reason,
-                       "message": message})
+    meta.set_condition(status, kind, value, reason=reason, message=message)

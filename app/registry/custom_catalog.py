@@ -5,7 +5,6 @@ worker or replica is picked up as fast as a watch event) and swaps the catalog's
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 
 import orjson
@@ -38,7 +37,6 @@ class CustomCatalog(BackgroundThread):
         super().__init__()
         self.registry, self.hub, self.crds, self.types_of, self.retry = registry, hub, crds, types_of, retry
         self._subscription: Subscription | None = None
-        self.loaded = threading.Event()
 
     def wake(self) -> None:
         subscription = self._subscription
@@ -58,7 +56,6 @@ class CustomCatalog(BackgroundThread):
                 repeated.log(logging.WARNING, "custom resource definition %s is not served",
                              (crd.get("metadata") or {}).get("name"), error=err)
         self.registry.catalog.set_custom(types)
-        self.loaded.set()
 
     def run(self) -> None:
         while not self.stopping.is_set():

@@ -28,6 +28,18 @@ SYSTEM_FIELDS = ("uid", "resourceVersion", "creationTimestamp", "deletionTimesta
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 
 
+def set_condition(status: dict, kind: str, value: str, **fields: Any) -> None:
+    """Set the `kind` condition in status.conditions; its lastTransitionTime moves only when its status does."""
+    conditions = status.setdefault("conditions", [])
+    for condition in conditions:
+        if isinstance(condition, dict) and condition.get("type") == kind:
+            if condition.get("status") != value:
+                condition["lastTransitionTime"] = now_rfc3339()
+            condition.update(status=value, **fields)
+            return
+    conditions.append({"type": kind, "status": value, **fields, "lastTransitionTime": now_rfc3339()})
+
+
 def now_rfc3339() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 

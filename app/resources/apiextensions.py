@@ -5,7 +5,7 @@ Established, and every worker then serves its versions (app/resources/custom.py,
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar
+from typing import Any
 
 from app.catalog import Obj, ResourceType, status_subresource
 from app.errors import FieldError, forbidden, invalid, not_supported, required
@@ -115,9 +115,6 @@ def _webhook_errors(conversion: dict) -> list[FieldError]:
 
 
 class CustomResourceDefinitionStrategy(KindStrategy):
-    generation = True
-    initial_status: ClassVar[Obj | None] = None
-
     def __init__(self, naming: Naming) -> None:
         super().__init__(naming)
         self.ext = Extensions(naming.product)

@@ -94,22 +94,10 @@ def bind(call: CreateCall, pod_name: str, binding: Obj) -> Obj:
         spec["nodeName"] = node
         if isinstance(md.get("annotations"), dict) and md["annotations"]:
             pod_md["annotations"] = {**(pod_md.get("annotations") or {}), **md["annotations"]}
-        _set_pod_condition(pod, "PodScheduled", "True")
+        meta.set_condition(pod.setdefault("status", {}), "PodScheduled", "True", lastProbeTime=None)
 
     call.registry.guaranteed_update(pods, call.namespace, pod_name, assign, call.dry_run, call.manager)
     return success()
-
-
-def _set_pod_condition(pod: Obj, kind: str, status: str) -> None:
-    conditions = pod.setdefault("status", {}).setdefault("conditions", [])
-    for condition in conditions:
-        if condition.get("type") == kind:
-            if condition.get("status") != status:
-                condition["lastTransitionTime"] = meta.now_rfc3339()
-            condition["status"] = status
-            return
-    conditions.append({"type": kind, "status": status, "lastProbeTime": None,
-                       "lastTransitionTime": meta.now_rfc3339()})
 
 
 def binding_subresource() -> Subresource:
@@ -208,28 +196,14 @@ def _take_disruption(call: CreateCall, pdbs: ResourceType, pod_name: str, pdb_na
                             f"healthy pods and has {int(status.get('currentHealthy') or 0)} currently")
         status["disruptionsAllowed"] = allowed - 1
         if allowed - 1 == 0:
-            _set_disruption_condition(status)
+            meta.set_condition(status, "DisruptionAllowed", "False", reason="InsufficientPods", message="",
+                               observedGeneration=status.get("observedGeneration") or 0)
         status["disruptedPods"] = {**(status.get("disruptedPods") or {}), pod_name: meta.now_rfc3339()}
 
     if dry_run:  # checked, not recorded
         take(call.registry.get(pdbs, call.namespace, pdb_name))
         return
     call.registry.guaranteed_update(pdbs, call.namespace, pdb_name, take, False, call.manager)
-
-
-def _set_disruption_condition(status: dict) -> None:
-    conditions = [c for c in status.get("conditions") or [] if isinstance(c, dict)]
-    wanted = {"type": "DisruptionAllowed", "status": "False", "reason": "InsufficientPods", "message": "",
-              "observedGeneration": status.get("observedGeneration") or 0}
-    for condition in conditions:
-        if condition.get("type") == "DisruptionAllowed":
-            if condition.get("status") != "False":
-                condition["lastTransitionTime"] = meta.now_rfc3339()
-            condition.update({k: v for k, v in wanted.items() if k != "type"})
-            break
-    else:
-        conditions.append({**wanted, "lastTransitionTime": meta.now_rfc3339()})
-    status["conditions"] = conditions
 
 
 def evict(call: CreateCall, pod: Obj, eviction: Obj) -> Obj:

@@ -10,6 +10,7 @@ from typing import Any
 from app.catalog import (
     Conversion,
     CustomInfo,
+    Deprecation,
     Obj,
     ResourceType,
     Subresource,
@@ -20,15 +21,22 @@ from app.naming import Naming
 from app.resources.apiextensions import storage_version
 from app.resources.common import KindStrategy, dig
 from app.resources.crd_conversion import ConversionWebhook, ServiceResolver
-from app.resources.crd_schema import Extensions, Validator, apply_defaults, prune
+from app.resources.crd_schema import (
+    Extensions,
+    Validator,
+    apply_defaults,
+    prune,
+    unknown_fields,
+)
 from app.resources.crd_typed import typed_declaration
 
 
 class CustomResourceStrategy(KindStrategy):
-    def __init__(self, naming: Naming, schema: dict, status: bool) -> None:
+    """The CRD version's schema as the strategy: prune, default (create and update), validate."""
+
+    def __init__(self, naming: Naming, schema: dict) -> None:
         super().__init__(naming)
         self.schema = schema
-        self.status = status
         self.ext = Extensions(naming.product)
         self.validator = Validator(self.ext)
 
@@ -36,11 +44,11 @@ class CustomResourceStrategy(KindStrategy):
         prune(obj, self.schema, self.ext)
         apply_defaults(obj, self.schema)
 
-    def prepare_for_create(self, obj: Obj) -> None:
-        self.default(obj)
-
     def validate(self, obj: Obj) -> list[FieldError]:
         return self.validator.validate(obj, self.schema)
+
+    def unknown_fields(self, obj: Obj) -> list[str]:
+        return unknown_fields(obj, self.schema, self.ext)
 
 
 def _path(text: str) -> list[str]:
@@ -112,22 +120,20 @@ def types_from_crd(crd: Obj, naming: Naming, resolve: ServiceResolver | None = N
         conversion = None
         if name != stored:
             hook = _webhook(crd, naming, names["kind"], resolve)
-            if hook is None:
-                conversion = Conversion(group, str(stored), plural, _with_api_version(f"{group}/{stored}"),
-                                        _with_api_version(f"{group}/{name}"))
-            else:
-                conversion = Conversion(group, str(stored), plural, _converting(hook, f"{group}/{stored}"),
-                                        _converting(hook, f"{group}/{name}"))
+            to_storage, from_storage = (
+                (_with_api_version(f"{group}/{stored}"), _with_api_version(f"{group}/{name}")) if hook is None
+                else (_converting(hook, f"{group}/{stored}"), _converting(hook, f"{group}/{name}")))
+            conversion = Conversion(group, str(stored), plural, to_storage, from_storage)
         out.append(ResourceType(
             group, name, names["kind"], plural, spec.get("scope") == "Namespaced",
             singular=names.get("singular") or names["kind"].lower(), short_names=tuple(names.get("shortNames") or ()),
             categories=tuple(names.get("categories") or ()), subresources=tuple(subresources),
-            strategy=CustomResourceStrategy(naming, schema, "status" in subs), has_status="status" in subs,
-            conversion=conversion, custom=CustomInfo(
-                served=bool(version.get("served")), printer_columns=tuple(version.get("additionalPrinterColumns")
-                                                                          or ()),
-                deprecation_warning=_deprecation(version, group, names["kind"]), schema=schema,
-                typed=typed_declaration(schema, Extensions(naming.product), f"{group}/{name}", names["kind"]))))
+            strategy=CustomResourceStrategy(naming, schema), has_status="status" in subs, conversion=conversion,
+            deprecation=_deprecation(version, group, names["kind"]),
+            custom=CustomInfo(served=bool(version.get("served")),
+                              printer_columns=tuple(version.get("additionalPrinterColumns") or ()), schema=schema,
+                              typed=typed_declaration(schema, Extensions(naming.product), f"{group}/{name}",
+                                                      names["kind"]))))
     return out
 
 
@@ -144,7 +150,9 @@ def _converting(hook: ConversionWebhook, desired: str):
     return lambda obj: hook.convert(obj, desired)
 
 
-def _deprecation(version: dict, group: str, kind: str) -> str | None:
+def _deprecation(version: dict, group: str, kind: str) -> Deprecation | None:
+    """A deprecated version warns with its deprecationWarning, or the reference's default text."""
     if not version.get("deprecated"):
         return None
-    return version.get("deprecationWarning") or f"{group}/{version['name']} {kind} is deprecated"
+    text = version.get("deprecationWarning") or f"{group}/{version['name']} {kind} is deprecated"
+    return Deprecation("", warning=text)

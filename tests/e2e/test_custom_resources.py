@@ -389,3 +389,20 @@ def test_server_side_apply_merges_lists_as_the_schema_says(k8s: RunningServer):
     assert atomic.json()["details"]["causes"][0]["field"] == ".spec.tags"
     owners = {m["manager"]: m["fieldsV1"] for m in k8s.get(url).json()["metadata"]["managedFields"]}
     assert 'k:{"name":"grpc"}' in owners["bob"]["f:spec"]["f:ports"]
+
+
+def test_a_deprecated_version_answers_with_its_warning(k8s: RunningServer):
+    group = unique_group()
+    body = crd(group)
+    old = json.loads(json.dumps(body["spec"]["versions"][0]))
+    old.update(name="v1beta1", storage=False, deprecated=True, deprecationWarning="use v1, v1beta1 goes in v9")
+    plain = json.loads(json.dumps(old))
+    plain.update(name="v1alpha1", deprecationWarning=None)
+    body["spec"]["versions"] += [old, plain]
+    create_crd(k8s, body)
+    poll(lambda: k8s.get(f"/apis/{group}/v1alpha1").status_code == 200)
+    listed = k8s.get(f"/apis/{group}/v1beta1/namespaces/default/widgets")
+    assert listed.status_code == 200 and listed.headers["Warning"] == '299 - "use v1, v1beta1 goes in v9"'
+    default = k8s.get(f"/apis/{group}/v1alpha1/namespaces/default/widgets").headers["Warning"]
+    assert default == f'299 - "{group}/v1alpha1 Widget is deprecated"'
+    assert "Warning" not in k8s.get(f"/apis/{group}/v1/namespaces/default/widgets").headers
