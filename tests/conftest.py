@@ -6,6 +6,7 @@ import functools
 import os
 import shutil
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -171,3 +172,13 @@ def _in_process_metrics() -> Iterator[None]:
     this worker must still count in their own registries."""
     yield
     os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
+
+
+def wait_for(check, timeout: float = 10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = check()
+        if result:
+            return result
+        time.sleep(0.05)
+    raise AssertionError("condition not met in time")

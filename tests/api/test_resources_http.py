@@ -4,6 +4,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from tests.conftest import wait_for
+
 CM = "/api/v1/namespaces/default/configmaps"
 
 
@@ -221,17 +223,6 @@ def test_field_validation_on_metadata_and_duplicates(client) -> None:
     assert resp.status_code == 422 and 'duplicate field "data.a"' in resp.get_json()["message"]
     assert client.post(f"{CM}?fieldValidation=Sometimes", json=cm("z")).status_code == 400
 
-
-def wait_for(check, timeout: float = 10.0):
-    import time
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        time.sleep(0.05)
-    raise AssertionError("condition not met in time")
 
 
 def test_namespace_deletion_finishes_in_the_server(any_client) -> None:

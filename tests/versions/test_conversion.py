@@ -7,6 +7,8 @@ import threading
 
 import pytest
 
+from tests.conftest import wait_for
+
 V1 = "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
 V1BETA1 = "/apis/policy/v1beta1/namespaces/default/poddisruptionbudgets"
 EMPTY_SELECTOR_KEY = "pdb.orch.io/deprecated-v1beta1-empty-selector-match"
@@ -198,6 +200,7 @@ def test_watch_through_the_other_version(any_app) -> None:
         any_app.test_client(), f"{V1BETA1}?watch=true&resourceVersion=0&timeoutSeconds=10&labelSelector=app%3Dweb",
         3, events))
     watcher.start()
+    wait_for(lambda: events)  # resourceVersion=0 starts at the present: write only once the watch has begun
     client.post(V1, json=pdb("w2", "policy/v1", app="web"))
     client.delete(f"{V1}/w2")
     watcher.join(15)
