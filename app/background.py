@@ -27,6 +27,11 @@ class BackgroundThread:
         if thread is not None and thread.is_alive() and thread is not threading.current_thread():
             thread.join(timeout=5)
 
+    @property
+    def running(self) -> bool:
+        thread = self._thread
+        return thread is not None and thread.is_alive()
+
     def wake(self) -> None:
         """Interrupt a wait in run() (subclasses with their own wake-up event override this)."""
 

@@ -58,6 +58,10 @@ class Strategy:
         pruning); fieldValidation reports them as unknown."""
         return []
 
+    def computed_objects(self) -> list[Obj]:
+        """For computed kinds (ResourceType.computed): the objects get and list answer, made at read time."""
+        raise NotImplementedError
+
     def forbid_delete(self, obj: Obj) -> str | None:
         """Runs before a delete: a reason to refuse it with 403 (e.g. an immortal namespace)."""
         return None
@@ -178,6 +182,8 @@ class ResourceType:
     has_status: bool = False
     #: nothing is stored: create answers Strategy.create_virtual (verbs is then ("create",)).
     virtual: bool = False
+    #: nothing is stored: get and list answer Strategy.computed_objects (verbs is then ("get", "list")).
+    computed: bool = False
     #: a small valid object (without apiVersion/kind/metadata) for the shared test suite and docs.
     example: Obj = field(default_factory=dict)
     #: None: stored as served. Otherwise objects are stored in another version (or group: events.orch.io

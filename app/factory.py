@@ -78,6 +78,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from app.controllers.manager import install_controllers
 
     install_controllers(app)  # after authorization: controllers start once the default policy exists
+    _install_component_statuses(app, svc)
     post_start.install_autoregister_check(app, lambda: _all_group_versions_served(app, svc))
     from app.storage.cli import db_cli
 
@@ -99,10 +100,32 @@ def _register_blueprints(app: Flask, svc: Services) -> None:
     app.register_blueprint(custom_group_blueprint())  # the live catalog's groups, after the fixed ones
 
 
+def _install_component_statuses(app: Flask, svc: Services) -> None:
+    """What `kubectl get componentstatuses` reports: the store (a revision read) and the in-server controllers."""
+    probes = svc.catalog.known_type("", "v1", "componentstatuses").strategy.probes  # type: ignore[attr-defined]
+
+    def storage() -> tuple[bool, str, str]:
+        try:
+            svc.storage.current_revision()
+        except Exception:  # noqa: BLE001 - reported as unhealthy, without the driver's words
+            return False, "", "the database does not answer"
+        return True, "ok", ""
+
+    probes["storage-0"] = storage
+    controllers = app.extensions.get("orch.controllers")
+    if controllers is not None:
+        def controller_manager() -> tuple[bool, str, str]:
+            stopped = controllers.not_running()
+            return (False, "", "not running: " + ", ".join(stopped)) if stopped else (True, "ok", "")
+
+        probes["controller-manager"] = controller_manager
+
+
 def _all_group_versions_served(app: Flask, svc: Services) -> bool:
+    """Every built-in group version has its routes (custom ones are served by the live catalog's catch-all)."""
     rules = {rule.rule for rule in app.url_map.iter_rules()}
-    return all((f"/apis/{group}/{version}" if group else f"/api/{version}") + "/<path:rest>" in rules
-               for group, versions in svc.catalog.group_versions().items() for version in versions)
+    return all((f"/apis/{rt.group}/{rt.version}" if rt.group else f"/api/{rt.version}") + "/<path:rest>" in rules
+               for rt in svc.catalog if rt.custom is None)
 
 
 def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -> None:

@@ -17,10 +17,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import orjson
 from flask import Flask, Response, g, has_request_context, request
+from werkzeug.datastructures import MultiDict
 
+from app.api.handoff import at_stream_end
 from app.audit.event import AuditRecord
 from app.audit.policy import Decision as AuditDecision
 from app.audit.policy import Policy, load_policy
@@ -29,7 +32,7 @@ from app.auth.attributes import request_attributes
 from app.auth.authz import Attributes, Authorizer
 from app.auth.authz import Decision as AuthzDecision
 from app.auth.user import UserInfo
-from app.metrics import COMPONENT, ServerMetrics, build_metrics
+from app.metrics import COMPONENT, ServerMetrics, build_metrics, observe_many
 from app.metrics.storage import StorageObjectsCollector, instrument_storage
 from app.naming import Naming
 
@@ -242,7 +245,7 @@ def install_observability(app: Flask) -> None:
         audit.counter = metrics.audit_events
     obs = Observability(metrics, audit, naming, bool(app.config.get("REQUEST_LOG", True)))
     app.extensions[EXTENSION_KEY] = obs
-    app.extensions[WATCH_EVENT_COUNTER_KEY] = lambda rt: _watch_event_counter(metrics, rt)
+    app.extensions[WATCH_EVENT_COUNTER_KEY] = _watch_event_counter(metrics)
     decision_key = f"{naming.group('authorization')}/decision"
     reason_key = f"{naming.group('authorization')}/reason"
     wrap_lock = threading.Lock()
@@ -304,8 +307,7 @@ def install_observability(app: Flask) -> None:
         state = Observed(time.monotonic(), datetime.now(UTC),
                          request.headers.get("Audit-ID") or str(uuid.uuid4()))
         g.observed = state
-        state.inflight = metrics.inflight.labels(request_kind="mutating" if request.method in MUTATING_METHODS
-                                                 else "readOnly")
+        state.inflight = metrics.inflight.labels(request_kind=request_kind(request.method))
         state.inflight.inc()
         if audit is not None and audit.records_bodies and request.method in BODY_METHODS:
             length = request.content_length
@@ -364,7 +366,7 @@ def install_observability(app: Flask) -> None:
                     watchers.dec()
                 finish()
 
-            response.call_on_close(_closed)
+            at_stream_end(request.environ, response, _closed)  # a detached watch: when its stream ends
         else:
             size = response.calculate_content_length()
             _finisher(obs, state, record, verb, dry_run, labels, response.status_code, deprecated, size)()
@@ -394,16 +396,25 @@ def _watchers_gauge(obs: Observability, catalog: Any, labels: dict[str, str]) ->
     return obs.metrics.registered_watchers.labels(**_watch_labels(rt.group, rt.version, rt.kind))
 
 
-def _watch_event_counter(metrics: ServerMetrics, rt: Any) -> Callable[[int], None]:
-    """Counts one sent watch event of `rt` and its framed size (called from the fan-out writer too)."""
-    labels = _watch_labels(rt.group, rt.version, rt.kind)
-    events, sizes = metrics.watch_events.labels(**labels), metrics.watch_event_sizes.labels(**labels)
+def _watch_event_counter(metrics: ServerMetrics) -> Callable[[Any], Callable[[int, int], None]]:
+    """`count(size, times)` for each kind: one object per kind, so the fan-out writer can add up a turn's events."""
+    counters: dict[tuple[str, str, str], Callable[[int, int], None]] = {}
 
-    def count(size: int) -> None:
-        events.inc()
-        sizes.observe(size)
+    def for_kind(rt: Any) -> Callable[[int, int], None]:
+        key = (rt.group, rt.version, rt.kind)
+        count = counters.get(key)
+        if count is None:
+            labels = _watch_labels(*key)
+            events, sizes = metrics.watch_events.labels(**labels), metrics.watch_event_sizes.labels(**labels)
 
-    return count
+            def count(size: int, times: int) -> None:
+                events.inc(times)
+                observe_many(sizes, size, times)
+
+            count = counters.setdefault(key, count)
+        return count
+
+    return for_kind
 
 
 def _response_status(response: Response) -> dict[str, Any]:
@@ -471,6 +482,31 @@ def count_tls_handshake_error(app: Any) -> None:
     obs = app.extensions.get(EXTENSION_KEY) if isinstance(app, Flask) else None
     if obs is not None:
         obs.metrics.tls_handshake_errors.inc()
+
+
+def request_kind(method: str) -> str:
+    """The in-flight class of a request: "mutating" or "readOnly"."""
+    return "mutating" if method.upper() in MUTATING_METHODS else "readOnly"
+
+
+def is_long_running(attrs: Attributes) -> bool:
+    """The reference's long-running check: watches and the connect subresources (log, exec, proxy, ...)."""
+    return attrs.verb == "watch" or (attrs.resource_request and attrs.subresource in CONNECT_SUBRESOURCES)
+
+
+def line_attributes(method: str, target: str) -> tuple[Attributes, MultiDict]:
+    """What a request line alone tells (the worker's view, before authentication): attributes and query."""
+    url = urlsplit(target)
+    args = MultiDict(parse_qsl(url.query, keep_blank_values=True))
+    return request_attributes(UserInfo(""), method, url.path, args), args
+
+
+def count_request_termination(app: Any, method: str, attrs: Attributes, args: MultiDict, code: int) -> None:
+    """A request the worker refused in self-defense (in-flight limit), before the app saw it."""
+    obs = app.extensions.get(EXTENSION_KEY) if isinstance(app, Flask) else None
+    if obs is not None:
+        obs.metrics.request_terminations.labels(verb=reported_verb(method, attrs, args, ""), component=COMPONENT,
+                                                code=str(code), **resource_labels(attrs)).inc()
 
 
 def observability(app: Flask) -> Observability:

@@ -1,9 +1,8 @@
-"""Serving: PKI and kubeconfig preparation, gunicorn settings, and a gthread worker that exposes the peer cert."""
+"""Serving: PKI and kubeconfig preparation and gunicorn settings (the worker itself is app/worker.py)."""
 from __future__ import annotations
 
 import ipaddress
 import os
-import signal
 import socket
 import ssl
 import sys
@@ -14,134 +13,17 @@ from functools import partial
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
-from gunicorn.http.message import Request
-from gunicorn.http.parser import RequestParser
-from gunicorn.workers.gthread import ThreadWorker
 
 from app import pki
 from app.auth.user import MASTERS_GROUP
 from app.metrics.multiprocess import child_exit as metrics_child_exit
 from app.naming import Naming
+from app.worker import worker_class
 from config import Settings, defaults, flask_config
 
-PEER_CERT_KEY = "orch.peer_cert_der"
 ADMIN_USER = "admin"
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
-_request_local = threading.local()
-
-
-def _peer_cert_der(sock: object) -> bytes | None:
-    getpeercert = getattr(sock, "getpeercert", None)
-    if getpeercert is None:
-        return None
-    try:
-        return getpeercert(binary_form=True) or None
-    except (ValueError, OSError):  # handshake not finished or connection gone: no identity
-        return None
-
-
-def with_peer_cert(app: WSGIApp) -> WSGIApp:
-    """Copy the verified client leaf (DER) that the worker saw on this thread into the environ."""
-
-    def peer_cert_app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        der = getattr(_request_local, "peer_cert_der", None)
-        if der:
-            environ[PEER_CERT_KEY] = der
-        else:
-            environ.pop(PEER_CERT_KEY, None)
-        return app(environ, start_response)
-
-    return peer_cert_app
-
-
-#: the longest request line (method, URI, version) read: the reference's 1 MiB header limit (Go's
-#: MaxHeaderBytes), where gunicorn caps its own setting at 8190 bytes
-REQUEST_LINE_LIMIT = 1 << 20
-
-
-class BoundedRequest(Request):
-    """gunicorn's request with the request line bounded by REQUEST_LINE_LIMIT (its setting is 0: unlimited)."""
-
-    def read_line(self, unreader: Any, buf: Any, limit: int = 0) -> Any:
-        return super().read_line(unreader, buf, limit or REQUEST_LINE_LIMIT)
-
-
-class PeerCertWorker(ThreadWorker):
-    """gthread worker that hands each request the client certificate the TLS layer verified."""
-
-    def init_process(self) -> None:
-        # gunicorn builds every parser from this class attribute; there is no setting for the message class
-        RequestParser.mesg_class = BoundedRequest
-        super().init_process()
-
-    def load_wsgi(self) -> None:
-        from app.shutdown import worker_booted
-
-        super().load_wsgi()
-        self.app_wsgi = self.wsgi
-        self.wsgi = with_peer_cert(self.wsgi)
-        worker_booted(self.app_wsgi)  # post-start hooks run now, not with the first request
-
-    def init_signals(self) -> None:
-        super().init_signals()
-        # Ctrl-C reaches the workers too (one process group): end watches and drain, as on SIGTERM
-        signal.signal(signal.SIGINT, self.handle_exit)
-
-    def handle_exit(self, sig: int, frame: Any) -> None:
-        from app.shutdown import worker_exiting
-
-        super().handle_exit(sig, frame)
-        worker_exiting(getattr(self, "app_wsgi", None))  # end open watches cleanly, then drain
-
-    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
-        """A request gunicorn could not parse (or an app crash it caught) answered with a Status body."""
-        from app.api.wire import error_response
-
-        if isinstance(exc, ssl.SSLError):  # as the reference: counted, logged, the connection closed
-            from app.observability import count_tls_handshake_error
-
-            count_tls_handshake_error(getattr(self, "app_wsgi", None))
-            self.log.info("TLS handshake error from %s: %s", (addr or ("",))[0], exc)
-            return
-        code, message = below_app_error(exc)
-        if code >= 500:
-            self.log.exception("Error handling request")
-        else:
-            self.log.warning("Invalid request from ip=%s: %s", (addr or ("",))[0], message)
-        try:
-            client.sendall(error_response(code, message))
-        except OSError:
-            self.log.debug("Failed to send error message.")
-
-    def handle_request(self, req: Any, conn: Any) -> bool:
-        # The request (and its streamed response) runs on this thread, so a thread-local is enough.
-        _request_local.peer_cert_der = _peer_cert_der(conn.sock)
-        try:
-            return super().handle_request(req, conn)
-        finally:
-            _request_local.peer_cert_der = None
-
-
-def below_app_error(exc: BaseException) -> tuple[int, str]:
-    """The code and message of an error found while parsing a request (gunicorn's own classification)."""
-    from gunicorn.http import errors
-
-    if type(exc).__name__.startswith("InvalidResponseHeader"):  # a header the app wrote: the server's fault
-        return 500, "Internal Server Error"
-    if isinstance(exc, errors.LimitRequestLine):
-        return 414, f"request URI too long: {exc}"
-    if isinstance(exc, errors.LimitRequestHeaders):
-        return 431, f"request header fields too large: {exc}"
-    if isinstance(exc, errors.UnsupportedTransferCoding):
-        return 501, str(exc)
-    if isinstance(exc, errors.ExpectationFailed):
-        return 417, str(exc)
-    if isinstance(exc, errors.ForbiddenProxyRequest):
-        return 403, "request forbidden"
-    if isinstance(exc, errors.ParseException):
-        return 400, f"malformed HTTP request: {exc}"
-    return 500, "Internal Server Error"
 
 
 _contexts: dict[tuple[Any, ...], ssl.SSLContext] = {}
@@ -215,7 +97,10 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
         "bind": [f"{host}:{settings.secure_port}"],
         "workers": settings.workers,
         "threads": settings.threads,
-        "worker_class": f"{__name__}.PeerCertWorker",
+        "worker_class": worker_class(settings.read_header_timeout, settings.workers,
+                                     settings.max_requests_inflight, settings.max_mutating_requests_inflight),
+        # open watches and idle keep-alive connections cost a descriptor, not a thread (app/worker.py)
+        "worker_connections": defaults.WORKER_CONNECTIONS,
         "certfile": settings.serving_cert_file,
         "keyfile": settings.serving_key_file,
         "ca_certs": settings.pki_file(defaults.CLIENT_CA_BUNDLE),

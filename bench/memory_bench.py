@@ -115,7 +115,7 @@ def one_round(server, conn: Conn, tag: str, watchers: int, procs: int, settle: f
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_server_args(parser, workers=2, threads=400)
+    add_server_args(parser, workers=2, threads=32)  # the default server: open watches hold no thread
     parser.add_argument("--watchers", type=int, default=500)
     parser.add_argument("--client-procs", type=int, default=2)
     parser.add_argument("--settle", type=float, default=3.0, help="seconds to wait before each RSS reading")

@@ -51,7 +51,11 @@ from bench.watchers import WatcherPool
 
 COLLECTION = f"/api/v1/namespaces/{NAMESPACE}/configmaps"
 LIVE_TIMEOUT = 60.0  # seconds for every watch to receive the opening sentinel
-PROFILE_RATE = 20  # py-spy samples per second; it is slow with hundreds of threads
+PROFILE_RATE = 100  # py-spy samples per second; it is slow with hundreds of threads
+
+
+def collection(namespace: str) -> str:
+    return f"/api/v1/namespaces/{namespace}/configmaps"
 
 
 def current_revision(conn: Conn) -> str:
@@ -61,8 +65,8 @@ def current_revision(conn: Conn) -> str:
     return json.loads(body)["metadata"]["resourceVersion"]
 
 
-def post(conn: Conn, name: str, data_bytes: int) -> None:
-    status, body = conn.request("POST", COLLECTION, json.dumps(configmap(name, data_bytes)).encode())
+def post(conn: Conn, name: str, data_bytes: int, path: str = COLLECTION) -> None:
+    status, body = conn.request("POST", path, json.dumps(configmap(name, data_bytes)).encode())
     if status != 201:
         raise RuntimeError(f"create {name}: HTTP {status} {body[:300]!r}")
 
@@ -91,7 +95,7 @@ def start_profilers(server, out_dir: str, tag: str, seconds: float, tool: str) -
 
 
 def write_on_schedule(server, conn: Conn, prefix: str, writes: int, interval: float, data_bytes: int,
-                      begin: float, threads: int) -> tuple[list[float], list[float]]:
+                      begin: float, threads: int, paths: list[str]) -> tuple[list[float], list[float]]:
     """POST write i at begin + i*interval from `threads` writer threads (write i on thread i % threads, each
     with its own keep-alive connection), so that a slow POST does not push the later ones back; a thread
     whose previous POST is still running sends late. Returns the send and response times."""
@@ -106,7 +110,7 @@ def write_on_schedule(server, conn: Conn, prefix: str, writes: int, interval: fl
                 if delay > 0:
                     time.sleep(delay)
                 sent[i] = time.monotonic()
-                post(connection, f"{prefix}{i:05d}", data_bytes)
+                post(connection, f"{prefix}{i:05d}", data_bytes, paths[i % len(paths)])
                 answered[i] = time.monotonic()
         except (OSError, RuntimeError) as err:  # re-raised below
             errors.append(err)
@@ -126,16 +130,53 @@ def write_on_schedule(server, conn: Conn, prefix: str, writes: int, interval: fl
     return sent, answered
 
 
+PROBE_INTERVAL = 0.05
+
+
+class GetProbe:
+    """An ordinary client during the writes: GET one object every PROBE_INTERVAL on a keep-alive connection."""
+
+    def __init__(self, server) -> None:
+        self.conn = Conn(server)
+        self.conn.request("GET", "/readyz")  # connected before the measurement
+        self.latencies: list[float] = []
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.done.wait(PROBE_INTERVAL):
+            start = time.monotonic()
+            status, _ = self.conn.request("GET", "/api/v1/namespaces/default")
+            if status == 200:
+                self.latencies.append(time.monotonic() - start)
+
+    def stop(self) -> list[float]:
+        self.done.set()
+        self.thread.join()
+        self.conn.close()
+        return self.latencies
+
+
 def scenario(server, conn: Conn, tag: str, watchers: int, procs: int, writes: int, interval: float,
              data_bytes: int, profile_dir: str | None = None, profile_tool: str = "perf",
-             quiet_wait: float = 0.0, writer_threads: int = 4) -> dict:
+             quiet_wait: float = 0.0, writer_threads: int = 4, namespaces: int = 1) -> dict:
     prefix = f"ev-{tag}-"
+    spaces = [NAMESPACE] if namespaces == 1 else [f"{NAMESPACE}-{k}" for k in range(namespaces)]
+    for space in spaces:
+        ensure_namespace(conn, space)
+    collections = [collection(space) for space in spaces]
     rv = current_revision(conn)
-    path = f"{COLLECTION}?watch=1&resourceVersion={rv}&timeoutSeconds=600"
+    paths = [f"{collections[i % namespaces]}?watch=1&resourceVersion={rv}&timeoutSeconds=600" for i in range(watchers)]
     t_open = time.monotonic()
-    pool = WatcherPool(server, path, watchers, procs, prefix)
+    pool = WatcherPool(server, paths, watchers, procs, prefix)
+
+    def post_everywhere(name: str) -> None:
+        for path in collections:
+            post(conn, name, data_bytes, path)
+
     try:
-        post(conn, f"start-{tag}", data_bytes)
+        post_everywhere(f"start-{tag}")
         live, _ = pool.wait_marker(f"start-{tag}", timeout=LIVE_TIMEOUT)
         t_live = time.monotonic() - t_open
         print(f"  {watchers} watchers in {len(pool.procs)} client process(es): {live} live after {t_live:.1f} s")
@@ -147,9 +188,12 @@ def scenario(server, conn: Conn, tag: str, watchers: int, procs: int, writes: in
         usage0, pg, machine = server_usage(server), PostgresCpu(), MachineLoad()
         self_cpu0 = sum(os.times()[:2])
         begin = time.monotonic() + 0.05
-        sent, answered = write_on_schedule(server, conn, prefix, writes, interval, data_bytes, begin, writer_threads)
+        probe = GetProbe(server)
+        sent, answered = write_on_schedule(server, conn, prefix, writes, interval, data_bytes, begin, writer_threads,
+                                           collections)
         write_window = time.monotonic() - begin
-        post(conn, f"end-{tag}", data_bytes)
+        get_latencies = probe.stop()
+        post_everywhere(f"end-{tag}")
         done, client_cpu1 = pool.wait_marker(f"end-{tag}", timeout=60)
         usage, pg_used = server_usage(server) - usage0, pg.used()
         load = machine.report(usage.cpu + pg_used + (client_cpu1 - client_cpu0) + sum(os.times()[:2]) - self_cpu0)
@@ -159,7 +203,7 @@ def scenario(server, conn: Conn, tag: str, watchers: int, procs: int, writes: in
         results, _ = pool.finish()
     # flush: the server only notices a closed idle watch when it next writes to it
     for j in range(2):
-        post(conn, f"flush-{tag}-{j}", data_bytes)
+        post_everywhere(f"flush-{tag}-{j}")
 
     from_send, from_response, last_per_write = [], [], []
     missing = 0
@@ -167,7 +211,7 @@ def scenario(server, conn: Conn, tag: str, watchers: int, procs: int, writes: in
     for i in range(writes):
         name = f"{prefix}{i:05d}"
         latest = None
-        for r in results:
+        for r in results[i % namespaces::namespaces]:  # the watchers of the namespace write i went to
             got = r["events"].get(name)
             if got is None or got[0] != "ADDED":
                 missing += 1
@@ -178,10 +222,11 @@ def scenario(server, conn: Conn, tag: str, watchers: int, procs: int, writes: in
         if latest is not None:
             last_per_write.append(latest - sent[i])
     out = {
-        "watchers": watchers, "client_procs": len(pool.procs), "live": live, "ended": done,
+        "watchers": watchers, "namespaces": namespaces, "client_procs": len(pool.procs), "live": live, "ended": done,
         "bad_streams": [(r["status"], r["error"]) for r in bad][:5],
         "writes": writes, "interval_s": interval, "write_window_s": write_window, "missing_events": missing,
         "post_latency": summary([a - s for s, a in zip(sent, answered)]),
+        "get_latency_during_writes": summary(get_latencies),
         "send_lag_behind_schedule": summary([s - (begin + i * interval) for i, s in enumerate(sent)]),
         "delivery_from_send": summary(from_send),
         "delivery_from_response": summary(from_response),
@@ -194,6 +239,8 @@ def scenario(server, conn: Conn, tag: str, watchers: int, procs: int, writes: in
     }
     print(f"  POST latency: {fmt_ms(out['post_latency'])}; {writer_threads} writer threads, sends late by "
           f"{fmt_ms(out['send_lag_behind_schedule'], ('median', 'max'))}; writes took {write_window:.1f} s")
+    print(f"  GET /api/v1/namespaces/default meanwhile (every {PROBE_INTERVAL * 1000:.0f} ms, own connection): "
+          f"{fmt_ms(out['get_latency_during_writes'])}")
     print(f"  delivery (send -> watcher read): {fmt_ms(out['delivery_from_send'])}")
     print(f"  delivery (POST response -> watcher read): {fmt_ms(out['delivery_from_response'])}")
     print(f"  per write, until the last watcher had it: {fmt_ms(out['all_watchers_have_it'])}")
@@ -210,12 +257,15 @@ def scenario(server, conn: Conn, tag: str, watchers: int, procs: int, writes: in
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_server_args(parser, workers=2, threads=400)
+    add_server_args(parser, workers=2, threads=32)  # the default server: open watches hold no thread
     parser.add_argument("--watchers", default="1,500", help="comma-separated watcher counts, run in turn")
     parser.add_argument("--writes", type=int, default=200)
     parser.add_argument("--interval", type=float, default=0.02, help="seconds between writes")
     parser.add_argument("--client-procs", type=int, default=2, help="watcher client processes (max)")
     parser.add_argument("--data-bytes", type=int, default=200, help="approximate data size of each object")
+    parser.add_argument("--namespaces", type=int, default=1,
+                        help="spread the watchers (watcher i on namespace i %% N) and the writes (round robin) over N "
+                             "namespaces: each write then reaches watchers/N watches")
     parser.add_argument("--writer-threads", type=int, default=4,
                         help="writer threads (connections) keeping the write schedule when POSTs are slow")
     parser.add_argument("--profile-dir", help="profile the workers during the writes, output here")
@@ -235,7 +285,7 @@ def main() -> int:
                 print(f"### {count} watcher(s)")
                 runs.append(scenario(server, conn, f"{n}w{count}", count, args.client_procs, args.writes,
                                      args.interval, args.data_bytes, args.profile_dir, args.profile_tool, args.quiet_wait,
-                                     args.writer_threads))
+                                     args.writer_threads, args.namespaces))
                 state = health(server)
                 print(f"  health: {state}")
                 runs[-1]["health"] = str(state)

@@ -88,16 +88,17 @@ def parse_stream(recvs: list[tuple[float, bytes]], prefix: str) -> dict:
     return {"status": status, "error": None, "events": events, "kinds": kinds}
 
 
-def watcher_main(port: int, ca_file: str, cert: tuple[str, str], path: str, count: int, control,
+def watcher_main(port: int, ca_file: str, cert: tuple[str, str], paths: list[str], control,
                  event_prefix: str) -> None:
     ctx = ssl.create_default_context(cafile=ca_file)
     ctx.load_cert_chain(*cert)
-    request = (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: application/json\r\n"
-               f"User-Agent: orch-bench-watcher\r\n\r\n").encode()
+    count = len(paths)
     streams: list[Stream] = []
     sel = selectors.DefaultSelector()
     try:
-        for _ in range(count):
+        for path in paths:
+            request = (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: application/json\r\n"
+                       f"User-Agent: orch-bench-watcher\r\n\r\n").encode()
             raw = socket.create_connection(("127.0.0.1", port), timeout=60)
             raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             sock = ctx.wrap_socket(raw, server_hostname="127.0.0.1")
@@ -161,21 +162,25 @@ def watcher_main(port: int, ca_file: str, cert: tuple[str, str], path: str, coun
 
 
 class WatcherPool:
-    """`total` watch streams spread over `procs` processes."""
+    """`total` watch streams spread over `procs` processes; `path` is one for all, or one per stream (results
+    come back in the same order)."""
 
-    def __init__(self, server, path: str, total: int, procs: int, event_prefix: str):
+    def __init__(self, server, path: str | list[str], total: int, procs: int, event_prefix: str):
         import multiprocessing
 
         mp = multiprocessing.get_context("spawn")
         self.links = []
         self.procs = []
         procs = max(1, min(procs, total))
+        paths = [path] * total if isinstance(path, str) else list(path)
+        offset = 0
         for i in range(procs):
             share = total // procs + (1 if i < total % procs else 0)
             parent, child = mp.Pipe()
             proc = mp.Process(target=watcher_main, daemon=True,
-                              args=(server.port, str(server.ca_file), server.client_cert, path, share, child,
-                                    event_prefix))
+                              args=(server.port, str(server.ca_file), server.client_cert,
+                                    paths[offset:offset + share], child, event_prefix))
+            offset += share
             proc.start()
             self.links.append(parent)
             self.procs.append(proc)

@@ -62,7 +62,7 @@ def _authorization_mode(text: str) -> str:
         raise ConfigError(str(err)) from None
 
 
-def _history_window(text: str) -> float:
+def _positive_duration(text: str) -> float:
     try:
         seconds = parse_duration(text)
     except ValueError as err:
@@ -147,7 +147,7 @@ def _controllers(text: str) -> str:
 
 
 def _signing_duration(text: str) -> float:
-    return _history_window(text)  # a positive Go duration
+    return _positive_duration(text)  # a positive Go duration
 
 
 def _runtime_config(text: str) -> tuple[tuple[str, bool], ...]:
@@ -212,7 +212,14 @@ OPTIONS: tuple[Option, ...] = (
     Option("tls_san", None, _tls_names, "NAMES",
            "extra DNS names or IP addresses of the generated serving certificate; repeatable", "list"),
     Option("workers", defaults.WORKERS, _int_in(1, 256), "N", "worker processes"),
-    Option("threads", defaults.THREADS, _int_in(1, 10000), "N", "threads per worker (each open watch holds one)"),
+    Option("threads", defaults.THREADS, _int_in(1, 10000), "N",
+           "threads per worker: requests being served at once (open watches and idle connections hold none)"),
+    Option("read_header_timeout", defaults.READ_HEADER_TIMEOUT, _positive_duration, "DURATION",
+           "how long a connection may take for its TLS handshake and request head before it is closed"),
+    Option("max_requests_inflight", defaults.MAX_REQUESTS_INFLIGHT, _int_in(0, 1 << 20), "N",
+           "non-mutating requests queued or served at once, watches not counted (0: no limit); beyond: 429"),
+    Option("max_mutating_requests_inflight", defaults.MAX_MUTATING_REQUESTS_INFLIGHT, _int_in(0, 1 << 20), "N",
+           "mutating requests queued or served at once (0: no limit); beyond: 429 with Retry-After"),
     Option("database_url", defaults.DATABASE_URL, _database_url, "URL",
            "SQLAlchemy URL (postgresql+psycopg://USER@HOST/DB); default: SQLite file orch.db in the data dir"),
     Option("tls_cert_file", defaults.TLS_CERT_FILE, _existing_file, "FILE",
@@ -229,7 +236,7 @@ OPTIONS: tuple[Option, ...] = (
            _cache_ttl, "DURATION", "how long the webhook authorizer's allow decisions are cached"),
     Option("authorization_webhook_cache_unauthorized_ttl", defaults.AUTHORIZATION_WEBHOOK_CACHE_UNAUTHORIZED_TTL,
            _cache_ttl, "DURATION", "how long the webhook authorizer's other decisions are cached"),
-    Option("history_window", defaults.HISTORY_WINDOW, _history_window, "DURATION",
+    Option("history_window", defaults.HISTORY_WINDOW, _positive_duration, "DURATION",
            "how long watch history and continue tokens last (Go duration: 90s, 5m, 1h30m)"),
     Option("api_domain", defaults.API_DOMAIN, _api_domain, "DOMAIN", "domain of API groups and well-known names"),
     Option("anonymous_auth", defaults.ANONYMOUS_AUTH, _bool, "BOOL",
@@ -323,6 +330,9 @@ class Settings:
     authorization_mode: str
     history_window: float
     api_domain: str
+    read_header_timeout: float = parse_duration(defaults.READ_HEADER_TIMEOUT)
+    max_requests_inflight: int = defaults.MAX_REQUESTS_INFLIGHT
+    max_mutating_requests_inflight: int = defaults.MAX_MUTATING_REQUESTS_INFLIGHT
     anonymous_auth: bool = defaults.ANONYMOUS_AUTH
     token_auth_file: str | None = None
     enable_bootstrap_token_auth: bool = defaults.ENABLE_BOOTSTRAP_TOKEN_AUTH

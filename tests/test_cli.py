@@ -10,6 +10,7 @@ import yaml
 
 from app import cli, server
 from app.durations import format_duration, parse_duration
+from app.worker import ApiWorker
 from config import OPTIONS, Settings, flask_config, settings_from_env
 
 
@@ -147,7 +148,8 @@ def test_gunicorn_options() -> None:
     options = server.gunicorn_options(parse("--bind-address", "::", "--workers", "3", "--threads", "7"))
     assert options["bind"] == ["[::]:6443"]
     assert (options["workers"], options["threads"]) == (3, 7)
-    assert options["worker_class"] == "app.server.PeerCertWorker"
+    assert issubclass(options["worker_class"], ApiWorker)
+    assert options["worker_class"].read_header_timeout == 32.0  # the reference's ReadHeaderTimeout
     assert options["cert_reqs"] == ssl.CERT_OPTIONAL
     assert options["ca_certs"].endswith("pki/client-ca-bundle.crt")
     assert options["preload_app"] is False
@@ -156,7 +158,7 @@ def test_gunicorn_options() -> None:
 
 def test_api_server_accepts_the_options() -> None:
     app = server.ApiServer(lambda: None, server.gunicorn_options(parse()))  # type: ignore[arg-type, return-value]
-    assert app.cfg.worker_class is server.PeerCertWorker
+    assert issubclass(app.cfg.worker_class, ApiWorker)
     assert app.cfg.threads == 32 and app.cfg.cert_reqs == ssl.CERT_OPTIONAL and app.cfg.is_ssl
 
 

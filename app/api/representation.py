@@ -106,6 +106,13 @@ class WatchFramer:
             return f"{self.naming.protobuf_media_type};stream=watch"
         return JSON
 
+    @property
+    def shared_key(self) -> str | None:
+        """Frames of the same event are the same for every watcher of this key (Tables carry per-stream state)."""
+        if self.rep.is_protobuf(self.naming):
+            return "protobuf"
+        return None if self.rep.table_version else "json"
+
     def __call__(self, event: tuple[str, str | bytes | dict]) -> bytes:
         from app.api.watch import event_line
 

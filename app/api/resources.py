@@ -20,6 +20,7 @@ from flask import (
 
 from app import features
 from app.api import fieldvalidation
+from app.api.handoff import DETACH_KEY, take_stream_end
 from app.api.negotiation import (
     body_media_type,
     decode_object,
@@ -34,7 +35,7 @@ from app.api.representation import (
     object_body,
 )
 from app.api.request_info import RequestInfo, parse_resource_path
-from app.api.watch import WatchStream, socket_closed_check
+from app.api.watch import Framing, WatchStream, socket_closed_check
 from app.catalog import ResourceType
 from app.context import services
 from app.errors import (
@@ -302,18 +303,13 @@ def _watch(rt: ResourceType, namespace: str | None, opts: ListOptions) -> Respon
     framer = WatchFramer(rep, svc.naming, rt, include)
     stream = WatchStream(svc.registry, svc.hub, rt, namespace, opts,
                          socket_closed_check(request.environ.get("gunicorn.socket")))
-    sock = request.environ.get("gunicorn.socket")
-    fanout = current_app.extensions.get("orch.fanout") if sock is not None else None
+    detach = request.environ.get(DETACH_KEY)
+    fanout = current_app.extensions.get("orch.fanout") if detach is not None else None
     counter = current_app.extensions.get("orch.watch_event_counter")
-    count = counter(rt) if counter is not None else None
-
-    def frame(event: tuple) -> bytes:
-        data = framer(event)
-        if data and count is not None:
-            count(len(data))
-        return data
-
-    resp = Response(stream_with_context(stream.framed(frame, fanout, sock)), status=200,
+    framing = Framing(framer, counter(rt) if counter is not None else None, framer.shared_key)
+    environ = request.environ
+    body = stream.framed(framing, fanout, detach, lambda: take_stream_end(environ))
+    resp = Response(stream_with_context(body), status=200,
                     headers={"Content-Type": framer.content_type})
     resp.headers["Cache-Control"] = "no-cache, private"
     return resp

@@ -7,11 +7,13 @@ import select
 import socket
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from dataclasses import dataclass
+from functools import partial
 
 import orjson
 
-from app.api.fanout import Connection, SocketFanout, wait_done
+from app.api.fanout import FULL_BATCH, Connection, SocketFanout, chunk
+from app.api.handoff import Handoff
 from app.catalog import ResourceType
 from app.errors import ApiError, Gone
 from app.registry.keys import collection_prefix
@@ -24,6 +26,10 @@ MIN_REQUEST_TIMEOUT = 1800  # the reference's --min-request-timeout; watches las
 TICK = 1.0
 BOOKMARK_INTERVAL = 60.0  # as the reference: about a minute, and once shortly before the deadline
 BOOKMARK_BEFORE_DEADLINE = 2.0
+#: changes a watcher may have unread before it is ended (as the reference's watch cache ends watchers that
+#: cannot keep up); queued changes are shared with every other watcher, the bound caps the stragglers
+WATCH_QUEUE = 1000
+PUMP_BATCH = FULL_BATCH  # changes framed per turn of the writer, so a slow reader's framed backlog stays small
 
 
 #: (event type, object): the object as stored JSON text, or a dict built here (bookmarks, errors).
@@ -49,6 +55,24 @@ def bookmark(rt: ResourceType, revision: int, annotations: dict | None = None) -
     return "BOOKMARK", {"kind": rt.kind, "apiVersion": rt.group_version, "metadata": md}
 
 
+@dataclass
+class Framing:
+    """How a stream's events go on the wire, and how they are counted."""
+
+    frame: Callable[[Event], bytes]
+    #: (size, times): events sent, for the metrics; called with many at once by the fan-out writer
+    count: Callable[[int, int], None] | None = None
+    #: frames of stored objects sent as they are (no filter, no conversion) are the same for every stream with
+    #: this key, so each change is framed once per process; None: this framing has per-stream state (Tables)
+    shared: str | None = None
+
+    def counted(self, event: Event) -> bytes:
+        data = self.frame(event)
+        if data and self.count is not None:
+            self.count(len(data), 1)
+        return data
+
+
 class WatchStream:
     """Prepared before the response starts (so setup errors can still be real HTTP errors)."""
 
@@ -72,27 +96,38 @@ class WatchStream:
             label_selector=self.opts.label_selector, field_selector=self.opts.field_selector))
         return [("ADDED", d) for d in listed.items], listed.revision
 
-    def framed(self, frame: Callable[[Event], bytes], fanout: SocketFanout | None = None,
-               sock: Any = None) -> Iterator[bytes]:
-        """The response body. With a fan-out writer and the client's socket, live events are written by
-        the writer thread and this (request) thread only waits for the end of the watch."""
+    def framed(self, framing: Framing, fanout: SocketFanout | None = None,
+               detach: Callable[[], Handoff | None] | None = None,
+               take_stream_end: Callable[[], Callable[[], None]] = lambda: lambda: None) -> Iterator[bytes]:
+        """The response body. Where the server lets the response take its connection (`detach`), live
+        events are written by the fan-out writer and this (request) thread is free once the initial events
+        are out; otherwise this thread follows the subscription until the end."""
         yield b""  # the server sends the headers now: clients see the watch established before any event
         initial, sub = self._open()
         for event in initial:
-            yield frame(event)
+            yield framing.counted(event)
         if sub is None:
             return
-        try:
-            if fanout is None or sock is None:
+        handoff = detach() if detach is not None and fanout is not None else None
+        if handoff is None or fanout is None:
+            try:
                 for event in self._follow(sub):
-                    yield frame(event)
-                return
-            conn = Connection(sock, lambda: self._pump(sub, frame), lambda: self._expired(sub))
-            sub.listener = fanout.wake
-            fanout.attach(conn)
-            wait_done(conn, fanout)
-        finally:
+                    yield framing.counted(event)
+            finally:
+                self.hub.unsubscribe(sub)
+            return
+        self.client_gone = lambda: False  # the writer watches the socket itself
+        stream_end = take_stream_end()
+
+        def ended() -> None:
             self.hub.unsubscribe(sub)
+            stream_end()
+
+        wire = chunk if handoff.chunked else bytes
+        conn = Connection(handoff.sock, partial(self._pump, sub, framing, wire, fanout.tally),
+                          lambda: self._expired(sub), handoff.release, handoff.chunked, ended)
+        sub.listener = partial(fanout.mark, conn)
+        fanout.attach(conn)
 
     def events(self) -> Iterator[Event]:
         initial, sub = self._open()
@@ -118,7 +153,7 @@ class WatchStream:
                                            {self.registry.naming.initial_events_end_annotation: "true"}))
             else:
                 start = parse_revision(opts.resource_version)
-            sub, backlog = self.hub.subscribe(self.prefix, start)
+            sub, backlog = self.hub.subscribe(self.prefix, start, WATCH_QUEUE)
         except (RevisionCompacted, Gone):
             compacted = self.registry.storage.compacted_revision()
             return [error_event(Gone(f"too old resource version: {opts.resource_version} ({compacted})"))], None
@@ -131,11 +166,28 @@ class WatchStream:
             yield from self._deliver(sub.take(min(remaining, TICK)))
             yield from self._bookmarks(sub)
 
-    def _pump(self, sub: Subscription, frame: Callable[[Event], bytes]) -> list[bytes]:
-        """What the fan-out writer sends now: queued events and a due bookmark, framed."""
-        events = list(self._deliver(sub.take_nowait()))
-        events += self._bookmarks(sub)
-        return [frame(e) for e in events]
+    def _pump(self, sub: Subscription, framing: Framing, wire: Callable[[bytes], bytes],
+              tally: Callable[[Callable[[int, int], None] | None, int], None]) -> list[bytes]:
+        """What the fan-out writer sends now, ready for the wire: queued events and a due bookmark."""
+        changes = sub.take_nowait(PUMP_BATCH)
+        out: list[bytes] = []
+        if changes and framing.shared and self.filter.empty and self.rt.conversion is None:
+            key = (framing.shared, wire)
+            for change in changes:
+                encoded = change.encoded.get(key)
+                if encoded is None:  # the first stream of this framing to send it: framed once for all
+                    data = framing.frame((change.type, change.data))
+                    encoded = change.encoded[key] = (wire(data), len(data))
+                out.append(encoded[0])
+                tally(framing.count, encoded[1])
+            events: list[Event] = []
+        else:
+            events = list(self._deliver(changes))
+        for event in events + self._bookmarks(sub):
+            data = framing.frame(event)
+            out.append(wire(data))
+            tally(framing.count, len(data))
+        return out
 
     def _expired(self, sub: Subscription) -> bool:
         return sub.closed or sub.overflowed or time.monotonic() >= self.deadline or self.client_gone()

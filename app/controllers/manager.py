@@ -49,6 +49,10 @@ class Controllers:
                                                      lease_seconds, renew_seconds), retry_seconds=renew_seconds)
                       for c in self.controllers]
 
+    def not_running(self) -> list[str]:
+        """Controllers whose loop is not running (not started yet, or ended)."""
+        return [loop.controller.name for loop in self.loops if not loop.running]
+
     def get(self, name: str) -> Controller:
         return next(c for c in self.controllers if c.name == name)
 

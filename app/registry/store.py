@@ -121,6 +121,11 @@ class Registry:
     # -- reads ---------------------------------------------------------------------------------
 
     def get(self, rt: ResourceType, namespace: str | None, name: str, resource_version: str = "") -> dict:
+        if rt.computed:
+            for obj in rt.strategy.computed_objects():
+                if _meta(obj).get("name") == name:
+                    return obj
+            raise NotFound(rt.plural, rt.group, name)
         if resource_version not in ("", "0"):
             self.wait_for_revision(parse_revision(resource_version))
         stored = self.storage.get(object_key(rt, namespace, name))
@@ -151,6 +156,10 @@ class Registry:
     def list(self, rt: ResourceType, namespace: str | None, opts: ListOptions) -> ListResult:
         opts.validate(self.naming.meta_group)
         flt = self.make_filter(rt, opts)
+        if rt.computed:  # made now, whole: no chunks, the newest revision
+            return ListResult(rt, self.storage.current_revision(), [
+                orjson.dumps(obj).decode() for obj in rt.strategy.computed_objects()
+                if flt.empty or flt.matches(rt, obj)])
         prefix = collection_prefix(rt, namespace)
         limit = opts.limit or None
         start_after: str | None = None

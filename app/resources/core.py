@@ -24,6 +24,7 @@ from app.resources.common import (
     part,
     setdefault_empty,
 )
+from app.resources.component_status import component_status_type
 from app.resources.core_pod_writes import bindings_type, pod_write_subresources
 from app.resources.core_service import ServiceStrategy
 from app.resources.defaults import (
@@ -513,6 +514,7 @@ def resource_types(naming: Naming) -> list[ResourceType]:
     rc_scale = scale_subresource(lambda obj: map_selector_string(dig(obj, "spec", "selector")))
     return [
         bindings_type(),
+        component_status_type(naming),
         ResourceType("", "v1", "ConfigMap", "configmaps", True, short_names=("cm",),
                      strategy=ConfigMapStrategy(naming), example={"data": {"key": "value"}}),
         ResourceType("", "v1", "Endpoints", "endpoints", True, singular="endpoints", short_names=("ep",),

@@ -1,4 +1,5 @@
-"""The `policy` group: pod disruption budgets in v1 (stored) and the deprecated v1beta1."""
+"""The `policy` group: pod disruption budgets in v1 (stored) and the deprecated v1beta1, and v1beta1's pod
+security policies."""
 from __future__ import annotations
 
 import copy
@@ -10,6 +11,7 @@ from app.errors import FieldError, invalid
 from app.naming import Naming
 from app.resources.common import KindStrategy, int_or_percent_errors, part
 from app.resources.defaults import selector_errors
+from app.resources.pod_security_policy import pod_security_policy_type
 
 
 class PodDisruptionBudgetStrategy(KindStrategy):
@@ -92,4 +94,4 @@ def resource_types(naming: Naming) -> list[ResourceType]:
                            strategy=PodDisruptionBudgetStrategy(naming), has_status=True, example=v1.example,
                            conversion=pdb_conversion(naming),
                            deprecation=Deprecation("1.21", "1.25", "policy/v1 PodDisruptionBudget"))
-    return [v1, v1beta1]
+    return [v1, v1beta1, pod_security_policy_type(naming)]

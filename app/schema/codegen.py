@@ -58,9 +58,11 @@ PACKAGES: dict[str, tuple[str, str, str]] = {
     "k8s.io.api.node.v1beta1": ("node_v1beta1", "api", "node/v1beta1"),
     "k8s.io.api.flowcontrol.v1beta1": ("flowcontrol_v1beta1", "api", "flowcontrol/v1beta1"),
     "k8s.io.api.flowcontrol.v1beta2": ("flowcontrol_v1beta2", "api", "flowcontrol/v1beta2"),
+    "k8s.io.api.storage.v1beta1": ("storage_v1beta1", "api", "storage/v1beta1"),
 }
 # Packages the reference deleted before --ref: read at the newest tag that still has them.
 PACKAGE_REFS: dict[str, str] = {
+    "k8s.io.api.policy.v1beta1": "v0.24.9",  # the last to hold PodSecurityPolicy (removed in v1.25)
     "k8s.io.api.autoscaling.v2beta1": "v0.35.7",
     "k8s.io.api.autoscaling.v2beta2": "v0.35.7",
 }
@@ -96,6 +98,7 @@ GROUPS: dict[str, tuple[str, bool, str]] = {
     "node_v1beta1": ("node", True, "v1beta1"),
     "flowcontrol_v1beta1": ("flowcontrol.apiserver", True, "v1beta1"),
     "flowcontrol_v1beta2": ("flowcontrol.apiserver", True, "v1beta2"),
+    "storage_v1beta1": ("storage", True, "v1beta1"),
 }
 
 # Top-level kinds to declare (their `<Kind>List` is added when the reference has one).
@@ -117,14 +120,14 @@ ROOTS: dict[str, tuple[str, ...]] = {
     "networking": ("Ingress", "NetworkPolicy", "IngressClass"),
     "discovery": ("EndpointSlice",),
     "scheduling": ("PriorityClass",),
-    "storage": ("StorageClass",),
+    "storage": ("StorageClass", "CSIDriver", "CSINode", "VolumeAttachment"),
     "node": ("RuntimeClass",),
     "authentication": ("TokenReview", "SelfSubjectReview", "TokenRequest"),
     "authorization": (
         "SubjectAccessReview", "SelfSubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview",
     ),
     "flowcontrol": ("FlowSchema", "PriorityLevelConfiguration"),
-    "policy_v1beta1": ("PodDisruptionBudget", "Eviction"),
+    "policy_v1beta1": ("PodDisruptionBudget", "Eviction", "PodSecurityPolicy"),
     "events_v1beta1": ("Event",),
     "batch_v1beta1": ("CronJob",),
     "autoscaling_v2": ("HorizontalPodAutoscaler",),
@@ -134,6 +137,7 @@ ROOTS: dict[str, tuple[str, ...]] = {
     "node_v1beta1": ("RuntimeClass",),
     "flowcontrol_v1beta1": ("FlowSchema", "PriorityLevelConfiguration"),
     "flowcontrol_v1beta2": ("FlowSchema", "PriorityLevelConfiguration"),
+    "storage_v1beta1": ("CSIStorageCapacity",),
 }
 # A large package is written as several modules: a message goes to the first one whose roots reach it.
 Segments = dict[str, tuple[tuple[str, tuple[str, ...]], ...]]  # package -> ((module, roots), ...)
@@ -346,7 +350,9 @@ class Emitter:
         """A proto type name -> a DSL scalar name or (module, message)."""
         if proto_type in PROTO_SCALARS:
             return PROTO_SCALARS[proto_type]
-        if not proto_type.startswith("."):
+        if proto_type.startswith("k8s.io."):  # older generated.proto files name other packages without the dot
+            proto_type = "." + proto_type
+        elif not proto_type.startswith("."):
             proto_type = f".{PACKAGE_OF[module]}.{proto_type}"
         if proto_type in SPECIAL:
             return SPECIAL[proto_type]

@@ -46,6 +46,7 @@ from app.schema import (
     rbac,
     scheduling,
     storage,
+    storage_v1beta1,
 )
 from app.schema.envelope import decode_envelope, encode_envelope
 from app.schema.protobuf import decode, encode
@@ -59,7 +60,7 @@ MODULES: tuple[ModuleType, ...] = (
     apiextensions,
     # older served versions of the groups above
     policy_v1beta1, events_v1beta1, batch_v1beta1, autoscaling_v2, autoscaling_v2beta1, autoscaling_v2beta2,
-    discovery_v1beta1, node_v1beta1, flowcontrol_v1beta1, flowcontrol_v1beta2,
+    discovery_v1beta1, node_v1beta1, flowcontrol_v1beta1, flowcontrol_v1beta2, storage_v1beta1,
 )
 DEFAULT_NAMING = Naming()
 # The reference registers the option kinds in every group version (e.g. DeleteOptions as apps/v1).

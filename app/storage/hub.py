@@ -27,20 +27,26 @@ class Subscription:
     cond: threading.Condition = field(default_factory=threading.Condition)
     overflowed: bool = False
     closed: bool = False
-    #: called after each offer (a fan-out writer's wake-up), besides notifying the condition
+    #: called after each offer instead of notifying the condition (a fan-out writer's wake-up)
     listener: Callable[[], None] | None = None
 
     def offer(self, change: Change) -> None:
         if change.rv <= self.floor or not change.key.startswith(self.prefix):
             return
+        listener = self.listener
+        if listener is not None:  # served by a writer that is told, not by a thread waiting on the condition
+            self._enqueue(change)  # deque appends and pops are atomic: no lock needed
+            listener()
+            return
         with self.cond:
-            if len(self.queue) >= self.max_queue:
-                self.overflowed = True
-            else:
-                self.queue.append(change)
+            self._enqueue(change)
             self.cond.notify()
-        if self.listener is not None:
-            self.listener()
+
+    def _enqueue(self, change: Change) -> None:
+        if len(self.queue) >= self.max_queue:
+            self.overflowed = True
+        else:
+            self.queue.append(change)
 
     def take(self, timeout: float) -> list[Change]:
         """Wait up to timeout for events; returns what is queued (possibly nothing)."""
@@ -51,10 +57,13 @@ class Subscription:
             self.queue.clear()
             return items
 
-    def take_nowait(self) -> list[Change]:
+    def take_nowait(self, limit: int | None = None) -> list[Change]:
         with self.cond:
-            items = list(self.queue)
-            self.queue.clear()
+            if limit is None or len(self.queue) <= limit:
+                items = list(self.queue)
+                self.queue.clear()
+            else:
+                items = [self.queue.popleft() for _ in range(limit)]
             return items
 
     def wake(self) -> None:
@@ -71,6 +80,10 @@ class WatchHub:
         self.poll_interval = poll_interval
         self.max_queue = max_queue
         self._subs: set[Subscription] = set()
+        # subscriptions by "/"-terminated prefix: a change reaches its few candidate prefixes by lookup, so
+        # thousands of watches on other collections cost nothing per change; other prefixes are scanned
+        self._by_prefix: dict[str, set[Subscription]] = {}
+        self._scanned: set[Subscription] = set()
         self._lock = threading.Lock()
         self._wakeup = threading.Event()
         self._stop = threading.Event()
@@ -118,17 +131,22 @@ class WatchHub:
     def subscriber_count(self) -> int:
         return len(self._subs)
 
-    def subscribe(self, prefix: str, after: int) -> tuple[Subscription, list[Change]]:
+    def subscribe(self, prefix: str, after: int, max_queue: int | None = None) -> tuple[Subscription, list[Change]]:
         """Subscribe to changes under prefix after revision `after`.
 
         Returns the subscription and the backlog (changes after `after` the hub had already
-        dispatched); live events follow in the subscription. Raises RevisionCompacted.
+        dispatched); live events follow in the subscription, at most `max_queue` of them unread (then it
+        is marked overflowed). Raises RevisionCompacted.
         """
         self.start()
         with self._lock:
             floor = max(self._last, after)
-            sub = Subscription(prefix, floor, self.max_queue)
+            sub = Subscription(prefix, floor, max_queue or self.max_queue)
             self._subs.add(sub)
+            if prefix.endswith("/"):
+                self._by_prefix.setdefault(prefix, set()).add(sub)
+            else:
+                self._scanned.add(sub)
         try:
             backlog = self._backlog(prefix, after, floor)
         except BaseException:
@@ -159,10 +177,28 @@ class WatchHub:
     def unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
             self._subs.discard(sub)
+            self._scanned.discard(sub)
+            same = self._by_prefix.get(sub.prefix)
+            if same is not None:
+                same.discard(sub)
+                if not same:
+                    del self._by_prefix[sub.prefix]
         sub.closed = True
 
     def poke(self) -> None:
         self._wakeup.set()
+
+    def _candidates(self, key: str) -> list[Subscription]:
+        """The subscriptions whose prefix may hold `key` (each checks the prefix and revision itself)."""
+        found = list(self._scanned)
+        by_prefix = self._by_prefix
+        end = key.find("/")
+        while end >= 0:
+            same = by_prefix.get(key[:end + 1])
+            if same:
+                found.extend(same)
+            end = key.find("/", end + 1)
+        return found
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -179,9 +215,8 @@ class WatchHub:
             if not batch:
                 return
             with self._lock:
-                subs = list(self._subs)
                 for change in batch:
-                    for sub in subs:
+                    for sub in self._candidates(change.key):
                         sub.offer(change)
                 self._last = batch[-1].rv
             if len(batch) < 500:

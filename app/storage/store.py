@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -62,6 +62,8 @@ class Change:
     type: str  # ADDED, MODIFIED, DELETED
     data: str
     prev: str | None
+    #: encodings of this change made by its readers, shared by all of them (watch frames, by framing)
+    encoded: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -307,12 +309,32 @@ class Storage:
         """Remove the object read as `expected`; the DELETED event carries its last state."""
         with self._tx(write=True) as conn:
             rv = self._next_revision(conn)
-            data = encode_with_revision(orjson.loads(expected.data), rv)
             done = conn.execute(sa.delete(objects).where(objects.c.key == key, objects.c.rv == expected.rv)).rowcount
             if not done:
                 raise self._why_not(conn, key)
-            self._log(conn, rv, key, "DELETED", data, expected.data)
+            deleted = self._log_deletion(conn, rv, key, expected.data)
         self._committed(rv)
+        return deleted
+
+    def delete_many(self, expected: list[Stored]) -> list[Stored]:
+        """delete() of each object in one transaction (a revision and a DELETED event each); objects gone or
+        changed since they were read are skipped. Returns what was deleted."""
+        deleted: list[Stored] = []
+        with self._tx(write=True) as conn:
+            # the revision row first, as every writer takes it, so a concurrent write cannot wait on us crosswise
+            conn.execute(sa.select(sequence.c.rv).with_for_update()).scalar_one()
+            for stored in expected:
+                if conn.execute(sa.delete(objects).where(objects.c.key == stored.key,
+                                                         objects.c.rv == stored.rv)).rowcount:
+                    deleted.append(self._log_deletion(conn, self._next_revision(conn), stored.key, stored.data))
+        if deleted:
+            self._committed(deleted[-1].rv)
+        return deleted
+
+    def _log_deletion(self, conn: Connection, rv: int, key: str, last: str) -> Stored:
+        """The DELETED event of `key`, whose last state was `last`: the object at revision rv."""
+        data = encode_with_revision(orjson.loads(last), rv)
+        self._log(conn, rv, key, "DELETED", data, last)
         return Stored(key, rv, data)
 
     def _why_not(self, conn: Connection, key: str) -> StorageError:

@@ -373,6 +373,22 @@ RESOURCEQUOTA_TABLE = table(
 )
 
 
+def _component_cells(obj: Obj, now: datetime) -> list[Cell]:
+    for condition in dicts(obj, "conditions"):
+        if condition.get("type") == "Healthy":
+            status = "Healthy" if condition.get("status") == "True" else "Unhealthy"
+            return [name_of(obj), status, text(condition, "message"), text(condition, "error")]
+    return [name_of(obj), "Unknown", "", ""]
+
+
+COMPONENTSTATUS_TABLE = table(
+    [name_column(), Column("Status", description="Status of the component conditions"),
+     Column("Message", description="Message of the component conditions"),
+     Column("Error", description="Error of the component conditions")],
+    _component_cells,
+)
+
+
 def tables(naming: Naming) -> dict[str, TableSpec]:
     """Core-group printers by plural (pods, events and replicationcontrollers live elsewhere)."""
     return {
@@ -387,4 +403,5 @@ def tables(naming: Naming) -> dict[str, TableSpec]:
         "persistentvolumes": persistent_volume_table(naming),
         "persistentvolumeclaims": persistent_volume_claim_table(naming),
         "resourcequotas": RESOURCEQUOTA_TABLE,
+        "componentstatuses": COMPONENTSTATUS_TABLE,
     }

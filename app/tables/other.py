@@ -288,6 +288,36 @@ def storage_class_table(naming: Naming) -> TableSpec:
     )
 
 
+def _psp_cells(obj: Obj, now: datetime) -> list[Cell]:
+    spec = mapping(obj, "spec")
+    return [name_of(obj), "true" if spec.get("privileged") is True else "false",
+            ",".join(strings(spec, "allowedCapabilities")), text(spec, "seLinux", "rule"),
+            text(spec, "runAsUser", "rule"), text(spec, "fsGroup", "rule"), text(spec, "supplementalGroups", "rule"),
+            spec.get("readOnlyRootFilesystem") is True, ",".join(strings(spec, "volumes"))]
+
+
+PSP_TABLE = table(
+    [
+        name_column(),
+        Column("Priv", description="privileged determines if a pod can request to be run as privileged."),
+        Column("Caps", description="allowedCapabilities is a list of capabilities that can be requested to add to "
+                                   "the container."),
+        Column("SELinux", description="seLinux is the strategy that will dictate the allowable labels that may be "
+                                      "set."),
+        Column("RunAsUser", description="runAsUser is the strategy that will dictate the allowable RunAsUser values "
+                                        "that may be set."),
+        Column("FsGroup", description="fsGroup is the strategy that will dictate what fs group is used by the "
+                                      "SecurityContext."),
+        Column("SupGroup", description="supplementalGroups is the strategy that will dictate what supplemental "
+                                       "groups are used by the SecurityContext."),
+        Column("ReadOnlyRootFs", description="readOnlyRootFilesystem when set to true will force containers to run "
+                                             "with a read only root file system."),
+        Column("Volumes", description="volumes is an allowlist of volume plugins."),
+    ],
+    _psp_cells,
+)
+
+
 def tables(naming: Naming) -> dict[tuple[str, str], TableSpec]:
     """(group prefix, plural) -> printer; the prefix is the group without the domain suffix."""
     return {
@@ -300,6 +330,7 @@ def tables(naming: Naming) -> dict[tuple[str, str], TableSpec]:
         ("networking", "networkpolicies"): NETWORKPOLICY_TABLE,
         ("discovery", "endpointslices"): ENDPOINTSLICE_TABLE,
         ("policy", "poddisruptionbudgets"): PDB_TABLE,
+        ("policy", "podsecuritypolicies"): PSP_TABLE,
         ("scheduling", "priorityclasses"): PRIORITYCLASS_TABLE,
         ("node", "runtimeclasses"): RUNTIMECLASS_TABLE,
         ("storage", "storageclasses"): storage_class_table(naming),

@@ -5,7 +5,7 @@ from functools import lru_cache
 
 from app.catalog import ResourceType
 from app.naming import Naming
-from app.tables import autoscaling, core, flowcontrol, other, workloads
+from app.tables import autoscaling, core, flowcontrol, other, storage, workloads
 from app.tables.columns import DEFAULT_TABLE, TableSpec
 from app.tables.custom import custom_table
 from app.tables.events import CORE_EVENT_TABLE, EVENTS_GROUP_TABLE
@@ -38,6 +38,7 @@ def printers(naming: Naming) -> dict[Key, TableSpec]:
     out.update(other.tables(naming))
     out.update(autoscaling.tables(naming))
     out.update(flowcontrol.tables())
+    out.update(storage.tables())
     return out
 
 

@@ -86,6 +86,7 @@ STATUS_MARKERS = {
     "services": ("loadBalancer", {"ingress": [{"ip": "10.0.0.7"}]}),
     "cronjobs": ("lastScheduleTime", "2026-01-02T03:04:05Z"),
     "jobs": ("succeeded", 7),
+    "volumeattachments": ("attached", True),
     # a certificate needs an approved request; a Failed condition does not
     "certificatesigningrequests": ("conditions", [{"type": "Failed", "status": "True", "reason": "Suite",
                                                    "message": "suite", "lastUpdateTime": "2026-01-02T03:04:05Z",

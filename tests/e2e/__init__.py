@@ -5,6 +5,7 @@ import contextlib
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -35,6 +36,17 @@ def poll(check: Callable[[], Any], timeout: float = 30.0, interval: float = 0.05
         assert time.monotonic() < deadline, f"condition not reached in {timeout:.0f} s"
         time.sleep(interval)
     return value
+
+
+def closed_by_server(sock: socket.socket) -> bool:
+    """The peer has closed `sock` (reads EOF or an error); False while it is open and quiet."""
+    try:
+        sock.setblocking(False)
+        return sock.recv(1) == b""
+    except (BlockingIOError, ssl.SSLWantReadError):
+        return False
+    except (OSError, ssl.SSLError):
+        return True
 
 
 def in_ci() -> bool:

@@ -102,6 +102,7 @@ def test_kubectl_applies_a_crd_and_works_with_its_objects(kubectl: str, k8s: Run
     kubectl_run(kubectl, k8s, "apply", "-f", "-", stdin=yaml.safe_dump(crd(group)))
     kubectl_run(kubectl, k8s, "wait", "--for", "condition=established", f"crd/widgets.{group}", "--timeout", "30s")
     poll(lambda: _established(k8s, f"widgets.{group}"))
+    assert k8s.get("/readyz").status_code == 200  # a served custom group keeps the server ready
     widget = {"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "w1", "namespace": "default"},
               "spec": {"mode": "fast", "unknown": "pruned", "extra": {"kept": {"deep": 1}}}}
     strict = kubectl_run(kubectl, k8s, "apply", "-f", "-", stdin=yaml.safe_dump(widget), ok=False)

@@ -140,7 +140,7 @@ ECHO_SERVER = textwrap.dedent(
 
 @pytest.fixture
 def echo_server(tmp_path: Path) -> Iterator[RunningServer]:
-    """The serving stack (ApiServer, PeerCertWorker, TLS bundle) around a WSGI app that echoes the peer cert."""
+    """The serving stack (ApiServer, ApiWorker, TLS bundle) around a WSGI app that echoes the peer cert."""
     from app import pki
     from app.server import prepare
     from config import settings_from_env

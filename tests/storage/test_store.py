@@ -124,3 +124,17 @@ def test_concurrent_writers_get_distinct_revisions_in_commit_order(storage: Stor
     assert not errors
     log = storage.changes_after(start, limit=100)
     assert [c.rv for c in log] == list(range(start + 1, start + 41))
+
+
+def test_delete_many_is_one_transaction_that_skips_what_changed_meanwhile(storage: Storage) -> None:
+    a, b, c = (storage.create(f"/k/many-{n}", obj(n)) for n in "abc")
+    b2 = storage.update("/k/many-b", obj("b", "2"), b)  # read as b, changed since: left alone
+    start = storage.current_revision()
+    deleted = storage.delete_many([a, b, c])
+    assert [d.key for d in deleted] == ["/k/many-a", "/k/many-c"]
+    assert [d.rv for d in deleted] == [start + 1, start + 2]  # a revision each, no gaps
+    assert storage.get("/k/many-a") is None and storage.get("/k/many-c") is None
+    assert storage.get("/k/many-b").rv == b2.rv
+    events = storage.changes_after(start)
+    assert [(e.type, e.key) for e in events] == [("DELETED", "/k/many-a"), ("DELETED", "/k/many-c")]
+    assert events[0].prev == a.data  # watchers see the last state, as with delete()

@@ -117,7 +117,7 @@ def test_every_served_version_names_the_storage_version(client) -> None:
     assert old["storageVersionHash"] == new["storageVersionHash"]
     assert old["kind"] == "PodDisruptionBudget" and old["shortNames"] == ["pdb"]
     names = [r["name"] for r in client.get("/apis/policy/v1beta1").json["resources"]]
-    assert names == ["poddisruptionbudgets", "poddisruptionbudgets/status"]
+    assert names == ["poddisruptionbudgets", "poddisruptionbudgets/status", "podsecuritypolicies"]  # as v1.23
 
 
 def test_table_and_protobuf_in_the_deprecated_version(client) -> None:

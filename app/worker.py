@@ -1,0 +1,410 @@
+"""The gunicorn worker: one event loop owns the connections; threads only run complete requests.
+
+gunicorn's gthread worker gives each new connection a thread for its TLS handshake and request head, and
+each response a thread until its last byte, so slow or idle clients and every open watch hold threads. Here
+the loop does the handshake and reads the request head on non-blocking sockets, under one deadline
+(--read-header-timeout), and hands complete heads to the thread pool (gunicorn's parser still parses them).
+A streaming response may take its connection (`orch.detach`): its socket goes to the watch fan-out writer
+(app/api/fanout.py), the thread returns to the pool, and the writer gives the connection back to the loop
+(kept alive) or has it closed when the stream ends. See docs/connections.md.
+"""
+from __future__ import annotations
+
+import errno
+import resource
+import selectors
+import signal
+import socket
+import ssl
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from functools import partial
+from typing import Any, ClassVar
+
+from gunicorn import sock as gunicorn_sock
+from gunicorn import util
+from gunicorn.http import get_parser
+from gunicorn.http.message import Request
+from gunicorn.http.parser import RequestParser
+from gunicorn.workers.gthread import TConn, ThreadWorker
+
+from app.api.handoff import DETACH_KEY, Handoff
+from app.auth.x509 import PEER_CERT_KEY
+from app.durations import parse_duration
+from config import defaults
+
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+#: the longest request line (method, URI, version) read: the reference's 1 MiB header limit (Go's
+#: MaxHeaderBytes), where gunicorn caps its own setting at 8190 bytes
+REQUEST_LINE_LIMIT = 1 << 20
+#: bytes of a head read before the parser takes over anyway (and answers 414 or 431 from what it has)
+HEAD_READ_LIMIT = REQUEST_LINE_LIMIT + 256 * 1024
+HEAD_ENDS = (b"\r\n\r\n", b"\n\n")
+DETACHED = object()  # handle_request's result: the response took the connection
+PLAIN_HTTP_ANSWER = b"HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n"
+#: the reference's answer when its in-flight limit is reached: plain text, not a Status
+TOO_MANY_REQUESTS = (b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                     b"X-Content-Type-Options: nosniff\r\nRetry-After: 1\r\nContent-Length: 43\r\n"
+                     b"Connection: close\r\n\r\nToo many requests, please try again later.\n")
+
+_request_local = threading.local()
+
+
+class BoundedRequest(Request):
+    """gunicorn's request with the request line bounded by REQUEST_LINE_LIMIT (its setting is 0: unlimited)."""
+
+    def read_line(self, unreader: Any, buf: Any, limit: int = 0) -> Any:
+        return super().read_line(unreader, buf, limit or REQUEST_LINE_LIMIT)
+
+
+def _peer_cert_der(sock: object) -> bytes | None:
+    getpeercert = getattr(sock, "getpeercert", None)
+    if getpeercert is None:
+        return None
+    try:
+        return getpeercert(binary_form=True) or None
+    except (ValueError, OSError):  # handshake not finished or connection gone: no identity
+        return None
+
+
+def with_connection(app: WSGIApp) -> WSGIApp:
+    """Copy what the worker knows of this request's connection into the environ: the verified client leaf
+    (DER) and the offer to take the connection over (only gunicorn's own Response can be detached)."""
+
+    def connection_app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        der = getattr(_request_local, "peer_cert_der", None)
+        if der:
+            environ[PEER_CERT_KEY] = der
+        else:
+            environ.pop(PEER_CERT_KEY, None)
+        offer = getattr(_request_local, "detach", None)
+        response = getattr(start_response, "__self__", None)
+        if offer is not None and response is not None:
+            environ[DETACH_KEY] = partial(offer, response)
+        else:
+            environ.pop(DETACH_KEY, None)
+        return app(environ, start_response)
+
+    return connection_app
+
+
+def request_line(head: bytes) -> tuple[str, str]:
+    """Method and target of the request line that starts `head` (latin-1, as gunicorn decodes it)."""
+    line = head.lstrip(b"\r\n").split(b"\n", 1)[0].rstrip(b"\r")
+    method, _, rest = line.partition(b" ")
+    return method.decode("latin-1"), rest.rsplit(b" ", 1)[0].decode("latin-1")
+
+
+class ApiConn(TConn):
+    """A connection whose request head the event loop reads (into `head`) before a thread parses it."""
+
+    def __init__(self, cfg: Any, sock: Any, client: Any, server: Any) -> None:
+        super().__init__(cfg, sock, client, server)
+        self.head = bytearray()
+        self.deadline = 0.0
+        self.handshaking = False
+        self.counted: str | None = None  # the in-flight limit this request counts against
+
+    def init(self) -> None:
+        """Called by gunicorn before each request it parses: the head read so far goes first."""
+        if self.parser is None:
+            self.parser = get_parser(self.cfg, self.sock, self.client)
+        self.initialized = True
+        if self.head:
+            self.parser.unreader.unread(bytes(self.head))
+            self.head = bytearray()
+
+
+class ApiWorker(ThreadWorker):
+    """gthread worker whose loop does TLS handshakes and reads request heads, and lets streams detach."""
+
+    read_header_timeout: float = parse_duration(defaults.READ_HEADER_TIMEOUT)  # worker_class() sets the flag's
+    #: this worker's share of --max-requests-inflight / --max-mutating-requests-inflight (0: no limit)
+    inflight_limits: ClassVar[dict[str, int]] = {"readOnly": 0, "mutating": 0}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.receiving: dict[ApiConn, None] = {}  # in deadline order (one timeout for all)
+        self.inflight = {"readOnly": 0, "mutating": 0}  # requests queued for or running on a thread
+        self.inflight_lock = threading.Lock()
+
+    def init_process(self) -> None:
+        # gunicorn builds every parser from this class attribute; there is no setting for the message class
+        RequestParser.mesg_class = BoundedRequest
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft < hard:  # every open watch is a descriptor: take what the system allows
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        super().init_process()
+
+    def load_wsgi(self) -> None:
+        from app.shutdown import worker_booted
+
+        super().load_wsgi()
+        self.app_wsgi = self.wsgi
+        self.wsgi = with_connection(self.wsgi)
+        worker_booted(self.app_wsgi)  # post-start hooks run now, not with the first request
+
+    def init_signals(self) -> None:
+        super().init_signals()
+        # Ctrl-C reaches the workers too (one process group): end watches and drain, as on SIGTERM
+        signal.signal(signal.SIGINT, self.handle_exit)
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        from app.shutdown import worker_exiting
+
+        super().handle_exit(sig, frame)
+        worker_exiting(getattr(self, "app_wsgi", None))  # end open watches cleanly, then drain
+
+    # -- the loop's side: accept, handshake, request head -------------------------------------------------
+
+    def accept(self, listener: Any) -> None:
+        try:
+            client_sock, client_addr = listener.accept()
+        except OSError as e:
+            if e.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
+                raise
+            return
+        self.nr_conns += 1
+        conn = ApiConn(self.cfg, client_sock, client_addr, listener.getsockname())
+        if self.cfg.is_ssl:
+            try:
+                conn.sock = gunicorn_sock.ssl_context(self.cfg).wrap_socket(
+                    client_sock, server_side=True, do_handshake_on_connect=False,
+                    suppress_ragged_eofs=self.cfg.suppress_ragged_eofs)
+            except (OSError, ValueError):  # gone before we could wrap it
+                self._drop(conn)
+                return
+            conn.handshaking = True
+        self._receive(conn)
+
+    def on_client_socket_readable(self, conn: Any, client: Any) -> None:
+        """A kept-alive connection has a new request: its head is read here too."""
+        self.poller.unregister(client)
+        self.keepalived_conns.remove(conn)
+        self._receive(conn)
+
+    def _receive(self, conn: ApiConn) -> None:
+        conn.deadline = time.monotonic() + self.read_header_timeout
+        self.receiving[conn] = None
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_receiving, conn))
+        self._on_receiving(conn, conn.sock)  # the first bytes are often there already
+
+    def _on_receiving(self, conn: ApiConn, _sock: Any) -> None:
+        try:
+            if conn.handshaking:
+                conn.sock.do_handshake()
+                conn.handshaking = False
+            complete = self._read_head(conn)
+        except ssl.SSLWantReadError:
+            self.poller.modify(conn.sock, selectors.EVENT_READ, partial(self._on_receiving, conn))
+            return
+        except ssl.SSLWantWriteError:
+            self.poller.modify(conn.sock, selectors.EVENT_WRITE, partial(self._on_receiving, conn))
+            return
+        except BlockingIOError:
+            return
+        except ssl.SSLError as err:
+            if conn.handshaking:
+                self._handshake_failed(conn, err)
+            self._drop(conn)
+            return
+        except OSError:
+            self._drop(conn)
+            return
+        if not complete:
+            self._drop(conn)  # closed by the client before a request
+            return
+        self.poller.unregister(conn.sock)
+        del self.receiving[conn]
+        if not self._admit(conn):
+            return
+        conn.data_ready = True
+        self.enqueue_req(conn)
+
+    def _admit(self, conn: ApiConn) -> bool:
+        """Count the request against its in-flight limit (long-running ones are not counted), or refuse it."""
+        from app import observability
+
+        method, target = request_line(bytes(conn.head[:8192]))
+        attrs, args = observability.line_attributes(method, target)
+        if observability.is_long_running(attrs):
+            return True
+        kind = observability.request_kind(method)
+        limit = self.inflight_limits.get(kind, 0)
+        if limit and self.inflight[kind] >= limit:
+            observability.count_request_termination(getattr(self, "app_wsgi", None), method, attrs, args, 429)
+            self._refuse(conn)
+            return False
+        with self.inflight_lock:
+            self.inflight[kind] += 1
+        conn.counted = kind
+        return True
+
+    def _refuse(self, conn: ApiConn) -> None:
+        """The in-flight limit is reached: 429 at once instead of a place in an unbounded queue."""
+        try:
+            conn.sock.send(TOO_MANY_REQUESTS)  # a fresh socket's send buffer takes it whole
+        except (OSError, ssl.SSLError):
+            pass
+        self.nr_conns -= 1
+        util.close(conn.sock)
+
+    def _uncount(self, conn: Any) -> None:
+        kind = getattr(conn, "counted", None)
+        if kind is not None:
+            conn.counted = None
+            with self.inflight_lock:
+                self.inflight[kind] -= 1
+
+    @staticmethod
+    def _read_head(conn: ApiConn) -> bool:
+        """Read until the head ends (True) or the client closes (False); raises when it must wait."""
+        while True:
+            data = conn.sock.recv(65536)
+            if not data:
+                return False
+            start = max(0, len(conn.head) - 3)
+            conn.head += data
+            if len(conn.head) > HEAD_READ_LIMIT or any(conn.head.find(end, start) >= 0 for end in HEAD_ENDS):
+                return True
+
+    def _tls_handshake_error(self, addr: Any, err: ssl.SSLError) -> None:
+        """As the reference: counted, logged, the connection closed."""
+        from app.observability import count_tls_handshake_error
+
+        count_tls_handshake_error(getattr(self, "app_wsgi", None))
+        self.log.info("TLS handshake error from %s: %s", (addr or ("",))[0], err)
+
+    def _handshake_failed(self, conn: ApiConn, err: ssl.SSLError) -> None:
+        self._tls_handshake_error(conn.client, err)
+        try:  # on the descriptor below the TLS layer
+            if err.reason == "HTTP_REQUEST":  # plain HTTP on the TLS port: Go's answer, in plain text
+                socket.socket.send(conn.sock, PLAIN_HTTP_ANSWER)
+            while socket.socket.recv(conn.sock, 65536):  # unread input would make close() a reset
+                pass
+        except OSError:
+            pass
+
+    def _drop(self, conn: ApiConn) -> None:
+        if self.receiving.pop(conn, 0) is None:
+            try:
+                self.poller.unregister(conn.sock)
+            except (KeyError, ValueError, OSError):
+                pass
+        self.nr_conns -= 1
+        util.close(conn.sock)
+
+    def murder_pending(self) -> None:
+        """Besides gunicorn's pending connections: heads not complete by their deadline, and when stopping,
+        connections that have not sent a byte of a request."""
+        super().murder_pending()
+        now = time.monotonic()
+        expired = []
+        for conn in self.receiving:  # in deadline order: while serving, stop at the first one still in time
+            if conn.deadline <= now or (not self.alive and not conn.head):
+                expired.append(conn)
+            elif self.alive:
+                break
+        for conn in expired:
+            self._drop(conn)
+
+    # -- the threads' side: requests, and responses that take their connection -------------------------
+
+    def handle_request(self, req: Any, conn: Any) -> Any:
+        # The request runs on this thread (until it detaches), so a thread-local is enough.
+        _request_local.peer_cert_der = _peer_cert_der(conn.sock)
+        _request_local.detach = partial(self._detach, conn)
+        _request_local.detached = False
+        try:
+            keepalive = super().handle_request(req, conn)
+            return DETACHED if _request_local.detached else keepalive
+        finally:
+            _request_local.peer_cert_der = None
+            _request_local.detach = None
+            self._uncount(conn)  # answered: no longer in flight (before the loop hears of it)
+
+    def _detach(self, conn: ApiConn, response: Any) -> Handoff:
+        """Called by the app on this request's thread: from now on the connection is the stream's."""
+        response.send_headers()
+        chunked = bool(response.chunked)
+        reusable = chunked and not response.should_close()
+        response.chunked = False  # gunicorn must not end the body: the new owner writes the last chunk
+        _request_local.detached = True
+
+        def release(clean: bool) -> None:
+            self.method_queue.defer(self._reclaim, conn, clean and reusable)
+
+        return Handoff(conn.sock, chunked, release)
+
+    def _keepalive_after(self, conn: Any, keepalive: Any) -> Any:
+        if keepalive is DETACHED:  # the body is not ours to drain: the stream owns the socket
+            return DETACHED
+        return super()._keepalive_after(conn, keepalive)
+
+    def finish_request(self, conn: Any, fs: Any) -> None:
+        self._uncount(conn)
+        if fs.done() and not fs.cancelled() and fs.exception() is None and fs.result() is DETACHED:
+            return  # counted in nr_conns until the stream gives it back (_reclaim)
+        super().finish_request(conn, fs)
+
+    def _reclaim(self, conn: ApiConn, reusable: bool) -> None:
+        """On the loop: a detached stream is over; keep the connection alive or close it."""
+        if reusable and self.alive:
+            done: Future = Future()
+            done.set_result(True)
+            super().finish_request(conn, done)
+        else:
+            self.nr_conns -= 1
+            util.close(conn.sock)
+
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        """A request gunicorn could not parse (or an app crash it caught) answered with a Status body."""
+        from app.api.wire import error_response
+
+        if isinstance(exc, ssl.SSLError):
+            self._tls_handshake_error(addr, exc)
+            return
+        code, message = below_app_error(exc)
+        if code >= 500:
+            self.log.exception("Error handling request")
+        else:
+            self.log.warning("Invalid request from ip=%s: %s", (addr or ("",))[0], message)
+        try:
+            client.sendall(error_response(code, message))
+        except OSError:
+            self.log.debug("Failed to send error message.")
+
+
+def worker_class(read_header_timeout: float, workers: int, max_readonly: int, max_mutating: int) -> type[ApiWorker]:
+    """The worker class gunicorn runs, with this server's settings; each worker takes its share of the
+    server's in-flight limits (rounded up)."""
+    def share(limit: int) -> int:
+        return -(-limit // workers) if limit > 0 else 0
+
+    limits = {"readOnly": share(max_readonly), "mutating": share(max_mutating)}
+    return type("ApiWorker", (ApiWorker,), {"read_header_timeout": read_header_timeout,
+                                            "inflight_limits": limits, "__module__": __name__})
+
+
+def below_app_error(exc: BaseException) -> tuple[int, str]:
+    """The code and message of an error found while parsing a request (gunicorn's own classification)."""
+    from gunicorn.http import errors
+
+    if type(exc).__name__.startswith("InvalidResponseHeader"):  # a header the app wrote: the server's fault
+        return 500, "Internal Server Error"
+    if isinstance(exc, errors.LimitRequestLine):
+        return 414, f"request URI too long: {exc}"
+    if isinstance(exc, errors.LimitRequestHeaders):
+        return 431, f"request header fields too large: {exc}"
+    if isinstance(exc, errors.UnsupportedTransferCoding):
+        return 501, str(exc)
+    if isinstance(exc, errors.ExpectationFailed):
+        return 417, str(exc)
+    if isinstance(exc, errors.ForbiddenProxyRequest):
+        return 403, "request forbidden"
+    if isinstance(exc, errors.ParseException):
+        return 400, f"malformed HTTP request: {exc}"
+    return 500, "Internal Server Error"
