@@ -183,7 +183,7 @@ def _install_authentication(app: Flask) -> None:
     from app.auth.setup import build_authentication
 
     svc: Services = app.extensions["orch"]
-    auth = build_authentication(app.config, svc.registry, svc.naming)
+    auth = build_authentication(app.config, svc.registry, svc.naming, svc.hub if app.config["BACKGROUND"] else None)
     app.extensions["orch.auth"] = auth
     controller = TokenController(TokenSecrets(svc.registry, auth.issuer, auth.names, lambda: auth.ca_pem), svc.hub)
 

@@ -36,6 +36,7 @@ from config import defaults
 
 if TYPE_CHECKING:
     from app.registry.store import Registry
+    from app.storage.hub import WatchHub
 
 
 class AuthConfigError(ValueError):
@@ -106,7 +107,7 @@ def _token_authenticators(config: Mapping[str, Any], naming: Naming, objects: Co
     return tokens
 
 
-def _authorizer(config: Mapping[str, Any], registry: Registry, naming: Naming) -> ModeChain:
+def _authorizer(config: Mapping[str, Any], registry: Registry, naming: Naming, hub: WatchHub | None) -> ModeChain:
     modes = parse_modes(config.get("AUTHORIZATION_MODE") or defaults.AUTHORIZATION_MODE)
     webhook = None
     if "Webhook" in modes:
@@ -122,18 +123,20 @@ def _authorizer(config: Mapping[str, Any], registry: Registry, naming: Naming) -
             timeout=float(config.get("OUTBOUND_TIMEOUT", defaults.OUTBOUND_TIMEOUT)),
             deadline=float(config.get("OUTBOUND_DEADLINE", defaults.OUTBOUND_DEADLINE)),
         )
-    return build_authorizer(modes, Resolver(PolicySource(registry, naming)), webhook)
+    return build_authorizer(modes, Resolver(PolicySource(registry, naming, hub)), webhook)
 
 
-def build_authentication(config: Mapping[str, Any], registry: Registry, naming: Naming) -> Authentication:
-    """Everything authentication needs, from the app's config; AuthConfigError names a bad file."""
+def build_authentication(config: Mapping[str, Any], registry: Registry, naming: Naming,
+                         hub: WatchHub | None = None) -> Authentication:
+    """Everything authentication needs, from the app's config; AuthConfigError names a bad file. With a
+    watch hub, the RBAC policy is cached until an RBAC object changes."""
     try:
-        return _build(config, registry, naming)
+        return _build(config, registry, naming, hub)
     except (ValueError, OSError) as err:
         raise AuthConfigError(str(err)) from err
 
 
-def _build(config: Mapping[str, Any], registry: Registry, naming: Naming) -> Authentication:
+def _build(config: Mapping[str, Any], registry: Registry, naming: Naming, hub: WatchHub | None) -> Authentication:
     objects = CoreObjects(registry)
     issuers = _issuers(config)
     keyring = _keyring(config)
@@ -156,7 +159,7 @@ def _build(config: Mapping[str, Any], registry: Registry, naming: Naming) -> Aut
     return Authentication(
         naming=naming, chain=Chain(tuple(request), bool(config.get("ANONYMOUS_AUTH", True))), tokens=tokens,
         api_audiences=issuers, issuer=TokenIssuer(keyring, issuers[0], names), objects=objects, names=names,
-        authorizer=_authorizer(config, registry, naming), ca_pem=ca_pem,
+        authorizer=_authorizer(config, registry, naming, hub), ca_pem=ca_pem,
     )
 
 

@@ -7,6 +7,10 @@ row, append to the change log, commit.
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import os
+import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -15,8 +19,8 @@ from typing import Any
 import orjson
 import sqlalchemy as sa
 from sqlalchemy import event
-from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import DisconnectionError, IntegrityError
 
 from app.background import BackgroundThread
 from app.storage.models import changes, objects, sequence
@@ -84,6 +88,113 @@ def encode_with_revision(obj: dict, rv: int) -> str:
     return orjson.dumps(obj).decode()
 
 
+#: stands for the revision in an object's text until the write knows it; secret, so no client can place it
+REVISION_MARK = f"orch-revision-{secrets.token_hex(16)}"
+
+
+def encode_marked(obj: dict) -> str:
+    """The object's text with REVISION_MARK (once) as its resourceVersion."""
+    obj.setdefault("metadata", {})["resourceVersion"] = REVISION_MARK
+    return orjson.dumps(obj).decode()
+
+
+def with_revision(marked: str, rv: int) -> str:
+    return marked.replace(REVISION_MARK, str(rv), 1)
+
+
+# Hot statements, built once (building a statement costs more than running it on SQLite).
+_GET = sa.select(objects.c.rv, objects.c.data).where(objects.c.key == sa.bindparam("key"))
+_REVISION = sa.select(sequence.c.rv)
+_COMPACTED = sa.select(sequence.c.compacted)
+_NEXT_REVISION = (sa.update(sequence).where(sequence.c.id == 1).values(rv=sequence.c.rv + 1)
+                  .returning(sequence.c.rv))
+_INSERT_OBJECT = sa.insert(objects)
+_UPDATE_OBJECT = (sa.update(objects).where(objects.c.key == sa.bindparam("k"), objects.c.rv == sa.bindparam("expected"))
+                  .values(rv=sa.bindparam("new_rv"), data=sa.bindparam("new_data")))
+_DELETE_OBJECT = sa.delete(objects).where(objects.c.key == sa.bindparam("k"),
+                                          objects.c.rv == sa.bindparam("expected"))
+_INSERT_CHANGE = sa.insert(changes)
+ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
+# PostgreSQL: a whole write in one statement. The revision row is taken first (as by every writer); a
+# compare-and-swap that fails writes nothing (rarely, in a race, it leaves a gap in the revisions: harmless).
+_PG_REVISION_IF_CURRENT = (
+    "next AS (UPDATE sequence SET rv = rv + 1 WHERE id = 1 AND EXISTS "
+    "(SELECT 1 FROM objects WHERE key = :key AND rv = :expected) RETURNING rv)")
+_PG_LOG = "INSERT INTO changes (rv, key, type, data, prev, created_at) "
+_PG_WRITES = {
+    ADDED: sa.text(
+        "WITH next AS (UPDATE sequence SET rv = rv + 1 WHERE id = 1 RETURNING rv), "
+        "doc AS (SELECT rv, replace(:data, :mark, CAST(rv AS TEXT)) AS data FROM next), "
+        "made AS (INSERT INTO objects (key, rv, data) SELECT :key, rv, data FROM doc) "
+        + _PG_LOG + "SELECT rv, :key, 'ADDED', data, :prev, :now FROM doc RETURNING rv"),
+    MODIFIED: sa.text(
+        "WITH " + _PG_REVISION_IF_CURRENT + ", "
+        "doc AS (SELECT rv, replace(:data, :mark, CAST(rv AS TEXT)) AS data FROM next), "
+        "changed AS (UPDATE objects o SET rv = doc.rv, data = doc.data FROM doc "
+        "WHERE o.key = :key AND o.rv = :expected RETURNING o.rv, o.data) "
+        + _PG_LOG + "SELECT rv, :key, 'MODIFIED', data, :prev, :now FROM changed RETURNING rv"),
+    DELETED: sa.text(
+        "WITH " + _PG_REVISION_IF_CURRENT + ", "
+        "gone AS (DELETE FROM objects o USING next WHERE o.key = :key AND o.rv = :expected RETURNING next.rv) "
+        + _PG_LOG + "SELECT rv, :key, 'DELETED', replace(:data, :mark, CAST(rv AS TEXT)), :prev, :now FROM gone "
+        "RETURNING rv"),
+}
+# changes after a revision, and the compaction mark, from one snapshot (one statement; a row of NULLs if none)
+_NEWEST = 2**62  # above every revision
+_CHANGES_AFTER = sa.text(
+    "SELECT c.rv, c.key, c.type, c.data, c.prev, s.compacted FROM sequence s "
+    "LEFT JOIN changes c ON c.rv > :after AND c.rv <= :upto ORDER BY c.rv LIMIT :lim")
+
+
+#: a pooled connection unused for longer is checked with a round trip before use (a busy one is not:
+#: a database restart then fails the requests in flight with 503, which clients retry)
+PING_AFTER_IDLE = 2.0
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    @event.listens_for(engine, "checkin")
+    def _returned(_dbapi_conn: Any, record: Any) -> None:
+        record.info["returned_at"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checked_out(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+        returned_at = record.info.get("returned_at")
+        if returned_at is None or time.monotonic() - returned_at < PING_AFTER_IDLE:
+            return
+        try:
+            dbapi_conn.cursor().execute("SELECT 1")
+        except Exception as exc:  # the pool replaces the connection and tries again
+            raise DisconnectionError() from exc
+
+
+class WriterQueue:
+    """The writers of one SQLite file wait here, in turn, rather than in SQLite's busy handler (which sleeps
+    up to 100 ms between tries): a lock for this process's threads, an flock for other processes."""
+
+    def __init__(self, database: str | None) -> None:
+        self._path = f"{database}-writers.lock" if database and database != ":memory:" else None
+        self._pid = -1
+        self._threads = threading.Lock()
+        self._fd = -1
+
+    def __enter__(self) -> None:
+        if self._pid != os.getpid():  # a forked worker gets its own lock and file (an flock is per open file)
+            self._pid, self._threads = os.getpid(), threading.Lock()
+            self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o600) if self._path else -1
+        self._threads.acquire()
+        if self._fd >= 0:
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_EX)
+            except BaseException:
+                self._threads.release()
+                raise
+
+    def __exit__(self, *_: object) -> None:
+        if self._fd >= 0:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        self._threads.release()
+
+
 class Storage:
     def __init__(self, url: str, history_window: float = 300.0, clock: Callable[[], float] = time.time):
         self.url = url
@@ -91,15 +202,19 @@ class Storage:
         self.clock = clock
         self.is_sqlite = url.startswith("sqlite")
         self.engine = self._make_engine(url)
+        self._writers = WriterQueue(make_url(url).database) if self.is_sqlite else contextlib.nullcontext()
         self._listeners: list[Callable[[int], None]] = []
 
     # -- engine and transactions -------------------------------------------------------------
 
     def _make_engine(self, url: str) -> Engine:
         if not self.is_sqlite:
-            return sa.create_engine(url, pool_size=10, max_overflow=40, pool_pre_ping=True)
+            # single statements run in autocommit (one round trip, no BEGIN/ROLLBACK); _tx sets its own level
+            engine = sa.create_engine(url, pool_size=10, max_overflow=40, isolation_level="AUTOCOMMIT")
+            _ping_when_idle(engine)
+            return engine
         engine = sa.create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
-                                  pool_size=10, max_overflow=40)
+                                  pool_size=10, max_overflow=40, pool_use_lifo=True)
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -116,7 +231,7 @@ class Storage:
     def _tx(self, write: bool) -> Iterator[Connection]:
         """A transaction: a consistent snapshot for reads, serialised for writes on SQLite."""
         if self.is_sqlite:
-            with self.engine.connect() as conn:
+            with self.engine.connect() as conn, self._writers if write else contextlib.nullcontext():
                 conn = conn.execution_options(isolation_level="AUTOCOMMIT")
                 conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
                 try:
@@ -146,27 +261,26 @@ class Storage:
     # -- reads ---------------------------------------------------------------------------------
 
     def ping(self) -> None:
-        with self.engine.connect() as conn:
-            conn.execute(sa.select(sequence.c.rv)).scalar_one()
+        self.current_revision()
 
     def current_revision(self) -> int:
         with self.engine.connect() as conn:
-            return conn.execute(sa.select(sequence.c.rv)).scalar_one()
+            return conn.execute(_REVISION).scalar_one()
 
     def compacted_revision(self) -> int:
         with self.engine.connect() as conn:
-            return conn.execute(sa.select(sequence.c.compacted)).scalar_one()
+            return conn.execute(_COMPACTED).scalar_one()
 
     def get(self, key: str) -> Stored | None:
         with self.engine.connect() as conn:
-            row = conn.execute(sa.select(objects.c.rv, objects.c.data).where(objects.c.key == key)).first()
+            row = conn.execute(_GET, {"key": key}).first()
         return Stored(key, row.rv, row.data) if row else None
 
     def get_at(self, key: str, revision: int) -> Stored | None:
         """The object as it was at `revision`."""
         with self._tx(write=False) as conn:
             self._check_available(conn, revision)
-            row = conn.execute(sa.select(objects.c.rv, objects.c.data).where(objects.c.key == key)).first()
+            row = conn.execute(_GET, {"key": key}).first()
             if row and row.rv <= revision:
                 return Stored(key, row.rv, row.data)
             first = conn.execute(
@@ -255,66 +369,82 @@ class Storage:
         return unchanged + changed
 
     def _check_available(self, conn: Connection, revision: int) -> None:
-        compacted = conn.execute(sa.select(sequence.c.compacted)).scalar_one()
+        compacted = conn.execute(_COMPACTED).scalar_one()
         if revision < compacted:
             raise RevisionCompacted(revision, compacted)
 
     def changes_after(self, revision: int, upto: int | None = None, limit: int = 500) -> list[Change]:
         """Change-log rows after `revision` (and at most `upto`), oldest first."""
-        with self._tx(write=False) as conn:
-            self._check_available(conn, revision)
-            query = sa.select(changes).where(changes.c.rv > revision)
-            if upto is not None:
-                query = query.where(changes.c.rv <= upto)
-            rows = conn.execute(query.order_by(changes.c.rv).limit(limit)).all()
-        return [Change(r.rv, r.key, r.type, r.data, r.prev) for r in rows]
+        with self.engine.connect() as conn:
+            rows = conn.execute(_CHANGES_AFTER, {"after": revision, "upto": upto if upto is not None else _NEWEST,
+                                                 "lim": limit}).all()
+        compacted = rows[0].compacted
+        if revision < compacted:
+            raise RevisionCompacted(revision, compacted)
+        return [Change(r.rv, r.key, r.type, r.data, r.prev) for r in rows if r.rv is not None]
 
     # -- writes --------------------------------------------------------------------------------
 
     def _next_revision(self, conn: Connection) -> int:
-        return conn.execute(
-            sa.update(sequence).where(sequence.c.id == 1).values(rv=sequence.c.rv + 1).returning(sequence.c.rv)
-        ).scalar_one()
+        return conn.execute(_NEXT_REVISION).scalar_one()
 
     def _log(self, conn: Connection, rv: int, key: str, kind: str, data: str, prev: str | None) -> None:
-        conn.execute(sa.insert(changes).values(rv=rv, key=key, type=kind, data=data, prev=prev,
-                                               created_at=self.clock()))
+        conn.execute(_INSERT_CHANGE, {"rv": rv, "key": key, "type": kind, "data": data, "prev": prev,
+                                      "created_at": self.clock()})
 
     def create(self, key: str, obj: dict) -> Stored:
-        try:
-            with self._tx(write=True) as conn:
-                rv = self._next_revision(conn)
-                data = encode_with_revision(obj, rv)
-                conn.execute(sa.insert(objects).values(key=key, rv=rv, data=data))
-                self._log(conn, rv, key, "ADDED", data, None)
-        except IntegrityError as exc:
-            raise KeyExists(key) from exc
-        self._committed(rv)
-        return Stored(key, rv, data)
+        marked = encode_marked(obj)
+        rv = self._write(ADDED, key, marked, None)
+        return Stored(key, rv, with_revision(marked, rv))
 
     def update(self, key: str, obj: dict, expected: Stored) -> Stored:
         """Replace the object read as `expected`; RevisionMismatch if it changed since."""
-        with self._tx(write=True) as conn:
-            rv = self._next_revision(conn)
-            data = encode_with_revision(obj, rv)
-            done = conn.execute(sa.update(objects).where(objects.c.key == key, objects.c.rv == expected.rv)
-                                .values(rv=rv, data=data)).rowcount
-            if not done:
-                raise self._why_not(conn, key)
-            self._log(conn, rv, key, "MODIFIED", data, expected.data)
-        self._committed(rv)
-        return Stored(key, rv, data)
+        marked = encode_marked(obj)
+        rv = self._write(MODIFIED, key, marked, expected)
+        return Stored(key, rv, with_revision(marked, rv))
 
     def delete(self, key: str, expected: Stored) -> Stored:
         """Remove the object read as `expected`; the DELETED event carries its last state."""
+        marked = encode_marked(orjson.loads(expected.data))
+        rv = self._write(DELETED, key, marked, expected)
+        return Stored(key, rv, with_revision(marked, rv))
+
+    def _write(self, kind: str, key: str, marked: str, expected: Stored | None) -> int:
+        """One change of `key` (its text: `marked`) at the next revision, compared against `expected`;
+        returns the revision. On PostgreSQL one statement (one round trip, the revision row held for no
+        round trip); on SQLite one local transaction."""
+        prev = expected.data if expected is not None else None
+        try:
+            if self.is_sqlite:
+                rv = self._write_in_transaction(kind, key, marked, expected)
+            else:
+                with self.engine.connect() as conn:
+                    rv = conn.execute(_PG_WRITES[kind], {
+                        "key": key, "data": marked, "mark": REVISION_MARK, "prev": prev, "now": self.clock(),
+                        "expected": expected.rv if expected is not None else None}).scalar()
+                if rv is None:
+                    with self.engine.connect() as conn:
+                        raise self._why_not(conn, key)
+        except IntegrityError as exc:
+            raise KeyExists(key) from exc
+        self._committed(rv)
+        return rv
+
+    def _write_in_transaction(self, kind: str, key: str, marked: str, expected: Stored | None) -> int:
         with self._tx(write=True) as conn:
             rv = self._next_revision(conn)
-            done = conn.execute(sa.delete(objects).where(objects.c.key == key, objects.c.rv == expected.rv)).rowcount
-            if not done:
-                raise self._why_not(conn, key)
-            deleted = self._log_deletion(conn, rv, key, expected.data)
-        self._committed(rv)
-        return deleted
+            data = with_revision(marked, rv)
+            if kind == ADDED:
+                conn.execute(_INSERT_OBJECT, {"key": key, "rv": rv, "data": data})
+            else:
+                assert expected is not None
+                cas = {"k": key, "expected": expected.rv}
+                done = conn.execute(_UPDATE_OBJECT, {**cas, "new_rv": rv, "new_data": data}) if kind == MODIFIED \
+                    else conn.execute(_DELETE_OBJECT, cas)
+                if not done.rowcount:
+                    raise self._why_not(conn, key)
+            self._log(conn, rv, key, kind, data, expected.data if expected is not None else None)
+        return rv
 
     def delete_many(self, expected: list[Stored]) -> list[Stored]:
         """delete() of each object in one transaction (a revision and a DELETED event each); objects gone or
@@ -324,8 +454,7 @@ class Storage:
             # the revision row first, as every writer takes it, so a concurrent write cannot wait on us crosswise
             conn.execute(sa.select(sequence.c.rv).with_for_update()).scalar_one()
             for stored in expected:
-                if conn.execute(sa.delete(objects).where(objects.c.key == stored.key,
-                                                         objects.c.rv == stored.rv)).rowcount:
+                if conn.execute(_DELETE_OBJECT, {"k": stored.key, "expected": stored.rv}).rowcount:
                     deleted.append(self._log_deletion(conn, self._next_revision(conn), stored.key, stored.data))
         if deleted:
             self._committed(deleted[-1].rv)
@@ -338,7 +467,7 @@ class Storage:
         return Stored(key, rv, data)
 
     def _why_not(self, conn: Connection, key: str) -> StorageError:
-        exists = conn.execute(sa.select(objects.c.rv).where(objects.c.key == key)).first()
+        exists = conn.execute(_GET, {"key": key}).first()
         return RevisionMismatch(key) if exists else KeyNotFound(key)
 
     # -- compaction ----------------------------------------------------------------------------

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import threading
 
+import orjson
 import pytest
 
 from app.storage.store import (
@@ -138,3 +139,62 @@ def test_delete_many_is_one_transaction_that_skips_what_changed_meanwhile(storag
     events = storage.changes_after(start)
     assert [(e.type, e.key) for e in events] == [("DELETED", "/k/many-a"), ("DELETED", "/k/many-c")]
     assert events[0].prev == a.data  # watchers see the last state, as with delete()
+
+
+def test_racing_updates_of_one_object_lose_nothing(storage: Storage) -> None:
+    """Compare-and-swap under contention: each update applies to the state it read, or fails; the change
+    log holds exactly the successful ones, each with the state it replaced."""
+    storage.create("/k/counter", {"metadata": {"name": "counter"}, "data": {"n": "0"}})
+    start = storage.current_revision()
+    wins: list[int] = []
+
+    def incrementer() -> None:
+        done = 0
+        while done < 10:
+            current = storage.get("/k/counter")
+            value = int(current.decode()["data"]["n"])
+            try:
+                storage.update("/k/counter", {"metadata": {"name": "counter"}, "data": {"n": str(value + 1)}},
+                               current)
+            except RevisionMismatch:
+                continue
+            wins.append(value + 1)
+            done += 1
+
+    threads = [threading.Thread(target=incrementer) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(wins) == list(range(1, 41))  # no two updates read the same state
+    assert storage.get("/k/counter").decode()["data"]["n"] == "40"
+    log = storage.changes_after(start, limit=100)
+    assert [c.type for c in log] == ["MODIFIED"] * 40
+    assert [int(orjson.loads(c.prev or "{}")["data"]["n"]) for c in log] == list(range(40))
+    assert [c.rv for c in log] == sorted(c.rv for c in log)
+
+
+def test_a_failed_compare_and_swap_writes_nothing(storage: Storage) -> None:
+    first = storage.create("/k/cas", obj("cas"))
+    second = storage.update("/k/cas", obj("cas", "b"), first)
+    before = storage.current_revision()
+    with pytest.raises(RevisionMismatch):
+        storage.delete("/k/cas", first)
+    with pytest.raises(RevisionMismatch):
+        storage.update("/k/cas", obj("cas", "c"), first)
+    assert storage.current_revision() == before
+    assert storage.changes_after(before) == []
+    assert storage.get("/k/cas") == second
+
+
+def test_stored_text_carries_its_revision_whatever_the_data(storage: Storage) -> None:
+    tricky = {"metadata": {"name": "t", "annotations": {"resourceVersion": "1"}},
+              "data": {"text": "é ü 漢字 \u2028 \"resourceVersion\":\"x\" " + "long " * 200}}
+    made = storage.create("/k/t", tricky)
+    changed = storage.update("/k/t", made.decode(), made)
+    gone = storage.delete("/k/t", changed)
+    for stored, change in zip((made, changed, gone), storage.changes_after(made.rv - 1), strict=True):
+        decoded = orjson.loads(change.data)
+        assert decoded["metadata"]["resourceVersion"] == str(stored.rv) == str(change.rv)
+        assert decoded["data"] == tricky["data"] and decoded["metadata"]["annotations"] == {"resourceVersion": "1"}
+        assert change.data == stored.data  # what the caller got is what was stored

@@ -78,7 +78,7 @@ class EscalationCheck:
         role_ns = namespace if role_kind == "Role" else ""
         if self._verb_allowed(user, "bind", role_plural, role_ns, role_name):
             return
-        snap = self.resolver.source.snapshot()
+        snap = self.resolver.source.snapshot(fresh=True)
         role_rules = (snap.cluster_roles.get(role_name) if role_kind == "ClusterRole"
                       else snap.roles.get((namespace, role_name)))
         group_resource = f"{plural}.{self.group}"

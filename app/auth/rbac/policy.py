@@ -1,12 +1,14 @@
-"""The RBAC objects in storage, read through the registry and cached until the store's revision moves.
+"""The RBAC objects in storage, read through the registry and cached until one of them changes.
 
 `Resolver` answers which rules apply to a user in a namespace and which binding allows a request.
 """
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -14,8 +16,12 @@ from app.auth.authz import Attributes
 from app.auth.rbac.rules import Rule, allows, rules_from_api
 from app.auth.user import UserInfo, service_account_username
 from app.naming import Naming
+from app.registry.keys import resource_prefix
 from app.registry.options import ListOptions
 from app.registry.store import Registry
+
+if TYPE_CHECKING:
+    from app.storage.hub import Subscription, WatchHub
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,8 @@ class Binding:
 @dataclass
 class Snapshot:
     revision: int = -1
+    #: the count of RBAC changes seen when this snapshot began loading: stale once the count moves
+    seen: int = -1
     cluster_roles: dict[str, list[Rule]] = field(default_factory=dict)
     roles: dict[tuple[str, str], list[Rule]] = field(default_factory=dict)
     cluster_bindings: list[Binding] = field(default_factory=list)
@@ -54,13 +62,19 @@ def subject_matches(subject: dict, user: UserInfo, binding_namespace: str) -> bo
 
 
 class PolicySource:
-    """Role and binding objects from the registry, reloaded when the store's revision changed."""
+    """Role and binding objects from the registry. With a watch hub, the snapshot is kept until the change
+    log shows an RBAC object changed (in any process); without one, until the store's revision moves."""
 
-    def __init__(self, registry: Registry, naming: Naming):
+    PLURALS = ("clusterroles", "roles", "clusterrolebindings", "rolebindings")
+
+    def __init__(self, registry: Registry, naming: Naming, hub: WatchHub | None = None):
         self.registry = registry
         self.group = naming.group("rbac.authorization")
+        self.hub = hub
         self._lock = threading.Lock()
         self._snapshot = Snapshot()
+        self._seen = 0  # RBAC changes seen through the hub
+        self._subscriptions: list[Subscription] = []
 
     def _items(self, plural: str) -> Iterator[dict]:
         rt = self.registry.catalog.lookup(self.group, "v1", plural)
@@ -69,18 +83,46 @@ class PolicySource:
         for text in self.registry.list(rt, None, ListOptions()).items:
             yield orjson.loads(text)
 
-    def snapshot(self) -> Snapshot:
+    def snapshot(self, fresh: bool = False) -> Snapshot:
+        """The policy; `fresh` checks the store's revision even when no change was seen (a grant made in
+        another process an instant ago is not missed)."""
+        if self.hub is not None and not fresh:
+            self._follow()
+            snap = self._snapshot
+            if snap.seen == self._seen and not any(sub.closed for sub in self._subscriptions):
+                return snap
+        seen = self._seen
         revision = self.registry.storage.current_revision()
         with self._lock:
             if self._snapshot.revision == revision:
                 return self._snapshot
-        fresh = self._load(revision)
+        fresh_snap = self._load(revision, seen)
         with self._lock:
-            self._snapshot = fresh
-        return fresh
+            self._snapshot = fresh_snap
+        return fresh_snap
 
-    def _load(self, revision: int) -> Snapshot:
-        snap = Snapshot(revision)
+    def _follow(self) -> None:
+        """Subscribe to RBAC changes once (on first use: the app touches no database before)."""
+        if self._subscriptions or self.hub is None:
+            return
+        with self._lock:
+            if self._subscriptions:
+                return
+            after = self.registry.storage.current_revision()
+            for plural in self.PLURALS:
+                rt = self.registry.catalog.lookup(self.group, "v1", plural)
+                if rt is not None:
+                    sub, _ = self.hub.subscribe(resource_prefix(rt), after)
+                    sub.listener = functools.partial(self._changed, sub)
+                    self._subscriptions.append(sub)
+            self._seen += 1  # whatever was loaded before following may have missed changes
+
+    def _changed(self, sub: Subscription) -> None:
+        sub.queue.clear()
+        self._seen += 1
+
+    def _load(self, revision: int, seen: int) -> Snapshot:
+        snap = Snapshot(revision, seen)
         for obj in self._items("clusterroles"):
             snap.cluster_roles[obj["metadata"]["name"]] = rules_from_api(obj.get("rules"))
         for obj in self._items("roles"):
@@ -131,7 +173,12 @@ class Resolver:
                 yield binding, rules
 
     def allowed_by(self, attrs: Attributes) -> Binding | None:
-        snap = self.source.snapshot()
+        found = self._allowed_by(self.source.snapshot(), attrs)
+        if found is None:  # before denying, make sure no grant is newer than the cached policy
+            found = self._allowed_by(self.source.snapshot(fresh=True), attrs)
+        return found
+
+    def _allowed_by(self, snap: Snapshot, attrs: Attributes) -> Binding | None:
         for binding, rules in self._applicable(snap, attrs.user, attrs.namespace):
             if any(allows(rule, attrs) for rule in rules):
                 return binding
@@ -140,7 +187,7 @@ class Resolver:
     def rules_for(self, user: UserInfo, namespace: str) -> tuple[list[Rule], list[str]]:
         """Every rule the user holds in `namespace` (cluster-wide ones included), and the bindings
         whose role is missing (the reference reports those as evaluation errors)."""
-        snap = self.source.snapshot()
+        snap = self.source.snapshot(fresh=True)
         rules: list[Rule] = []
         missing: list[str] = []
         candidates = list(snap.cluster_bindings) + (snap.bindings.get(namespace, []) if namespace else [])

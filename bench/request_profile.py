@@ -1,0 +1,98 @@
+"""Where one request's time goes, in process: the Flask app (no gunicorn, no TLS) serving GET and create of
+ConfigMaps as a token user of system:masters, as ../shared/perf/side-by-side.sh does over the network.
+
+    python bench/request_profile.py --backend postgresql --requests 3000 [--profile get|create] [--top 40]
+
+Prints microseconds per request (wall, one thread) for GET, create, update (PUT), merge patch, apply and
+delete; with --profile, the cProfile of that verb sorted by own time. Run by hand; no assertions.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.e2e import scratch_database
+
+TOKEN = "bench-token"
+CM = "/api/v1/namespaces/default/configmaps"
+DATA = {"a": "x" * 400}
+
+
+def _app(url: str, data_dir: Path):  # type: ignore[no-untyped-def]
+    from app import create_app
+    from app.storage.schema import ensure_schema
+
+    tokens = data_dir / "tokens.csv"
+    tokens.write_text(f'{TOKEN},bench,1,"system:masters"\n')
+    ensure_schema(url, upgrade=True)
+    return create_app({"DATABASE_URL": url, "DATA_DIR": str(data_dir), "TOKEN_AUTH_FILE": str(tokens)})
+
+
+def _timed(n: int, call: Callable[[int], object]) -> float:
+    start = time.perf_counter()
+    for i in range(n):
+        call(i)
+    return (time.perf_counter() - start) / n * 1e6
+
+
+def run(url: str, data_dir: Path, n: int, profile: str | None, top: int) -> None:
+    app = _app(url, data_dir)
+    client = app.test_client()
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+
+    def ok(resp, *codes: int):  # type: ignore[no-untyped-def]
+        assert resp.status_code in codes, resp.get_data(as_text=True)[:300]
+
+    ok(client.post(CM, json={"metadata": {"name": "cm0"}, "data": DATA}, headers=headers), 201)
+    verbs: dict[str, Callable[[int], object]] = {
+        "get": lambda i: ok(client.get(f"{CM}/cm0", headers=headers), 200),
+        "create": lambda i: ok(client.post(CM, json={"metadata": {"name": f"c{i}"}, "data": DATA},
+                                           headers=headers), 201),
+        "update": lambda i: ok(client.put(f"{CM}/c{i}", json={"metadata": {"name": f"c{i}"}, "data": {"b": "1"}},
+                                          headers=headers), 200),
+        "patch": lambda i: ok(client.patch(f"{CM}/c{i}", data='{"data":{"c":"2"}}', headers={
+            **headers, "Content-Type": "application/merge-patch+json"}), 200),
+        "apply": lambda i: ok(client.patch(f"{CM}/c{i}?fieldManager=bench&force=true", data=(
+            f'{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c{i}"}},"data":{{"d":"3"}}}}'),
+            headers={**headers, "Content-Type": "application/apply-patch+yaml"}), 200),
+        "delete": lambda i: ok(client.delete(f"{CM}/c{i}", headers=headers), 200),
+    }
+    for _ in range(200):  # warm: caches, prepared statements, imports
+        verbs["get"](0)
+    for verb, call in verbs.items():
+        if verb == profile:
+            profiler = cProfile.Profile()
+            profiler.enable()
+            took = _timed(n, call)
+            profiler.disable()
+            print(f"{verb:7} {took:8.0f} µs/request (profiled)")
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(top)
+        else:
+            print(f"{verb:7} {_timed(n, call):8.0f} µs/request")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--profile", choices=["get", "create", "update", "patch", "apply", "delete"])
+    parser.add_argument("--top", type=int, default=40)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.backend == "sqlite":
+            run(f"sqlite:///{tmp}/bench.db", Path(tmp), args.requests, args.profile, args.top)
+        else:
+            with scratch_database() as url:
+                run(url, Path(tmp), args.requests, args.profile, args.top)
+
+
+if __name__ == "__main__":
+    main()
