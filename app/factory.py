@@ -18,6 +18,8 @@ from app.durations import parse_duration
 from app.naming import Naming
 from app.observability import install_observability
 from app.registry.custom_catalog import CustomCatalog
+from app.registry.keys import resource_prefix
+from app.registry.live_namespaces import LiveNamespaces
 from app.registry.namespaces import NamespaceLifecycle
 from app.registry.service_resolver import service_resolver
 from app.registry.store import Registry
@@ -62,6 +64,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     registry = Registry(storage, catalog, naming)
     poll = app.config["WATCH_POLL_INTERVAL"] or (0.05 if storage.is_sqlite else 0.25)
     hub = WatchHub(storage, poll_interval=float(poll))
+    if app.config["BACKGROUND"]:
+        namespaces = resource_prefix(catalog.known_type("", "v1", "namespaces"))
+        registry.live_namespaces = LiveNamespaces(storage, hub, namespaces)
     svc = Services(naming=naming, catalog=catalog, storage=storage, registry=registry, hub=hub,
                    settings=dict(app.config))
     app.extensions["orch"] = svc

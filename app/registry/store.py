@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -55,6 +55,9 @@ from app.storage.store import (
     Storage,
     Stored,
 )
+
+if TYPE_CHECKING:
+    from app.registry.live_namespaces import LiveNamespaces
 
 MAX_UPDATE_RETRIES = 16
 GENERATE_NAME_ATTEMPTS = 8
@@ -113,6 +116,8 @@ class Registry:
         self.storage = storage
         self.catalog = catalog
         self.naming = naming
+        #: namespaces known live without reading the store (set by the app when a watch hub runs)
+        self.live_namespaces: LiveNamespaces | None = None
 
     @property
     def meta_group_version(self) -> str:
@@ -248,6 +253,8 @@ class Registry:
     def _admit_namespace(self, rt: ResourceType, namespace: str | None, name: str) -> None:
         """Namespaced creates need a live namespace (the reference's namespace lifecycle admission)."""
         if not rt.namespaced:
+            return
+        if self.live_namespaces is not None and self.live_namespaces.is_live(namespace or ""):
             return
         ns_type = self.catalog.lookup("", "v1", "namespaces")
         stored = self.storage.get(object_key(ns_type, None, namespace)) if ns_type else None

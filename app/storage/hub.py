@@ -154,6 +154,24 @@ class WatchHub:
             raise
         return sub, backlog
 
+    def follow(self, prefix: str, after: int, on_change: Callable[[Change], None]) -> Subscription:
+        """Call on_change, in order, for each change under prefix after `after` (the backlog at once, the rest
+        from the hub's thread as they come): an in-process view of a few objects, kept without a thread."""
+        lock = threading.Lock()
+        sub, backlog = self.subscribe(prefix, after)
+
+        def drain() -> None:
+            with lock:
+                for change in sub.take_nowait():
+                    on_change(change)
+
+        with lock:
+            for change in backlog:
+                on_change(change)
+            sub.listener = drain
+        drain()
+        return sub
+
     def _backlog(self, prefix: str, after: int, upto: int) -> list[Change]:
         out: list[Change] = []
         cursor = after

@@ -12,7 +12,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -204,6 +204,7 @@ class Storage:
         self.engine = self._make_engine(url)
         self._writers = WriterQueue(make_url(url).database) if self.is_sqlite else contextlib.nullcontext()
         self._listeners: list[Callable[[int], None]] = []
+        self._key_listeners: list[Callable[[str, int], None]] = []
 
     # -- engine and transactions -------------------------------------------------------------
 
@@ -251,9 +252,18 @@ class Storage:
         """Call listener(revision) after each local write commits (wakes the watch hub)."""
         self._listeners.append(listener)
 
-    def _committed(self, rv: int) -> None:
+    def on_key_written(self, listener: Callable[[str, int], None]) -> None:
+        """Call listener(key, revision) after each local write of key commits, before the writer answers (a
+        view kept from the change log sees this process's own writes at once)."""
+        self._key_listeners.append(listener)
+
+    def _committed(self, written: Iterable[Stored]) -> None:
+        written = list(written)
         for listener in self._listeners:
-            listener(rv)
+            listener(written[-1].rv)
+        for key_listener in self._key_listeners:
+            for stored in written:
+                key_listener(stored.key, stored.rv)
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -427,7 +437,7 @@ class Storage:
                         raise self._why_not(conn, key)
         except IntegrityError as exc:
             raise KeyExists(key) from exc
-        self._committed(rv)
+        self._committed((Stored(key, rv, ""),))
         return rv
 
     def _write_in_transaction(self, kind: str, key: str, marked: str, expected: Stored | None) -> int:
@@ -457,7 +467,7 @@ class Storage:
                 if conn.execute(_DELETE_OBJECT, {"k": stored.key, "expected": stored.rv}).rowcount:
                     deleted.append(self._log_deletion(conn, self._next_revision(conn), stored.key, stored.data))
         if deleted:
-            self._committed(deleted[-1].rv)
+            self._committed(deleted)
         return deleted
 
     def _log_deletion(self, conn: Connection, rv: int, key: str, last: str) -> Stored:

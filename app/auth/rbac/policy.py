@@ -4,7 +4,6 @@
 """
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from app.registry.store import Registry
 
 if TYPE_CHECKING:
     from app.storage.hub import Subscription, WatchHub
+    from app.storage.store import Change
 
 
 @dataclass(frozen=True)
@@ -112,13 +112,10 @@ class PolicySource:
             for plural in self.PLURALS:
                 rt = self.registry.catalog.lookup(self.group, "v1", plural)
                 if rt is not None:
-                    sub, _ = self.hub.subscribe(resource_prefix(rt), after)
-                    sub.listener = functools.partial(self._changed, sub)
-                    self._subscriptions.append(sub)
+                    self._subscriptions.append(self.hub.follow(resource_prefix(rt), after, self._changed))
             self._seen += 1  # whatever was loaded before following may have missed changes
 
-    def _changed(self, sub: Subscription) -> None:
-        sub.queue.clear()
+    def _changed(self, _change: Change) -> None:
         self._seen += 1
 
     def _load(self, revision: int, seen: int) -> Snapshot:
