@@ -11,6 +11,7 @@ import logging
 import orjson
 
 from app.auth.rbac.defaults import DefaultPolicy, autoupdate_annotation
+from app.catalog import ResourceType
 from app.errors import AlreadyExists, Conflict, NotFound
 from app.registry.options import ListOptions
 from app.registry.store import Registry
@@ -41,17 +42,19 @@ class Reconciler:
         self.naming = registry.naming
         self.group = self.naming.group("rbac.authorization")
 
-    def _rt(self, plural: str):
+    def _rt(self, plural: str) -> ResourceType:
         rt = self.registry.catalog.lookup(self.group, "v1", plural)
         assert rt is not None
         return rt
 
-    def _ensure(self, plural: str, wanted: dict, list_field: str) -> None:
+    def _ensure(self, plural: str, wanted: dict, list_field: str, listed: dict | None) -> None:
+        """`listed`: the object as the start's list showed it (None: missing then)."""
         rt, name = self._rt(plural), wanted["metadata"]["name"]
-        for _ in range(3):
-            try:
-                current = self.registry.get(rt, None, name)
-            except NotFound:
+        current = listed
+        for attempt in range(3):
+            if attempt:  # another server reconciled meanwhile: read it again
+                current = self._current(rt, name)
+            if current is None:
                 try:
                     self.registry.create(rt, None, copy.deepcopy(wanted), manager=MANAGER)
                     return
@@ -69,12 +72,24 @@ class Reconciler:
             except Conflict:
                 continue
 
+    def _current(self, rt: ResourceType, name: str) -> dict | None:
+        try:
+            return self.registry.get(rt, None, name)
+        except NotFound:
+            return None
+
+    def _listed(self, plural: str) -> dict[str, dict]:
+        """Every object of the kind by name: one list instead of a read per default object."""
+        return {o["metadata"]["name"]: o for o in
+                (orjson.loads(text) for text in self.registry.list(self._rt(plural), None, ListOptions()).items)}
+
     def reconcile(self) -> None:
         policy = DefaultPolicy(self.naming)
-        for role in policy.cluster_roles():
-            self._ensure("clusterroles", role, "rules")
-        for binding in policy.cluster_role_bindings():
-            self._ensure("clusterrolebindings", binding, "subjects")
+        for plural, objects, list_field in (("clusterroles", policy.cluster_roles(), "rules"),
+                                            ("clusterrolebindings", policy.cluster_role_bindings(), "subjects")):
+            listed = self._listed(plural)
+            for wanted in objects:
+                self._ensure(plural, wanted, list_field, listed.get(wanted["metadata"]["name"]))
         self.aggregate()
 
     # -- aggregation ---------------------------------------------------------------------------
@@ -83,8 +98,7 @@ class Reconciler:
         """Set the rules of every ClusterRole with an aggregationRule to the union of the rules of
         the ClusterRoles its selectors match (the reference's aggregation controller)."""
         rt = self._rt("clusterroles")
-        roles = {o["metadata"]["name"]: o for o in
-                 (orjson.loads(text) for text in self.registry.list(rt, None, ListOptions()).items)}
+        roles = self._listed("clusterroles")
         stored = {name: role.get("rules") or [] for name, role in roles.items()}
         for _ in range(len(roles) + 1):  # aggregated roles may aggregate others: repeat to a fixpoint
             if not self._aggregate_once(roles):
