@@ -60,6 +60,8 @@ if TYPE_CHECKING:
     from app.registry.live_namespaces import LiveNamespaces
 
 MAX_UPDATE_RETRIES = 16
+#: the most rows one round of a filtered, paged list reads (the reference's maxLimit)
+MAX_LIST_PAGE = 10000
 GENERATE_NAME_ATTEMPTS = 8
 TOO_LARGE_RV_WAIT = 3.0
 GENERIC_FIELDS = ("metadata.name", "metadata.namespace")
@@ -194,28 +196,35 @@ class Registry:
 
     def _list_pages(self, rt: ResourceType, prefix: str, flt: Filter, limit: int | None,
                     start_after: str | None, revision: int | None) -> ListResult:
+        """Rows in key order until `limit` of them pass the filter. A selective filter leaves pages short: the
+        page asked for doubles each round (up to MAX_LIST_PAGE), as the reference's store does."""
         items: list[str] = []
         conv = rt.conversion
+        fetch = limit
         while True:
-            want = None if limit is None else limit - len(items)
-            page = self.storage.list(prefix, revision=revision, start_after=start_after, limit=want,
+            page = self.storage.list(prefix, revision=revision, start_after=start_after, limit=fetch,
                                      count_remaining=flt.empty)
             revision = page.revision
-            for stored in page.items:
+            more, last_key = page.more, page.items[-1].key if page.items else None
+            for i, stored in enumerate(page.items):
                 if conv is None:
                     if flt.empty or flt.matches(rt, stored.decode()):
                         items.append(stored.data)
-                    continue
-                # another version is stored: filter (field selectors) on the object as served
-                obj = conv.from_storage(stored.decode())
-                if flt.empty or flt.matches(rt, obj):
-                    items.append(orjson.dumps(obj).decode())
-            if not page.more:
+                else:  # another version is stored: filter (field selectors) on the object as served
+                    obj = conv.from_storage(stored.decode())
+                    if flt.empty or flt.matches(rt, obj):
+                        items.append(orjson.dumps(obj).decode())
+                if limit is not None and len(items) >= limit:
+                    more, last_key = page.more or i + 1 < len(page.items), stored.key
+                    break
+            if not more or last_key is None:
                 return ListResult(rt, page.revision, items)
-            start_after = page.items[-1].key
             if limit is not None and len(items) >= limit:
-                token = ContinueToken(page.revision, start_after[len(prefix):]).encode(self.meta_group_version)
+                token = ContinueToken(page.revision, last_key[len(prefix):]).encode(self.meta_group_version)
                 return ListResult(rt, page.revision, items, token, page.remaining)
+            start_after = last_key
+            assert fetch is not None
+            fetch = min(fetch * 2, MAX_LIST_PAGE)
 
     # -- create --------------------------------------------------------------------------------
 
