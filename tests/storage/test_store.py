@@ -1,10 +1,13 @@
 """Storage behaviour on SQLite and PostgreSQL: revisions, CAS, history, compaction."""
 from __future__ import annotations
 
+import multiprocessing
 import threading
+from typing import Any
 
 import orjson
 import pytest
+import sqlalchemy as sa
 
 from app.storage.store import (
     KeyExists,
@@ -198,3 +201,61 @@ def test_stored_text_carries_its_revision_whatever_the_data(storage: Storage) ->
         assert decoded["metadata"]["resourceVersion"] == str(stored.rv) == str(change.rv)
         assert decoded["data"] == tricky["data"] and decoded["metadata"]["annotations"] == {"resourceVersion": "1"}
         assert change.data == stored.data  # what the caller got is what was stored
+
+
+def _write_from_another_process(url: str, tag: str, errors: Any) -> None:
+    store = _impatient(url)
+    try:
+        _write_concurrently(store, tag)
+    except Exception as exc:  # noqa: BLE001 - reported to the parent
+        errors.put(repr(exc))
+    finally:
+        store.dispose()
+
+
+def _impatient(url: str) -> Storage:
+    """A store whose SQLite connections never wait for a lock: contention would fail at once."""
+    store = Storage(url)
+
+    @sa.event.listens_for(store.engine, "connect")
+    def _no_busy_wait(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.execute("PRAGMA busy_timeout=0")
+
+    return store
+
+
+def _write_concurrently(store: Storage, tag: str) -> None:
+    failures: list[BaseException] = []
+
+    def writer(i: int) -> None:
+        try:
+            for j in range(25):
+                made = store.create(f"/k/{tag}-{i}-{j}", obj(f"{tag}-{i}-{j}"))
+                store.update(made.key, obj(made.key, "2"), made)
+        except BaseException as exc:  # noqa: BLE001
+            failures.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failures:
+        raise failures[0]
+
+
+def test_sqlite_writers_queue_instead_of_failing_or_sleeping(sqlite_url: str) -> None:
+    """Writers of one SQLite file, threads of two processes, queue for the write lock: with SQLite's busy
+    wait turned off, none of them meets a locked database."""
+    ctx = multiprocessing.get_context("fork")
+    errors = ctx.Queue()
+    other = ctx.Process(target=_write_from_another_process, args=(sqlite_url, "p2", errors))
+    here = _impatient(sqlite_url)
+    start = here.current_revision()
+    other.start()
+    _write_concurrently(here, "p1")
+    other.join(60)
+    assert other.exitcode == 0 and errors.empty(), errors.get() if not errors.empty() else other.exitcode
+    log = here.changes_after(start, limit=1000)
+    assert len(log) == 2 * 4 * 25 * 2 and [c.rv for c in log] == sorted(c.rv for c in log)
+    here.dispose()
