@@ -55,6 +55,7 @@ from app.registry.patch import (
     STRATEGIC_MERGE_PATCH,
 )
 from app.registry.store import ListResult
+from app.storage.store import Stored
 from app.tables import parse_include_object
 from app.versions import deprecated_api, deprecation_warning, is_deprecated
 
@@ -169,8 +170,9 @@ def _item(rt: ResourceType, info: RequestInfo) -> Response:
         if patch_type not in PATCH_TYPES or (patch_type == STRATEGIC_MERGE_PATCH and not strategic_ok):
             raise UnsupportedMediaType([*(t for t in PATCH_TYPES if t != STRATEGIC_MERGE_PATCH or strategic_ok),
                                         APPLY_PATCH])
-        body, warnings = _patch_checked(rt, sub, ns, name, patch_type)
-        result = registry.patch(rt, ns, name, patch_type, body, sub, parse_dry_run(request.args), _manager())
+        body, warnings, read = _patch_checked(rt, sub, ns, name, patch_type)
+        result = registry.patch(rt, ns, name, patch_type, body, sub, parse_dry_run(request.args), _manager(),
+                                read)
         return _render(rt, _sub_view(rt, sub, result), 200, rep, warnings)
     if method == "POST" and sub is not None:
         _require_verb(rt, "create", sub)
@@ -216,17 +218,21 @@ def _decode_checked(rt: ResourceType, sub: str | None = None) -> tuple[object, l
 
 
 def _patch_checked(rt: ResourceType, sub: str | None, ns: str | None, name: str, patch_type: str
-                   ) -> tuple[bytes, list[str]]:
-    """The PATCH body to apply (without unknown fields) and the warnings of fieldValidation."""
+                   ) -> tuple[bytes, list[str], Stored | None]:
+    """The PATCH body to apply (without unknown fields), the warnings of fieldValidation, and the object
+    read to check them (the patch's first try uses it)."""
     mode = fieldvalidation.directive(request.args.get("fieldValidation"))
     body = read_body(request)
     registry = services().registry
     schema = registry.schema(rt, rt.subresource(sub) if sub else None)
-    if schema is None:
-        return body, []
-    current = _sub_view(rt, sub, registry.get(rt, ns, name))
+    if schema is None or rt.computed:
+        return body, [], None
+    read = registry.read(rt, ns, name)
+    current = _sub_view(rt, sub, registry.served(rt, read.decode()))
     group, version, kind = _view_type(rt, sub)
-    return fieldvalidation.check_patch(mode, schema, patch_type, body, current, kind, group, version, name)
+    body, warnings = fieldvalidation.check_patch(mode, schema, patch_type, body, current, kind, group, version,
+                                                 name)
+    return body, warnings, read
 
 
 def _sub_view(rt: ResourceType, sub: str | None, obj: dict) -> dict:

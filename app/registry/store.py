@@ -135,10 +135,14 @@ class Registry:
             raise NotFound(rt.plural, rt.group, name)
         if resource_version not in ("", "0"):
             self.wait_for_revision(parse_revision(resource_version))
+        return self.served(rt, self.read(rt, namespace, name).decode())
+
+    def read(self, rt: ResourceType, namespace: str | None, name: str) -> Stored:
+        """The stored object (a caller that reads before a write hands it to the write: one read, not two)."""
         stored = self.storage.get(object_key(rt, namespace, name))
         if stored is None:
             raise NotFound(rt.plural, rt.group, name)
-        return self.served(rt, stored.decode())
+        return stored
 
     def wait_for_revision(self, wanted: int) -> int:
         """Block briefly until the store has reached `wanted`; 504 Too large resource version after."""
@@ -370,11 +374,13 @@ class Registry:
         raise Conflict(rt.plural, rt.group, name)
 
     def patch(self, rt: ResourceType, namespace: str | None, name: str, patch_type: str, body: bytes,
-              subresource: str | None = None, dry_run: bool = False, manager: str = "") -> dict:
+              subresource: str | None = None, dry_run: bool = False, manager: str = "",
+              read: Stored | None = None) -> dict:
+        """PATCH; `read`: the object as the caller just read it (used for the first try)."""
         sub = self._subresource(rt, subresource, "patch")
         key = object_key(rt, namespace, name)
-        for _ in range(MAX_UPDATE_RETRIES):
-            current = self.storage.get(key)
+        for attempt in range(MAX_UPDATE_RETRIES):
+            current = read if attempt == 0 and read is not None else self.storage.get(key)
             if current is None:
                 raise NotFound(rt.plural, rt.group, name)
             old = self.served(rt, current.decode())  # patches apply to the version the client speaks
