@@ -74,6 +74,7 @@ class PolicySource:
         self._lock = threading.Lock()
         self._snapshot = Snapshot()
         self._seen = 0  # RBAC changes seen through the hub
+        self._seen_lock = threading.Lock()
         self._subscriptions: list[Subscription] = []
 
     def _items(self, plural: str) -> Iterator[dict]:
@@ -94,7 +95,8 @@ class PolicySource:
         seen = self._seen
         revision = self.registry.storage.current_revision()
         with self._lock:
-            if self._snapshot.revision == revision:
+            if self._snapshot.revision == revision:  # nothing was written since it was loaded
+                self._snapshot.seen = seen
                 return self._snapshot
         fresh_snap = self._load(revision, seen)
         with self._lock:
@@ -113,10 +115,11 @@ class PolicySource:
                 rt = self.registry.catalog.lookup(self.group, "v1", plural)
                 if rt is not None:
                     self._subscriptions.append(self.hub.follow(resource_prefix(rt), after, self._changed))
-            self._seen += 1  # whatever was loaded before following may have missed changes
+            self._changed(None)  # whatever was loaded before following may have missed changes
 
-    def _changed(self, _change: Change) -> None:
-        self._seen += 1
+    def _changed(self, _change: Change | None) -> None:
+        with self._seen_lock:  # the hub's thread and a request's may both count
+            self._seen += 1
 
     def _load(self, revision: int, seen: int) -> Snapshot:
         snap = Snapshot(revision, seen)
