@@ -20,7 +20,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -413,3 +413,14 @@ def write_json(path: str | None, payload: Any) -> None:
     if path:
         Path(path).write_text(json.dumps(payload, indent=2, default=str) + "\n")
         print(f"# results written to {path}")
+
+
+def run_each_backend(title: str, args: argparse.Namespace, run: Callable[[RunningServer], Any]) -> None:
+    """The usual main: per backend asked for (--backend), a server of --workers x --threads, `run` on it;
+    the results to --json."""
+    results: dict[str, Any] = {"info": header(title), "args": vars(args), "backends": {}}
+    for backend in backends(args.backend):
+        print(f"\n## {backend}: {args.workers} workers x {args.threads} threads")
+        with bench_server(backend, args.workers, args.threads, keep=args.keep) as server:
+            results["backends"][backend] = run(server)
+    write_json(args.json, results)

@@ -26,13 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.common import (
     Conn,
     add_server_args,
-    backends,
-    bench_server,
     fmt_ms,
-    header,
     health,
+    run_each_backend,
     summary,
-    write_json,
 )
 from tests.e2e import closed_by_server
 
@@ -110,12 +107,7 @@ def main() -> int:
     parser.add_argument("--slow", type=int, default=1000)
     parser.add_argument("--stalled", type=int, default=1000)
     args = parser.parse_args()
-    results = {"info": header("slow_clients_bench"), "args": vars(args), "backends": {}}
-    for backend in backends(args.backend):
-        print(f"\n## {backend}: {args.workers} workers x {args.threads} threads")
-        with bench_server(backend, args.workers, args.threads, keep=args.keep) as server:
-            results["backends"][backend] = run(server, args.slow, args.stalled)
-    write_json(args.json, results)
+    run_each_backend("slow_clients_bench", args, lambda server: run(server, args.slow, args.stalled))
     return 0
 
 

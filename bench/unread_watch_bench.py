@@ -25,16 +25,13 @@ from bench.common import (
     NAMESPACE,
     Conn,
     add_server_args,
-    backends,
-    bench_server,
     create_configmaps,
     ensure_namespace,
-    header,
     health,
     rss_kib,
+    run_each_backend,
     ssl_context,
     worker_pids,
-    write_json,
 )
 
 COLLECTION = f"/api/v1/namespaces/{NAMESPACE}/configmaps"
@@ -117,12 +114,8 @@ def main() -> int:
     parser.add_argument("--writes", type=int, default=5000)
     parser.add_argument("--data-bytes", type=int, default=2048)
     args = parser.parse_args()
-    results = {"info": header("unread_watch_bench"), "args": vars(args), "backends": {}}
-    for backend in backends(args.backend):
-        print(f"\n## {backend}: {args.workers} workers x {args.threads} threads")
-        with bench_server(backend, args.workers, args.threads, keep=args.keep) as server:
-            results["backends"][backend] = run(server, args.watchers, args.writes, args.data_bytes)
-    write_json(args.json, results)
+    run_each_backend("unread_watch_bench", args,
+                     lambda server: run(server, args.watchers, args.writes, args.data_bytes))
     return 0
 
 

@@ -225,7 +225,7 @@ def _patch_checked(rt: ResourceType, sub: str | None, ns: str | None, name: str,
     body = read_body(request)
     registry = services().registry
     schema = registry.schema(rt, rt.subresource(sub) if sub else None)
-    if schema is None or rt.computed:
+    if schema is None:
         return body, [], None
     read = registry.read(rt, ns, name)
     current = _sub_view(rt, sub, registry.served(rt, read.decode()))

@@ -7,7 +7,7 @@ import threading
 import orjson
 
 from app.storage.hub import Subscription, WatchHub
-from app.storage.store import Change, Storage
+from app.storage.store import Change, Storage, Stored
 
 
 class LiveNamespaces:
@@ -20,7 +20,7 @@ class LiveNamespaces:
         self._written: dict[str, int] = {}  # names this process wrote, by revision, not yet seen in the log
         self._lock = threading.RLock()  # following applies the backlog under it
         self._subscription: Subscription | None = None
-        storage.on_key_written(self._written_here)
+        storage.on_commit(self._written_here)
 
     def is_live(self, name: str) -> bool:
         subscription = self._subscription or self._follow()
@@ -35,13 +35,14 @@ class LiveNamespaces:
                 self._subscription = self.hub.follow(self.prefix, page.revision, self._changed)
             return self._subscription
 
-    def _written_here(self, key: str, revision: int) -> None:
+    def _written_here(self, written: list[Stored]) -> None:
         """A namespace this process just changed is read from the store until the change log reaches it."""
-        if key.startswith(self.prefix):
-            with self._lock:
-                name = key[len(self.prefix):]
-                self._live.discard(name)
-                self._written[name] = max(revision, self._written.get(name, 0))
+        for stored in written:
+            if stored.key.startswith(self.prefix):
+                with self._lock:
+                    name = stored.key[len(self.prefix):]
+                    self._live.discard(name)
+                    self._written[name] = max(stored.rv, self._written.get(name, 0))
 
     def _changed(self, change: Change) -> None:
         with self._lock:

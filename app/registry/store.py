@@ -209,7 +209,7 @@ class Registry:
             page = self.storage.list(prefix, revision=revision, start_after=start_after, limit=fetch,
                                      count_remaining=flt.empty)
             revision = page.revision
-            more, last_key = page.more, page.items[-1].key if page.items else None
+            more, last_key = page.more, page.items[-1].key if page.items else ""
             for i, stored in enumerate(page.items):
                 if conv is None:
                     if flt.empty or flt.matches(rt, stored.decode()):
@@ -221,14 +221,13 @@ class Registry:
                 if limit is not None and len(items) >= limit:
                     more, last_key = page.more or i + 1 < len(page.items), stored.key
                     break
-            if not more or last_key is None:
+            if not more:
                 return ListResult(rt, page.revision, items)
             if limit is not None and len(items) >= limit:
                 token = ContinueToken(page.revision, last_key[len(prefix):]).encode(self.meta_group_version)
                 return ListResult(rt, page.revision, items, token, page.remaining)
             start_after = last_key
-            assert fetch is not None
-            fetch = min(fetch * 2, MAX_LIST_PAGE)
+            fetch = min(fetch * 2, MAX_LIST_PAGE) if fetch is not None else None
 
     # -- create --------------------------------------------------------------------------------
 

@@ -90,7 +90,7 @@ class WatchHub:
         self._errors = RepeatedErrors(log)
         self._last = 0
         self._thread: threading.Thread | None = None
-        storage.on_commit(lambda _rv: self._wakeup.set())
+        storage.on_commit(lambda _written: self._wakeup.set())
 
     def start(self) -> None:
         with self._lock:

@@ -36,7 +36,7 @@ class ChangeNotifier(BackgroundThread):
         self.url = conninfo(url)
         self._pending = threading.Event()
 
-    def committed(self, _rv: int) -> None:
+    def committed(self, _written: object) -> None:
         self._pending.set()
 
     def wake(self) -> None:

@@ -12,7 +12,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,11 +59,14 @@ class Stored:
         return orjson.loads(self.data)
 
 
+ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"  # the kinds of change
+
+
 @dataclass(frozen=True)
 class Change:
     rv: int
     key: str
-    type: str  # ADDED, MODIFIED, DELETED
+    type: str  # ADDED, MODIFIED or DELETED
     data: str
     prev: str | None
     #: encodings of this change made by its readers, shared by all of them (watch frames, by framing)
@@ -81,11 +84,6 @@ class Page:
 def prefix_end(prefix: str) -> str:
     """The smallest string greater than every string starting with prefix."""
     return prefix[:-1] + chr(ord(prefix[-1]) + 1)
-
-
-def encode_with_revision(obj: dict, rv: int) -> str:
-    obj.setdefault("metadata", {})["resourceVersion"] = str(rv)
-    return orjson.dumps(obj).decode()
 
 
 #: stands for the revision in an object's text until the write knows it; secret, so no client can place it
@@ -114,7 +112,6 @@ _UPDATE_OBJECT = (sa.update(objects).where(objects.c.key == sa.bindparam("k"), o
 _DELETE_OBJECT = sa.delete(objects).where(objects.c.key == sa.bindparam("k"),
                                           objects.c.rv == sa.bindparam("expected"))
 _INSERT_CHANGE = sa.insert(changes)
-ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 # PostgreSQL: a whole write in one statement. The revision row is taken first (as by every writer); a
 # compare-and-swap that fails writes nothing (rarely, in a race, it leaves a gap in the revisions: harmless).
 _PG_REVISION_IF_CURRENT = (
@@ -203,8 +200,7 @@ class Storage:
         self.is_sqlite = url.startswith("sqlite")
         self.engine = self._make_engine(url)
         self._writers = WriterQueue(make_url(url).database) if self.is_sqlite else contextlib.nullcontext()
-        self._listeners: list[Callable[[int], None]] = []
-        self._key_listeners: list[Callable[[str, int], None]] = []
+        self._listeners: list[Callable[[list[Stored]], None]] = []
 
     # -- engine and transactions -------------------------------------------------------------
 
@@ -248,22 +244,14 @@ class Storage:
             with conn.begin():
                 yield conn
 
-    def on_commit(self, listener: Callable[[int], None]) -> None:
-        """Call listener(revision) after each local write commits (wakes the watch hub)."""
+    def on_commit(self, listener: Callable[[list[Stored]], None]) -> None:
+        """Call listener(what was written) after each local write commits, in the writing thread, before the
+        writer answers (wakes the watch hub; views kept from the change log see this process's writes at once)."""
         self._listeners.append(listener)
 
-    def on_key_written(self, listener: Callable[[str, int], None]) -> None:
-        """Call listener(key, revision) after each local write of key commits, before the writer answers (a
-        view kept from the change log sees this process's own writes at once)."""
-        self._key_listeners.append(listener)
-
-    def _committed(self, written: Iterable[Stored]) -> None:
-        written = list(written)
+    def _committed(self, written: list[Stored]) -> None:
         for listener in self._listeners:
-            listener(written[-1].rv)
-        for key_listener in self._key_listeners:
-            for stored in written:
-                key_listener(stored.key, stored.rv)
+            listener(written)
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -298,7 +286,7 @@ class Storage:
                 .where(changes.c.key == key, changes.c.rv > revision)
                 .order_by(changes.c.rv).limit(1)
             ).first()
-        if first is None or first.type == "ADDED" or first.prev is None:
+        if first is None or first.type == ADDED or first.prev is None:
             return None
         prev = orjson.loads(first.prev)
         return Stored(key, int(prev["metadata"]["resourceVersion"]), first.prev)
@@ -350,7 +338,7 @@ class Storage:
         return (
             sa.select(changes.c.key, changes.c.prev)
             .join(first, changes.c.rv == first.c.rv)
-            .where(changes.c.type != "ADDED")
+            .where(changes.c.type != ADDED)
         )
 
     def _rows_at(self, conn: Connection, lo: str, lo_inclusive: bool, hi: str, revision: int,
@@ -403,26 +391,20 @@ class Storage:
                                       "created_at": self.clock()})
 
     def create(self, key: str, obj: dict) -> Stored:
-        marked = encode_marked(obj)
-        rv = self._write(ADDED, key, marked, None)
-        return Stored(key, rv, with_revision(marked, rv))
+        return self._write(ADDED, key, encode_marked(obj), None)
 
     def update(self, key: str, obj: dict, expected: Stored) -> Stored:
         """Replace the object read as `expected`; RevisionMismatch if it changed since."""
-        marked = encode_marked(obj)
-        rv = self._write(MODIFIED, key, marked, expected)
-        return Stored(key, rv, with_revision(marked, rv))
+        return self._write(MODIFIED, key, encode_marked(obj), expected)
 
     def delete(self, key: str, expected: Stored) -> Stored:
         """Remove the object read as `expected`; the DELETED event carries its last state."""
-        marked = encode_marked(orjson.loads(expected.data))
-        rv = self._write(DELETED, key, marked, expected)
-        return Stored(key, rv, with_revision(marked, rv))
+        return self._write(DELETED, key, encode_marked(orjson.loads(expected.data)), expected)
 
-    def _write(self, kind: str, key: str, marked: str, expected: Stored | None) -> int:
-        """One change of `key` (its text: `marked`) at the next revision, compared against `expected`;
-        returns the revision. On PostgreSQL one statement (one round trip, the revision row held for no
-        round trip); on SQLite one local transaction."""
+    def _write(self, kind: str, key: str, marked: str, expected: Stored | None) -> Stored:
+        """One change of `key` (its text: `marked`) at the next revision, compared against `expected`.
+        On PostgreSQL one statement (one round trip, the revision row held for no round trip); on SQLite one
+        local transaction."""
         prev = expected.data if expected is not None else None
         try:
             if self.is_sqlite:
@@ -437,8 +419,9 @@ class Storage:
                         raise self._why_not(conn, key)
         except IntegrityError as exc:
             raise KeyExists(key) from exc
-        self._committed((Stored(key, rv, ""),))
-        return rv
+        written = Stored(key, rv, with_revision(marked, rv))
+        self._committed([written])
+        return written
 
     def _write_in_transaction(self, kind: str, key: str, marked: str, expected: Stored | None) -> int:
         with self._tx(write=True) as conn:
@@ -465,16 +448,13 @@ class Storage:
             conn.execute(sa.select(sequence.c.rv).with_for_update()).scalar_one()
             for stored in expected:
                 if conn.execute(_DELETE_OBJECT, {"k": stored.key, "expected": stored.rv}).rowcount:
-                    deleted.append(self._log_deletion(conn, self._next_revision(conn), stored.key, stored.data))
+                    rv = self._next_revision(conn)
+                    data = with_revision(encode_marked(orjson.loads(stored.data)), rv)
+                    self._log(conn, rv, stored.key, DELETED, data, stored.data)
+                    deleted.append(Stored(stored.key, rv, data))
         if deleted:
             self._committed(deleted)
         return deleted
-
-    def _log_deletion(self, conn: Connection, rv: int, key: str, last: str) -> Stored:
-        """The DELETED event of `key`, whose last state was `last`: the object at revision rv."""
-        data = encode_with_revision(orjson.loads(last), rv)
-        self._log(conn, rv, key, "DELETED", data, last)
-        return Stored(key, rv, data)
 
     def _why_not(self, conn: Connection, key: str) -> StorageError:
         exists = conn.execute(_GET, {"key": key}).first()

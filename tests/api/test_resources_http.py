@@ -136,6 +136,29 @@ def test_patch(any_client, patch_type: str, patch) -> None:
     assert resp.get_json()["data"] == {"k": "new"}
 
 
+def test_patch_reads_the_object_once_and_still_retries_after_a_race(app, client, monkeypatch) -> None:
+    client.post(CM, json=cm("once", k="old"))
+    storage = app.extensions["orch"].storage
+    reads: list[str] = []
+    getting = storage.get
+    monkeypatch.setattr(storage, "get", lambda key: reads.append(key) or getting(key))
+    merge = {"Content-Type": "application/merge-patch+json"}
+    assert client.patch(f"{CM}/once", data=b'{"data":{"k":"new"}}', headers=merge).status_code == 200
+    assert reads == ["/core/configmaps/default/once"]  # the field-validation check's read serves the patch too
+    # the object changes between that read and the write: the patch is applied again to the newer object
+    updating, raced = storage.update, []
+
+    def race_once(key, obj, expected):  # type: ignore[no-untyped-def]
+        if not raced:
+            raced.append(getting(key))
+            updating(key, {**raced[0].decode(), "data": {"k": "new", "other": "x"}}, raced[0])
+        return updating(key, obj, expected)
+
+    monkeypatch.setattr(storage, "update", race_once)
+    done = client.patch(f"{CM}/once", data=b'{"data":{"k":"newer"}}', headers=merge)
+    assert done.status_code == 200 and done.get_json()["data"] == {"k": "newer", "other": "x"}
+
+
 def test_failed_json_patch_test_writes_nothing(client) -> None:
     before = client.post(CM, json=cm("p", k="old")).get_json()
     ops = [{"op": "replace", "path": "/data/k", "value": "new"}, {"op": "test", "path": "/data/k", "value": "x"}]

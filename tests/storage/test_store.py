@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -258,3 +259,23 @@ def test_sqlite_writers_queue_instead_of_failing_or_sleeping(sqlite_url: str) ->
     log = here.changes_after(start, limit=1000)
     assert len(log) == 2 * 4 * 25 * 2 and [c.rv for c in log] == sorted(c.rv for c in log)
     here.dispose()
+
+
+def test_connections_the_database_dropped_are_replaced_before_use(pg_database: str,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pooled connection unused for a while is checked before use: after the database ended every
+    connection (a restart, an idle timeout in a proxy) the next read still answers."""
+    import psycopg
+
+    from app.storage import store as store_module
+    from app.storage.notify import conninfo
+
+    monkeypatch.setattr(store_module, "PING_AFTER_IDLE", 0.0)  # every pooled connection counts as idle
+    storage = Storage(f"{pg_database}?application_name=orch-ping-test")
+    made = storage.create(f"/k/kept-{uuid.uuid4().hex}", obj("kept"))
+    with psycopg.connect(conninfo(pg_database), autocommit=True) as admin:
+        ended = admin.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                              "WHERE application_name = 'orch-ping-test'").fetchone()
+    assert ended is not None and ended[0] >= 1
+    assert storage.get(made.key) == made
+    storage.dispose()
