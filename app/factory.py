@@ -39,6 +39,7 @@ DEFAULTS: dict[str, Any] = {
     # only polls (an indexed probe of the change log), so it polls more often
     "WATCH_POLL_INTERVAL": None,
     "BACKGROUND": True,  # background threads (namespace lifecycle, compaction, watch hub)
+    "ADMISSION_PLUGINS": None,  # None: the default ones (app/admission/plugins.py)
 }
 
 
@@ -80,6 +81,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     install_observability(app)  # metrics and audit: its hooks run before authentication's (401s counted)
     _install_authentication(app)
     _install_authorization(app)
+    _install_admission(app, svc)
     from app.controllers.manager import install_controllers
 
     install_controllers(app)  # after authorization: controllers start once the default policy exists
@@ -271,6 +273,45 @@ def _install_authorization(app: Flask) -> None:
                 and response.status_code < 300):
             as_server(reconciler.aggregate)
         return response
+
+
+def _install_admission(app: Flask, svc: Services) -> None:
+    """The registry's admission chain, and the request's share of what admission says: Warning headers and
+    audit annotations (hooks registered after observability's, so they run before it records the response)."""
+    from app.admission.effects import Effects, request_effects
+    from app.admission.plugins import build_chain, enabled_plugins
+    from app.observability import EXTENSION_KEY
+
+    names = app.config["ADMISSION_PLUGINS"]
+    names = enabled_plugins() if names is None else names
+    metrics = app.extensions[EXTENSION_KEY].metrics
+    svc.registry.admission = build_chain(names, svc.registry, svc.naming,
+                                         svc.hub if app.config["BACKGROUND"] else None,
+                                         service_resolver(svc.registry), metrics)
+
+    @app.before_request
+    def _open_effects() -> None:
+        g.admission_effects = Effects()
+        g.admission_effects_token = request_effects.set(g.admission_effects)
+
+    @app.after_request
+    def _apply_effects(response: Any) -> Any:
+        effects: Effects | None = g.get("admission_effects")
+        if effects is not None:
+            from app.api.fieldvalidation import warning_header
+
+            for text in effects.warnings:
+                response.headers.add("Warning", warning_header(text))
+            observed = g.get("observed")
+            if effects.annotations and observed is not None:
+                observed.annotations.update(effects.annotations)
+        return response
+
+    @app.teardown_request
+    def _close_effects(_exc: BaseException | None) -> None:
+        token = g.pop("admission_effects_token", None)
+        if token is not None:
+            request_effects.reset(token)
 
 
 def _is_health_path(path: str) -> bool:

@@ -296,6 +296,10 @@ OPTIONS: tuple[Option, ...] = (
            "key of --cluster-signing-cert-file"),
     Option("cluster_signing_duration", defaults.CLUSTER_SIGNING_DURATION, _signing_duration, "DURATION",
            "longest lifetime of certificates the csrsigning controller issues (Go duration)"),
+    Option("enable_admission_plugins", None, _items, "NAMES",
+           "admission plugins to run besides the default ones (e.g. AlwaysDeny); order does not matter", "list"),
+    Option("disable_admission_plugins", None, _items, "NAMES",
+           "default admission plugins not to run (e.g. ValidatingAdmissionWebhook)", "list"),
     Option("runtime_config", None, _runtime_config, "KEY[=BOOL],...",
            "API versions to serve or not: <group>/<version>[=true|false] (api/v1 is core), api/all, api/ga, "
            "api/beta, api/alpha; repeatable", "list"),
@@ -373,6 +377,8 @@ class Settings:
     endpoint_lease_duration: float = 15.0
     shutdown_delay_duration: float = 0.0
     runtime_config: tuple[tuple[str, bool], ...] | None = None
+    enable_admission_plugins: tuple[str, ...] | None = None
+    disable_admission_plugins: tuple[str, ...] | None = None
     controllers: str = defaults.CONTROLLERS
     cluster_signing_cert_file: str | None = None
     cluster_signing_key_file: str | None = None
@@ -433,6 +439,15 @@ class Settings:
     def service_account_issuers(self) -> tuple[str, ...]:
         return self.service_account_issuer or (self.server_url,)
 
+    @property
+    def admission_plugins(self) -> list[str]:
+        from app.admission.plugins import AdmissionConfigError, enabled_plugins
+
+        try:
+            return enabled_plugins(self.enable_admission_plugins or (), self.disable_admission_plugins or ())
+        except AdmissionConfigError as err:
+            raise ConfigError(str(err)) from None
+
     def check(self) -> None:
         if bool(self.tls_cert_file) != bool(self.tls_private_key_file):
             raise ConfigError("--tls-cert-file and --tls-private-key-file must be given together")
@@ -446,6 +461,7 @@ class Settings:
             _check_audit_policy(self.audit_policy_file, self.api_domain)
         if self.runtime_config:
             _check_runtime_config(self.runtime_config, self.api_domain)
+        self.admission_plugins  # noqa: B018 - unknown or unbuilt plugin names refuse to start
         if bool(self.cluster_signing_cert_file) != bool(self.cluster_signing_key_file):
             raise ConfigError("--cluster-signing-cert-file and --cluster-signing-key-file must be given together")
 
@@ -520,6 +536,7 @@ def flask_config(settings: Settings) -> dict[str, Any]:
         "SECURE_PORT": settings.secure_port,
         "ENDPOINT_LEASE_DURATION": float(settings.endpoint_lease_duration),
         "RUNTIME_CONFIG": settings.runtime_config or (),
+        "ADMISSION_PLUGINS": settings.admission_plugins,
         "CONTROLLERS": settings.controllers,
         "CLUSTER_SIGNING_CERT_FILE": settings.cluster_signing_cert_file or settings.pki_file(defaults.CA_CERT),
         "CLUSTER_SIGNING_KEY_FILE": settings.cluster_signing_key_file or settings.pki_file(defaults.CA_KEY),

@@ -31,6 +31,7 @@ SIZE_LABELS = ("verb", "group", "version", "resource", "subresource", "scope", "
 SIZE_BUCKETS = tuple(1000.0 * 10 ** i for i in range(8))  # 1 kB .. 10 GB, as the reference
 WATCH_LABELS = ("group", "version", "kind")
 WATCH_EVENT_SIZE_BUCKETS = tuple(1024.0 * 2 ** i for i in range(8))  # 1 KiB .. 128 KiB, as the reference
+ADMISSION_BUCKETS = (0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25)  # the reference's admission buckets
 STORAGE_BUCKETS = (0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30,
                    45, 60)
 
@@ -87,6 +88,8 @@ class ServerMetrics:
     watch_event_sizes: Any = None
     tls_handshake_errors: Any = None
     request_terminations: Any = None
+    admission_controller_duration: Any = None
+    admission_webhook_duration: Any = None
 
     def add_collector(self, collector: Any) -> None:
         """A collector computed at scrape time (storage objects), outside the multiprocess files."""
@@ -173,10 +176,21 @@ def build_metrics() -> ServerMetrics:
     request_terminations = Counter(
         "apiserver_request_terminations_total",
         "Number of requests which apiserver terminated in self-defense.", TERMINATION_LABELS, registry=families)
+    admission_labels = ("name", "type", "operation", "rejected")
+    admission_controller_duration = Histogram(
+        "apiserver_admission_controller_admission_duration_seconds",
+        "Admission controller latency histogram in seconds, identified by name and broken out for each operation "
+        "and API resource and type (validate or admit).", admission_labels, buckets=ADMISSION_BUCKETS,
+        registry=families)
+    admission_webhook_duration = Histogram(
+        "apiserver_admission_webhook_admission_duration_seconds",
+        "Admission webhook latency histogram in seconds, identified by name and broken out for each operation and "
+        "API resource and type (validate or admit).", admission_labels, buckets=ADMISSION_BUCKETS,
+        registry=families)
     metrics = ServerMetrics(request_total, request_duration, longrunning, deprecated, registry, [], inflight,
                             response_sizes, storage_duration, storage_errors, db_connections, audit_events,
                             registered_watchers, watch_events, watch_event_sizes, tls_handshake_errors,
-                            request_terminations)
+                            request_terminations, admission_controller_duration, admission_webhook_duration)
     from app.metrics.process import ServerProcessCollector
 
     metrics.add_collector(ServerProcessCollector(multi))

@@ -166,6 +166,23 @@ class DeleteOptions:
         opts.validate(meta_group)
         return opts
 
+    def to_api(self, api_version: str) -> dict:
+        """DeleteOptions as an AdmissionReview carries them."""
+        out: dict = {"kind": "DeleteOptions", "apiVersion": api_version}
+        if self.grace_period_seconds is not None:
+            out["gracePeriodSeconds"] = self.grace_period_seconds
+        preconditions = {k: v for k, v in (("uid", self.precondition_uid),
+                                           ("resourceVersion", self.precondition_rv)) if v}
+        if preconditions:
+            out["preconditions"] = preconditions
+        if self.propagation_policy:
+            out["propagationPolicy"] = self.propagation_policy
+        if self.orphan_dependents is not None:
+            out["orphanDependents"] = self.orphan_dependents
+        if self.dry_run:
+            out["dryRun"] = ["All"]
+        return out
+
     def validate(self, meta_group: str) -> None:
         policy = self.propagation_policy
         if policy is not None and policy not in ("Foreground", "Background", "Orphan"):

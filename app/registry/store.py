@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from app.admission import CREATE, DELETE, UPDATE, Attributes, Chain
 from app.apply import apply as apply_fields
 from app.apply import record_update
 from app.catalog import Catalog, CreateCall, ResourceType, Subresource
@@ -120,6 +121,8 @@ class Registry:
         self.naming = naming
         #: namespaces known live without reading the store (set by the app when a watch hub runs)
         self.live_namespaces: LiveNamespaces | None = None
+        #: the admission plugins every write passes (set by the app from --enable-admission-plugins)
+        self.admission = Chain()
 
     @property
     def meta_group_version(self) -> str:
@@ -262,23 +265,6 @@ class Registry:
                              f"request ({namespace})")
         md["namespace"] = namespace
 
-    def _admit_namespace(self, rt: ResourceType, namespace: str | None, name: str) -> None:
-        """Namespaced creates need a live namespace (the reference's namespace lifecycle admission)."""
-        if not rt.namespaced:
-            return
-        if self.live_namespaces is not None and self.live_namespaces.is_live(namespace or ""):
-            return
-        ns_type = self.catalog.lookup("", "v1", "namespaces")
-        stored = self.storage.get(object_key(ns_type, None, namespace)) if ns_type else None
-        if stored is None:
-            raise NotFound("namespaces", "", namespace or "")
-        if (stored.decode().get("metadata") or {}).get("deletionTimestamp"):
-            raise Forbidden(
-                f'{rt.group_resource} "{name}" is forbidden: unable to create new content in namespace '
-                f"{namespace} because it is being terminated", rt.plural, rt.group, name,
-                causes=[{"reason": "NamespaceTerminating", "message": f"namespace {namespace} is being terminated",
-                         "field": "metadata.namespace"}])
-
     def _invalid(self, rt: ResourceType, obj: dict, errors: list) -> None:
         if errors:
             raise Invalid(rt.kind, rt.group, str(_meta(obj).get("name") or _meta(obj).get("generateName") or ""),
@@ -304,9 +290,18 @@ class Registry:
             self._invalid(rt, obj, [meta.required("metadata.name", "name or generateName is required")])
         if srt.has_status and srt.strategy.reset_status_on_create:
             obj.pop("status", None)
-        md["uid"] = str(uuid.uuid4())  # before the strategy: some kinds derive values from it
-        md["creationTimestamp"] = meta.now_rfc3339()
         srt.strategy.default(obj)
+        attrs = Attributes(CREATE, rt, namespace or "", str(md.get("name") or ""), obj, dry_run=dry_run,
+                           options=_options(self.meta_group_version, "CreateOptions", dry_run, manager))
+        self.admission.admit(attrs)
+        if attrs.mutated:
+            obj = attrs.obj or obj
+            md = _meta(obj)
+            for name in meta.SYSTEM_FIELDS:
+                md.pop(name, None)
+            srt.strategy.default(obj)
+        md["uid"] = str(uuid.uuid4())  # before prepare_for_create: some kinds derive values from it
+        md["creationTimestamp"] = meta.now_rfc3339()
         srt.strategy.prepare_for_create(obj)
         if not tracked:
             obj = self._track_as(rt, None, obj, manager, None)
@@ -316,7 +311,8 @@ class Registry:
             if not explicit_name:
                 md["name"] = meta.generate_name(prefix)
             self._invalid(rt, obj, meta.metadata_errors(md, srt.name_rule, srt.namespaced) + srt.strategy.validate(obj))
-            self._admit_namespace(rt, namespace, md["name"])
+            attrs.obj, attrs.name = obj, md["name"]
+            self.admission.validate(attrs)
             if srt.strategy.generation:
                 md["generation"] = 1
             meta.drop_empty(md)
@@ -568,9 +564,15 @@ class Registry:
                     new.pop("status", None)
             srt.strategy.default(new)
             srt.strategy.prepare_for_update(new, old)
+        attrs = None
+        if not internal:
+            attrs = self._admit_update(rt, srt, new, old, sub, dry_run, manager)
+            new = attrs.obj or new
         md = _meta(new)
         strategy_errors = [] if internal else srt.strategy.validate_update(new, old)
         self._invalid(rt, new, meta.metadata_errors(md, srt.name_rule, srt.namespaced) + strategy_errors)
+        if attrs is not None:
+            self.admission.validate(attrs)
         if srt.strategy.generation and _spec_changed(old, new):
             md["generation"] = int((old.get("metadata") or {}).get("generation") or 0) + 1
         md["resourceVersion"] = str(current.rv)
@@ -589,6 +591,21 @@ class Registry:
             return self.served(rt, self.storage.update(key, new, current).decode())
         except KeyNotFound:
             raise NotFound(rt.plural, rt.group, md.get("name", "")) from None
+
+    def _admit_update(self, rt: ResourceType, srt: ResourceType, new: dict, old: dict, sub: Subresource | None,
+                      dry_run: bool, manager: str) -> Attributes:
+        """Mutating admission of an update; what it changed is defaulted again and may not touch what the
+        server keeps (uid, creation time, deletion state)."""
+        md = _meta(new)
+        attrs = Attributes(UPDATE, rt, str(md.get("namespace") or ""), str(md.get("name") or ""), new, old,
+                           subresource=sub.name if sub is not None else "", dry_run=dry_run,
+                           options=_options(self.meta_group_version, "UpdateOptions", dry_run, manager))
+        self.admission.admit(attrs)
+        if attrs.mutated and attrs.obj is not None:
+            self._carry_system_fields(old, attrs.obj)
+            _meta(attrs.obj)["resourceVersion"] = md.get("resourceVersion")
+            srt.strategy.default(attrs.obj)
+        return attrs
 
     @staticmethod
     def _carry_system_fields(old: dict, new: dict) -> None:
@@ -622,6 +639,10 @@ class Registry:
             refusal = srt.strategy.forbid_delete(obj)
             if refusal:
                 raise Forbidden(f'{rt.group_resource} "{name}" is forbidden: {refusal}', rt.plural, rt.group, name)
+            attrs = Attributes(DELETE, rt, namespace or "", name, None, obj, dry_run=opts.dry_run,
+                               options=opts.to_api(self.meta_group_version))
+            self.admission.admit(attrs)
+            self.admission.validate(attrs)
             try:
                 if md.get("deletionTimestamp"):
                     return self.served(rt, obj), False
@@ -681,6 +702,16 @@ class Registry:
             except NotFound:
                 continue
         return listed
+
+
+def _options(api_version: str, kind: str, dry_run: bool, manager: str) -> dict:
+    """The write's options as an AdmissionReview carries them."""
+    options: dict[str, Any] = {"kind": kind, "apiVersion": api_version}
+    if dry_run:
+        options["dryRun"] = ["All"]
+    if manager:
+        options["fieldManager"] = manager
+    return options
 
 
 def _spec_changed(old: dict, new: dict) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from app.catalog import Catalog, ResourceType
 from app.naming import Naming
 from app.resources import (
+    admissionregistration,
     apiextensions,
     apps,
     authentication,
@@ -26,7 +27,8 @@ from app.resources import (
 
 #: group modules in the reference's discovery order (core first, then /apis priority order).
 GROUP_MODULES = (core, apps, events, authentication, authorization, autoscaling, batch, certificates, networking, policy,
-                 rbac, storage, apiextensions, scheduling, coordination, node, discovery, flowcontrol)
+                 rbac, storage, admissionregistration, apiextensions, scheduling, coordination, node, discovery,
+                 flowcontrol)
 
 
 def resource_types(naming: Naming) -> list[ResourceType]:

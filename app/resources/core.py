@@ -113,12 +113,6 @@ class NamespaceStrategy(KindStrategy):
                                       "name is neither a standard finalizer name nor is it fully qualified"))
         return errors
 
-    def forbid_delete(self, obj: Obj) -> str | None:
-        immortal = ("default", self.naming.system_namespace, self.naming.public_namespace)
-        if dig(obj, "metadata", "name") in immortal:
-            return "this namespace may not be deleted"
-        return None
-
     def prepare_for_delete(self, obj: Obj) -> None:
         child(obj, "status")["phase"] = "Terminating"
 

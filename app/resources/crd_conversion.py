@@ -3,20 +3,14 @@ HTTPS to the CRD's `clientConfig` (a `url`, or a `service` resolved through its 
 aggregator routing does), trusting only its `caBundle`. A failure is a 500 with the reference's message."""
 from __future__ import annotations
 
-import base64
-import ssl
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import orjson
-import urllib3
 
 from app.errors import ApiError
+from app.outbound import CallFailed, ServiceResolver, post_json
 
-#: (namespace, service name, service port) -> (address, port) of a ready endpoint; LookupError when none
-ServiceResolver = Callable[[str, str, int], tuple[str, int]]
 REVIEW_VERSIONS = ("v1", "v1beta1")
 TIMEOUT = 30.0  # the reference's conversion webhook timeout
 
@@ -35,26 +29,6 @@ class ConversionWebhook:
     review_versions: tuple[str, ...]
     resolve: ServiceResolver | None = None
 
-    def _target(self) -> tuple[str, str | None]:
-        """(URL, TLS server name when it differs from the URL's host)."""
-        config = self.client_config
-        if config.get("url"):
-            return str(config["url"]), None
-        service = config.get("service") or {}
-        namespace, name = str(service.get("namespace", "")), str(service.get("name", ""))
-        port = int(service.get("port") or 443)
-        if self.resolve is None:
-            raise LookupError("services cannot be resolved here")
-        host, target_port = self.resolve(namespace, name, port)
-        path = str(service.get("path") or "/")
-        return f"https://{host}:{target_port}{path}", f"{name}.{namespace}.svc"
-
-    def _context(self) -> ssl.SSLContext:
-        bundle = self.client_config.get("caBundle")
-        if bundle:
-            return ssl.create_default_context(cadata=base64.b64decode(bundle).decode())
-        return ssl.create_default_context()
-
     def convert(self, obj: dict, desired: str) -> dict:
         """One object in the `desired` apiVersion, as the webhook converts it."""
         if obj.get("apiVersion") == desired:
@@ -64,24 +38,16 @@ class ConversionWebhook:
         review = {"apiVersion": f"{self.group}/{version}", "kind": "ConversionReview",
                   "request": {"uid": uid, "desiredAPIVersion": desired, "objects": [obj]}}
         try:
-            url, server_name = self._target()
-            kwargs: dict[str, Any] = {"ssl_context": self._context(), "retries": False}
-            if server_name:
-                kwargs["server_hostname"] = server_name
-                kwargs["assert_hostname"] = server_name
-            with urllib3.PoolManager(**kwargs) as http:
-                reply = http.request("POST", url, body=orjson.dumps(review), timeout=urllib3.Timeout(total=TIMEOUT),
-                                     headers={"Content-Type": "application/json", "Accept": "application/json"},
-                                     redirect=False)
-        except (LookupError, urllib3.exceptions.HTTPError, OSError, ValueError) as err:
-            raise ConversionFailed(desired, self.kind, f"{err.__class__.__name__}: {err}") from None
-        return self._converted(reply, uid, obj, desired)
+            status, data = post_json(self.client_config, review, TIMEOUT, self.resolve)
+        except CallFailed as err:
+            raise ConversionFailed(desired, self.kind, str(err)) from None
+        return self._converted(status, data, uid, obj, desired)
 
-    def _converted(self, reply: Any, uid: str, obj: dict, desired: str) -> dict:
-        if reply.status // 100 != 2:
-            raise ConversionFailed(desired, self.kind, f"the webhook answered HTTP {reply.status}")
+    def _converted(self, status: int, data: bytes, uid: str, obj: dict, desired: str) -> dict:
+        if status // 100 != 2:
+            raise ConversionFailed(desired, self.kind, f"the webhook answered HTTP {status}")
         try:
-            response = orjson.loads(reply.data).get("response") or {}
+            response = orjson.loads(data).get("response") or {}
         except (orjson.JSONDecodeError, AttributeError):
             raise ConversionFailed(desired, self.kind, "the webhook's answer is not a ConversionReview") from None
         if response.get("uid") != uid:

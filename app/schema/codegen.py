@@ -47,6 +47,7 @@ PACKAGES: dict[str, tuple[str, str, str]] = {
     "k8s.io.api.authentication.v1": ("authentication", "api", "authentication/v1"),
     "k8s.io.api.authorization.v1": ("authorization", "api", "authorization/v1"),
     "k8s.io.api.flowcontrol.v1": ("flowcontrol", "api", "flowcontrol/v1"),
+    "k8s.io.api.admissionregistration.v1": ("admissionregistration", "api", "admissionregistration/v1"),
     # Older served versions: one module per (group, version), named `<group module>_<version>`.
     "k8s.io.api.policy.v1beta1": ("policy_v1beta1", "api", "policy/v1beta1"),
     "k8s.io.api.events.v1beta1": ("events_v1beta1", "api", "events/v1beta1"),
@@ -65,6 +66,8 @@ PACKAGE_REFS: dict[str, str] = {
     "k8s.io.api.policy.v1beta1": "v0.24.9",  # the last to hold PodSecurityPolicy (removed in v1.25)
     "k8s.io.api.autoscaling.v2beta1": "v0.35.7",
     "k8s.io.api.autoscaling.v2beta2": "v0.35.7",
+    # webhook configurations as a v1.23 server has them (matchConditions came later)
+    "k8s.io.api.admissionregistration.v1": "v0.23.17",
 }
 PACKAGE_OF = {module: package for package, (module, _, _) in PACKAGES.items()}
 # module -> (served group, whether that group lives under the API domain, version). A group under the
@@ -88,6 +91,7 @@ GROUPS: dict[str, tuple[str, bool, str]] = {
     "authentication": ("authentication", True, "v1"),
     "authorization": ("authorization", True, "v1"),
     "flowcontrol": ("flowcontrol.apiserver", True, "v1"),
+    "admissionregistration": ("admissionregistration", True, "v1"),
     "policy_v1beta1": ("policy", False, "v1beta1"),
     "events_v1beta1": ("events", True, "v1beta1"),
     "batch_v1beta1": ("batch", False, "v1beta1"),
@@ -127,6 +131,7 @@ ROOTS: dict[str, tuple[str, ...]] = {
         "SubjectAccessReview", "SelfSubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview",
     ),
     "flowcontrol": ("FlowSchema", "PriorityLevelConfiguration"),
+    "admissionregistration": ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"),
     "policy_v1beta1": ("PodDisruptionBudget", "Eviction", "PodSecurityPolicy"),
     "events_v1beta1": ("Event",),
     "batch_v1beta1": ("CronJob",),

@@ -52,6 +52,10 @@ EXPECTED = {
     ("policy", "poddisruptionbudgets"): ("PodDisruptionBudget", True, ("pdb",), ()),
     ("policy", "podsecuritypolicies"): ("PodSecurityPolicy", False, ("psp",), ()),
     ("authentication.", "selfsubjectreviews"): ("SelfSubjectReview", False, (), ()),
+    ("admissionregistration.", "mutatingwebhookconfigurations"): ("MutatingWebhookConfiguration", False, (),
+                                                                   ("api-extensions",)),
+    ("admissionregistration.", "validatingwebhookconfigurations"): ("ValidatingWebhookConfiguration", False, (),
+                                                                     ("api-extensions",)),
     ("authentication.", "tokenreviews"): ("TokenReview", False, (), ()),
     ("authorization.", "localsubjectaccessreviews"): ("LocalSubjectAccessReview", True, (), ()),
     ("authorization.", "selfsubjectaccessreviews"): ("SelfSubjectAccessReview", False, (), ()),
@@ -151,7 +155,8 @@ def test_generation_only_for_kinds_whose_strategy_keeps_it() -> None:
     kept = {t.plural for t in CATALOG if t.strategy.generation}
     assert kept == {"deployments", "replicasets", "statefulsets", "daemonsets", "replicationcontrollers", "jobs",
                     "cronjobs", "poddisruptionbudgets", "ingresses", "ingressclasses", "networkpolicies",
-                    "endpointslices", "flowschemas", "prioritylevelconfigurations", "customresourcedefinitions"}
+                    "endpointslices", "flowschemas", "prioritylevelconfigurations", "customresourcedefinitions",
+                    "mutatingwebhookconfigurations", "validatingwebhookconfigurations"}
 
 
 def test_scale_subresources_are_autoscaling_v1() -> None:

@@ -434,6 +434,35 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
             "storedVersions": ["v1"],
         },
     },
+    "admissionregistration/MutatingWebhookConfiguration": {
+        "apiVersion": gv("admissionregistration"),
+        "kind": "MutatingWebhookConfiguration",
+        "metadata": {**{k: v for k, v in META.items() if k != "namespace"}, "name": "sidecar-injector"},
+        "webhooks": [{
+            "name": "inject.sidecars.example.com",
+            "clientConfig": {"service": {"namespace": "mesh", "name": "injector", "path": "/inject", "port": 8443},
+                             "caBundle": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t"},
+            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"],
+                       "scope": "Namespaced"}],
+            "failurePolicy": "Ignore", "matchPolicy": "Equivalent",
+            "namespaceSelector": {"matchExpressions": [{"key": "mesh", "operator": "In", "values": ["on"]}]},
+            "objectSelector": {}, "sideEffects": "None", "timeoutSeconds": 5,
+            "admissionReviewVersions": ["v1", "v1beta1"], "reinvocationPolicy": "IfNeeded",
+        }],
+    },
+    "admissionregistration/ValidatingWebhookConfiguration": {
+        "apiVersion": gv("admissionregistration"),
+        "kind": "ValidatingWebhookConfiguration",
+        "metadata": {**{k: v for k, v in META.items() if k != "namespace"}, "name": "policy"},
+        "webhooks": [{
+            "name": "check.policy.example.com",
+            "clientConfig": {"url": "https://policy.example.com:9443/validate"},
+            "rules": [{"operations": ["*"], "apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*/*"]}],
+            "failurePolicy": "Fail", "matchPolicy": "Exact", "namespaceSelector": {},
+            "objectSelector": {"matchLabels": {"policy": "enforced"}}, "sideEffects": "NoneOnDryRun",
+            "timeoutSeconds": 10, "admissionReviewVersions": ["v1"],
+        }],
+    },
 }
 
 # the older served versions, and the kinds added with them (autoscaling, flowcontrol)

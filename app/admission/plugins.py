@@ -1,0 +1,103 @@
+"""Which admission plugins run: the reference's names and order, --enable/--disable-admission-plugins."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from app.admission import Attributes, Chain, Plugin, ordered
+from app.errors import Forbidden
+
+if TYPE_CHECKING:
+    from app.naming import Naming
+    from app.outbound import ServiceResolver
+    from app.registry.store import Registry
+    from app.storage.hub import WatchHub
+
+#: every plugin a v1.23 reference server knows, in the order it runs them
+ORDER = (
+    "AlwaysAdmit", "NamespaceAutoProvision", "NamespaceLifecycle", "NamespaceExists",
+    "LimitPodHardAntiAffinityTopology", "LimitRanger", "ServiceAccount", "NodeRestriction", "TaintNodesByCondition",
+    "AlwaysPullImages", "ImagePolicyWebhook", "PodSecurity", "PodNodeSelector", "Priority",
+    "DefaultTolerationSeconds", "PodTolerationRestriction", "EventRateLimit", "ExtendedResourceToleration",
+    "PersistentVolumeLabel", "DefaultStorageClass", "StorageObjectInUseProtection",
+    "OwnerReferencesPermissionEnforcement", "PersistentVolumeClaimResize", "RuntimeClass", "CertificateApproval",
+    "CertificateSigning", "CertificateSubjectRestriction", "DefaultIngressClass", "DenyServiceExternalIPs",
+    "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ResourceQuota", "AlwaysDeny",
+)
+#: on unless disabled, in the reference
+DEFAULT_ON = frozenset({
+    "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "TaintNodesByCondition", "PodSecurity", "Priority",
+    "DefaultTolerationSeconds", "DefaultStorageClass", "StorageObjectInUseProtection",
+    "PersistentVolumeClaimResize", "RuntimeClass", "CertificateApproval", "CertificateSigning",
+    "CertificateSubjectRestriction", "DefaultIngressClass", "MutatingAdmissionWebhook",
+    "ValidatingAdmissionWebhook", "ResourceQuota",
+})
+#: the ones this server has as plugins (others of DEFAULT_ON that it has are kind strategies; see
+#: docs/admission.md)
+BUILT = frozenset({"AlwaysAdmit", "AlwaysDeny", "NamespaceLifecycle", "MutatingAdmissionWebhook",
+                   "ValidatingAdmissionWebhook"})
+
+
+class AdmissionConfigError(ValueError):
+    pass
+
+
+def enabled_plugins(enable: Iterable[str] = (), disable: Iterable[str] = ()) -> list[str]:
+    """The plugins to run, in the reference's order; unknown or unbuilt names are refused."""
+    enable, disable = list(enable), list(disable)
+    for flag, names in (("--enable-admission-plugins", enable), ("--disable-admission-plugins", disable)):
+        unknown = [n for n in names if n not in ORDER]
+        if unknown:
+            raise AdmissionConfigError(f"{flag}: unknown admission plugins: {', '.join(unknown)}")
+    unbuilt = [n for n in enable if n not in BUILT]
+    if unbuilt:
+        raise AdmissionConfigError(f"--enable-admission-plugins: not available in this server: {', '.join(unbuilt)} "
+                                   f"(available: {', '.join(sorted(BUILT))})")
+    both = set(enable) & set(disable)
+    if both:
+        raise AdmissionConfigError(f"{', '.join(sorted(both))} in both --enable-admission-plugins and "
+                                   "--disable-admission-plugins")
+    on = ((DEFAULT_ON & BUILT) | set(enable)) - set(disable)
+    return ordered(on, ORDER)
+
+
+class AlwaysAdmit(Plugin):
+    name = "AlwaysAdmit"
+
+
+class AlwaysDeny(Plugin):
+    name = "AlwaysDeny"
+
+    def validate(self, attrs: Attributes) -> None:
+        raise Forbidden("admission control is denying all modifications")
+
+
+def build_chain(names: Iterable[str], registry: Registry, naming: Naming, hub: WatchHub | None,
+                resolve: ServiceResolver | None, metrics: Any = None) -> Chain:
+    """The chain of the named plugins; `metrics` holds the admission histograms (app.metrics)."""
+    from app.admission.namespace_lifecycle import NamespaceLifecycle
+    from app.admission.webhook_source import ConfigurationSource
+    from app.admission.webhooks import (
+        MutatingWebhooks,
+        ValidatingWebhooks,
+        compile_configuration,
+    )
+
+    group = naming.group("admissionregistration")
+    webhook_duration = getattr(metrics, "admission_webhook_duration", None)
+    plugins: list[Plugin] = []
+    for name in names:
+        if name == "NamespaceLifecycle":
+            plugins.append(NamespaceLifecycle(registry))
+        elif name in ("MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"):
+            mutating = name == "MutatingAdmissionWebhook"
+            plural = "mutatingwebhookconfigurations" if mutating else "validatingwebhookconfigurations"
+            source = ConfigurationSource(registry, registry.catalog.known_type(group, "v1", plural),
+                                         compile_configuration, hub)
+            kind = MutatingWebhooks if mutating else ValidatingWebhooks
+            plugins.append(kind(registry, source, naming, resolve, webhook_duration))
+        elif name == "AlwaysAdmit":
+            plugins.append(AlwaysAdmit())
+        elif name == "AlwaysDeny":
+            plugins.append(AlwaysDeny())
+    return Chain(plugins, getattr(metrics, "admission_controller_duration", None))

@@ -1,0 +1,83 @@
+"""The server's calls out to webhooks it was configured with through the API (conversion and admission
+webhooks): a JSON POST over HTTPS to a `clientConfig` (a `url`, or a `service` resolved through its
+Endpoints, as the reference's aggregator routing does), trusting only its `caBundle` when one is given.
+
+Connections are pooled per (CA bundle, server name): a webhook called on every write keeps its TLS session.
+"""
+from __future__ import annotations
+
+import base64
+import ssl
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+import urllib3
+
+#: (namespace, service name, service port) -> (address, port) of a ready endpoint; LookupError when none
+ServiceResolver = Callable[[str, str, int], tuple[str, int]]
+
+
+class CallFailed(Exception):
+    """The webhook could not be reached or did not answer in time (not: it answered with an error)."""
+
+
+_pools: dict[tuple[str, str], urllib3.PoolManager] = {}
+_pools_lock = threading.Lock()
+
+
+def target(client_config: dict, resolve: ServiceResolver | None) -> tuple[str, str]:
+    """(URL, TLS server name): a service's certificate is checked against `<service>.<namespace>.svc`."""
+    if client_config.get("url"):
+        return str(client_config["url"]), ""
+    service = client_config.get("service") or {}
+    namespace, name = str(service.get("namespace", "")), str(service.get("name", ""))
+    port = int(service.get("port") or 443)
+    if resolve is None:
+        raise CallFailed("services cannot be resolved here")
+    try:
+        host, target_port = resolve(namespace, name, port)
+    except LookupError as err:
+        raise CallFailed(str(err)) from None
+    path = str(service.get("path") or "/")
+    return f"https://{host}:{target_port}{path}", f"{name}.{namespace}.svc"
+
+
+def _pool(ca_bundle: str, server_name: str) -> urllib3.PoolManager:
+    key = (ca_bundle, server_name)
+    pool = _pools.get(key)
+    if pool is not None:
+        return pool
+    with _pools_lock:
+        pool = _pools.get(key)
+        if pool is None:
+            context = (ssl.create_default_context(cadata=base64.b64decode(ca_bundle).decode()) if ca_bundle
+                       else ssl.create_default_context())
+            kwargs: dict[str, Any] = {"ssl_context": context, "retries": False, "maxsize": 4}
+            if server_name:
+                kwargs["server_hostname"] = server_name
+                kwargs["assert_hostname"] = server_name
+            pool = _pools[key] = urllib3.PoolManager(**kwargs)
+    return pool
+
+
+def post_json(client_config: dict, body: Any, timeout: float, resolve: ServiceResolver | None = None
+              ) -> tuple[int, bytes]:
+    """POST `body` as JSON; (HTTP status, response body). CallFailed when no answer came."""
+    url, server_name = target(client_config, resolve)
+    try:
+        pool = _pool(str(client_config.get("caBundle") or ""), server_name)
+        reply = pool.request("POST", url, body=orjson.dumps(body), timeout=urllib3.Timeout(total=timeout),
+                             headers={"Content-Type": "application/json", "Accept": "application/json"},
+                             redirect=False)
+    except urllib3.exceptions.TimeoutError:
+        raise CallFailed(f'Post "{url}": context deadline exceeded') from None
+    except (urllib3.exceptions.HTTPError, OSError, ValueError) as err:
+        raise CallFailed(f'Post "{url}": {_reason(err)}') from None
+    return reply.status, reply.data
+
+
+def _reason(err: Exception) -> str:
+    reason = getattr(err, "reason", None)  # MaxRetryError wraps the cause
+    return f"{reason.__class__.__name__}: {reason}" if reason is not None else f"{err.__class__.__name__}: {err}"
