@@ -16,9 +16,10 @@ from app.api.fanout import FULL_BATCH, Connection, SocketFanout, chunk
 from app.api.handoff import Handoff
 from app.catalog import ResourceType
 from app.errors import ApiError, Gone
+from app.registry.filters import Filter
 from app.registry.keys import collection_prefix
 from app.registry.options import ListOptions, parse_revision
-from app.registry.store import Filter, Registry
+from app.registry.store import Registry
 from app.storage.hub import Subscription, WatchHub
 from app.storage.store import Change, RevisionCompacted
 

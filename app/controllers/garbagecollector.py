@@ -21,8 +21,8 @@ import orjson
 from app.catalog import ResourceType
 from app.controllers.base import Context, Controller
 from app.errors import Conflict, NotFound
+from app.registry.deletion import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
 from app.registry.options import ListOptions
-from app.registry.store import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
 from app.storage.store import Change
 
 

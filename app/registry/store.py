@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
@@ -32,6 +32,8 @@ from app.errors import (
 )
 from app.naming import Naming
 from app.registry import meta
+from app.registry.deletion import add_gc_finalizer, check_preconditions, deleted_body
+from app.registry.filters import GENERIC_FIELDS, Filter
 from app.registry.keys import collection_prefix, object_key
 from app.registry.options import (
     ContinueToken,
@@ -43,8 +45,6 @@ from app.registry.patch import apply_patch
 from app.schema import has_schema, schema_for
 from app.schema.types import Struct
 from app.selectors import (
-    FieldSelector,
-    LabelSelector,
     parse_field_selector,
     parse_label_selector,
 )
@@ -60,12 +60,13 @@ from app.storage.store import (
 if TYPE_CHECKING:
     from app.registry.live_namespaces import LiveNamespaces
 
+T = TypeVar("T")
+
 MAX_UPDATE_RETRIES = 16
 #: the most rows one round of a filtered, paged list reads (the reference's maxLimit)
 MAX_LIST_PAGE = 10000
 GENERATE_NAME_ATTEMPTS = 8
 TOO_LARGE_RV_WAIT = 3.0
-GENERIC_FIELDS = ("metadata.name", "metadata.namespace")
 
 
 @dataclass(frozen=True)
@@ -82,36 +83,6 @@ def _meta(obj: dict) -> dict:
     if value is None:
         value = obj["metadata"] = {}
     return value
-
-
-def field_getter(rt: ResourceType, obj: dict) -> Callable[[str], str | None]:
-    extra = rt.strategy.field_selectors
-
-    def get(label: str) -> str | None:
-        if label == "metadata.name":
-            return (obj.get("metadata") or {}).get("name", "")
-        if label == "metadata.namespace":
-            return (obj.get("metadata") or {}).get("namespace", "")
-        getter = extra.get(label)
-        return getter(obj) if getter else None
-
-    return get
-
-
-@dataclass(frozen=True)
-class Filter:
-    """Label and field selectors of one list or watch."""
-
-    labels: LabelSelector
-    fields: FieldSelector
-
-    @property
-    def empty(self) -> bool:
-        return self.labels.empty and not self.fields.requirements
-
-    def matches(self, rt: ResourceType, obj: dict) -> bool:
-        return (self.labels.matches((obj.get("metadata") or {}).get("labels") or {})
-                and self.fields.matches(field_getter(rt, obj)))
 
 
 class Registry:
@@ -353,16 +324,27 @@ class Registry:
         md["name"] = name
         key = object_key(rt, namespace, name)
         conditional = bool(md.get("resourceVersion"))
-        for _ in range(MAX_UPDATE_RETRIES):
-            current = self.storage.get(key)
+
+        def replace(current: Stored | None) -> tuple[dict, bool]:
             if current is None:
                 if sub is None and rt.strategy.allow_create_on_update:
                     return self.create(rt, namespace, obj, dry_run, manager), True
                 raise NotFound(rt.plural, rt.group, name)
             if conditional and str(current.rv) != str(md["resourceVersion"]):
                 raise Conflict(rt.plural, rt.group, name)
+            return self._write_update(rt, key, current, copy.deepcopy(obj), sub, dry_run, manager), False
+
+        return self._guaranteed_update(rt, key, name, replace, conditional=conditional)
+
+    def _guaranteed_update(self, rt: ResourceType, key: str, name: str, attempt: Callable[[Stored | None], T],
+                           read: Stored | None = None, conditional: bool = False) -> T:
+        """The one retry loop of every write to an existing object (the reference's GuaranteedUpdate): read,
+        `attempt` (transform and compare-and-swap), read again when another write came between; a write the
+        client made conditional on its resourceVersion answers 409 instead. `read`: the first try's object."""
+        for tries in range(MAX_UPDATE_RETRIES):
+            current = read if tries == 0 and read is not None else self.storage.get(key)
             try:
-                return self._write_update(rt, key, current, copy.deepcopy(obj), sub, dry_run, manager), False
+                return attempt(current)
             except RevisionMismatch:
                 if conditional:
                     raise Conflict(rt.plural, rt.group, name) from None
@@ -374,8 +356,8 @@ class Registry:
         """PATCH; `read`: the object as the caller just read it (used for the first try)."""
         sub = self._subresource(rt, subresource, "patch")
         key = object_key(rt, namespace, name)
-        for attempt in range(MAX_UPDATE_RETRIES):
-            current = read if attempt == 0 and read is not None else self.storage.get(key)
+
+        def patch_current(current: Stored | None) -> dict:
             if current is None:
                 raise NotFound(rt.plural, rt.group, name)
             old = self.served(rt, current.decode())  # patches apply to the version the client speaks
@@ -393,11 +375,9 @@ class Registry:
                 self._check_namespace(rt, patched, namespace, on_create=False)
             else:
                 patched = self._check_view_type(rt, sub, patched)
-            try:
-                return self._write_update(rt, key, current, patched, sub, dry_run, manager)
-            except RevisionMismatch:
-                continue
-        raise Conflict(rt.plural, rt.group, name)
+            return self._write_update(rt, key, current, patched, sub, dry_run, manager)
+
+        return self._guaranteed_update(rt, key, name, patch_current, read)
 
     def apply(self, rt: ResourceType, namespace: str | None, name: str, applied: Any, manager: str,
               force: bool, subresource: str | None = None, dry_run: bool = False) -> tuple[dict, bool]:
@@ -412,8 +392,8 @@ class Registry:
             raise BadRequest(f"the name of the object ({applied_md.get('name')}) does not match the name on the "
                              f"URL ({name})")
         key = object_key(rt, namespace, name)
-        for _ in range(MAX_UPDATE_RETRIES):
-            current = self.storage.get(key)
+
+        def apply_to(current: Stored | None) -> tuple[dict, bool]:
             if current is None and sub is not None:
                 raise NotFound(rt.plural, rt.group, name)
             live = self.served(rt, current.decode()) if current is not None else None
@@ -422,11 +402,9 @@ class Registry:
             _meta(new)["name"] = name
             if current is None:
                 return self.create(rt, namespace, new, dry_run, manager, tracked=True), True
-            try:
-                return self._write_update(rt, key, current, new, sub, dry_run, manager, tracked=True), False
-            except RevisionMismatch:
-                continue
-        raise Conflict(rt.plural, rt.group, name)
+            return self._write_update(rt, key, current, new, sub, dry_run, manager, tracked=True), False
+
+        return self._guaranteed_update(rt, key, name, apply_to)
 
     def _track(self, rt: ResourceType, old: dict | None, new: dict, manager: str, sub: Subresource | None) -> dict:
         """Record the writer's field ownership in metadata.managedFields (an Update operation)."""
@@ -481,17 +459,15 @@ class Registry:
         write came between. The reference's GuaranteedUpdate for internal writers (pods/binding, eviction's
         budget): the kind's strategy does not run, as it does not in the reference."""
         key = object_key(rt, namespace, name)
-        for _ in range(MAX_UPDATE_RETRIES):
-            current = self.storage.get(key)
+
+        def changed(current: Stored | None) -> dict:
             if current is None:
                 raise NotFound(rt.plural, rt.group, name)
             new = self.served(rt, current.decode())
             change(new)
-            try:
-                return self._write_update(rt, key, current, new, None, dry_run, manager, internal=True)
-            except RevisionMismatch:
-                continue
-        raise Conflict(rt.plural, rt.group, name)
+            return self._write_update(rt, key, current, new, None, dry_run, manager, internal=True)
+
+        return self._guaranteed_update(rt, key, name, changed)
 
     def create_in_subresource(self, rt: ResourceType, namespace: str | None, name: str, subresource: str,
                               body: Any, dry_run: bool = False, manager: str = "") -> dict:
@@ -628,13 +604,13 @@ class Registry:
         if "delete" not in rt.verbs:
             raise MethodNotAllowed()
         key = object_key(rt, namespace, name)
-        for _ in range(MAX_UPDATE_RETRIES):
-            current = self.storage.get(key)
+
+        def delete_current(current: Stored | None) -> tuple[dict, bool]:
             if current is None:
                 raise NotFound(rt.plural, rt.group, name)
             obj = current.decode()
             md = _meta(obj)
-            self._check_preconditions(rt, name, md, current, opts)
+            check_preconditions(rt, name, md, current, opts)
             srt = rt if rt.conversion is None else self.catalog.storage_type(rt)
             refusal = srt.strategy.forbid_delete(obj)
             if refusal:
@@ -643,15 +619,15 @@ class Registry:
                                options=opts.to_api(self.meta_group_version))
             self.admission.admit(attrs)
             self.admission.validate(attrs)
+            if md.get("deletionTimestamp"):
+                return self.served(rt, obj), False
+            terminating = copy.deepcopy(obj)
+            tmd = _meta(terminating)
+            tmd["deletionTimestamp"] = meta.now_rfc3339()
+            tmd["deletionGracePeriodSeconds"] = 0
+            srt.strategy.prepare_for_delete(terminating)
+            add_gc_finalizer(tmd, opts)
             try:
-                if md.get("deletionTimestamp"):
-                    return self.served(rt, obj), False
-                terminating = copy.deepcopy(obj)
-                tmd = _meta(terminating)
-                tmd["deletionTimestamp"] = meta.now_rfc3339()
-                tmd["deletionGracePeriodSeconds"] = 0
-                srt.strategy.prepare_for_delete(terminating)
-                _add_gc_finalizer(tmd, opts)
                 if srt.strategy.pending_finalizers(terminating):
                     if int(tmd.get("generation") or 0) > 0:
                         tmd["generation"] = int(tmd["generation"]) + 1
@@ -659,34 +635,13 @@ class Registry:
                         return self.served(rt, terminating), False
                     return self.served(rt, self.storage.update(key, terminating, current).decode()), False
                 if opts.dry_run:
-                    return self._deleted_body(rt, self.served(rt, obj)), True
+                    return deleted_body(rt, self.served(rt, obj)), True
                 gone = self.storage.delete(key, current)
-                return self._deleted_body(rt, self.served(rt, gone.decode())), True
-            except RevisionMismatch:
-                continue
+                return deleted_body(rt, self.served(rt, gone.decode())), True
             except KeyNotFound:
                 raise NotFound(rt.plural, rt.group, name) from None
-        raise Conflict(rt.plural, rt.group, name)
 
-    @staticmethod
-    def _check_preconditions(rt: ResourceType, name: str, md: dict, current: Stored, opts: DeleteOptions) -> None:
-        if opts.precondition_uid and opts.precondition_uid != md.get("uid"):
-            raise Conflict(rt.kind, "", name, f"the UID in the precondition ({opts.precondition_uid}) does not "
-                           f"match the UID in record ({md.get('uid')}). The object might have been deleted and "
-                           "then recreated")
-        if opts.precondition_rv and str(opts.precondition_rv) != str(current.rv):
-            raise Conflict(rt.kind, "", name, f"the ResourceVersion in the precondition ({opts.precondition_rv}) "
-                           f"does not match the ResourceVersion in record ({current.rv}). The object might have "
-                           "been modified")
-
-    @staticmethod
-    def _deleted_body(rt: ResourceType, obj: dict) -> dict:
-        if rt.return_deleted_object:
-            return obj
-        md = obj.get("metadata") or {}
-        details = {"name": md.get("name"), "group": rt.group, "kind": rt.plural, "uid": md.get("uid")}
-        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-                "details": {k: v for k, v in details.items() if v}}
+        return self._guaranteed_update(rt, key, name, delete_current)
 
     def delete_collection(self, rt: ResourceType, namespace: str | None, list_opts: ListOptions,
                           opts: DeleteOptions) -> ListResult:
@@ -717,18 +672,3 @@ def _options(api_version: str, kind: str, dry_run: bool, manager: str) -> dict:
 def _spec_changed(old: dict, new: dict) -> bool:
     ignore = ("metadata", "status", "apiVersion", "kind")
     return {k: v for k, v in old.items() if k not in ignore} != {k: v for k, v in new.items() if k not in ignore}
-
-
-#: finalizers the garbage collector honours (app/controllers/garbagecollector.py)
-FOREGROUND_FINALIZER, ORPHAN_FINALIZER = "foregroundDeletion", "orphan"
-
-
-def _add_gc_finalizer(md: dict, opts: DeleteOptions) -> None:
-    """Foreground keeps the object until its blocking dependents are gone, Orphan until they are released."""
-    policy = opts.propagation_policy or ("Orphan" if opts.orphan_dependents else None)
-    finalizer = {"Foreground": FOREGROUND_FINALIZER, "Orphan": ORPHAN_FINALIZER}.get(policy or "")
-    if finalizer is None:
-        return
-    finalizers = list(md.get("finalizers") or [])
-    if finalizer not in finalizers:
-        md["finalizers"] = [*finalizers, finalizer]

@@ -7,7 +7,7 @@ import pytest
 
 from app.admission import Attributes, Chain, Plugin
 from app.admission.plugins import AdmissionConfigError, enabled_plugins
-from app.errors import Forbidden, Invalid, NotFound
+from app.errors import Conflict, Forbidden, Invalid, NotFound
 from app.registry.options import DeleteOptions
 from tests.conftest import make_app
 
@@ -167,3 +167,54 @@ def test_always_deny_refuses_writes_through_http_and_leaves_reads_alone(app, reg
     assert refused.status_code == 403
     assert refused.get_json()["message"] == "admission control is denying all modifications"
     assert client.get("/api/v1/namespaces/default/configmaps").status_code == 200
+
+
+class Interloper(Plugin):
+    """On its first call, writes the object itself (another writer between the read and the compare-and-swap)."""
+
+    name = "Interloper"
+
+    def __init__(self, registry) -> None:
+        self.registry, self.calls = registry, 0
+
+    def admit(self, attrs: Attributes) -> None:
+        self.calls += 1
+        if self.calls == 1:
+            self.registry.guaranteed_update(configmaps(self.registry), attrs.namespace, attrs.name,
+                                            lambda obj: obj.update(data={"by": "someone-else"}))
+
+
+@pytest.mark.parametrize("write", ["update", "patch", "apply", "delete"])
+def test_a_write_that_lost_the_race_reads_again_and_retries(registry, write):
+    rt = configmaps(registry)
+    created = registry.create(rt, "default", configmap("raced", v="1"))
+    interloper = Interloper(registry)
+    registry.admission = Chain([*registry.admission.plugins, interloper])
+    if write == "update":
+        body = copy.deepcopy(created)
+        body["metadata"].pop("resourceVersion")
+        body["data"] = {"v": "2"}
+        result, _ = registry.update(rt, "default", "raced", body)
+    elif write == "patch":
+        result = registry.patch(rt, "default", "raced", "application/merge-patch+json", b'{"data": {"v": "2"}}')
+    elif write == "apply":
+        result, _ = registry.apply(rt, "default", "raced", {**configmap("raced", v="2")}, "tester", force=True)
+    else:
+        registry.delete(rt, "default", "raced", DeleteOptions())
+        assert interloper.calls == 2
+        with pytest.raises(NotFound):
+            registry.get(rt, "default", "raced")
+        return
+    assert interloper.calls == 2  # the first try lost the compare-and-swap; the second read the newer object
+    assert result["data"]["v"] == "2"
+
+
+def test_a_write_conditional_on_its_resource_version_answers_conflict_instead(registry):
+    rt = configmaps(registry)
+    created = registry.create(rt, "default", configmap("pinned", v="1"))
+    registry.admission = Chain([*registry.admission.plugins, Interloper(registry)])
+    body = copy.deepcopy(created)
+    body["data"] = {"v": "2"}
+    with pytest.raises(Conflict):
+        registry.update(rt, "default", "pinned", body)
+    assert registry.get(rt, "default", "pinned")["data"] == {"by": "someone-else"}
