@@ -34,8 +34,8 @@ DEFAULT_ON = frozenset({
 })
 #: the ones this server has as plugins (others of DEFAULT_ON that it has are kind strategies; see
 #: docs/admission.md)
-BUILT = frozenset({"AlwaysAdmit", "AlwaysDeny", "NamespaceLifecycle", "MutatingAdmissionWebhook",
-                   "ValidatingAdmissionWebhook"})
+BUILT = frozenset({"AlwaysAdmit", "AlwaysDeny", "NamespaceLifecycle", "CertificateApproval", "CertificateSigning",
+                   "CertificateSubjectRestriction", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"})
 
 
 class AdmissionConfigError(ValueError):
@@ -75,6 +75,7 @@ class AlwaysDeny(Plugin):
 def build_chain(names: Iterable[str], registry: Registry, naming: Naming, hub: WatchHub | None,
                 resolve: ServiceResolver | None, metrics: Any = None) -> Chain:
     """The chain of the named plugins; `metrics` holds the admission histograms (app.metrics)."""
+    from app.admission import certificates
     from app.admission.namespace_lifecycle import NamespaceLifecycle
     from app.admission.webhook_source import ConfigurationSource
     from app.admission.webhooks import (
@@ -96,6 +97,8 @@ def build_chain(names: Iterable[str], registry: Registry, naming: Naming, hub: W
                                          compile_configuration, hub)
             kind = MutatingWebhooks if mutating else ValidatingWebhooks
             plugins.append(kind(registry, source, naming, resolve, webhook_duration))
+        elif name in ("CertificateApproval", "CertificateSigning", "CertificateSubjectRestriction"):
+            plugins.append(getattr(certificates, name)(naming))
         elif name == "AlwaysAdmit":
             plugins.append(AlwaysAdmit())
         elif name == "AlwaysDeny":

@@ -1,8 +1,6 @@
 """The `certificates.<domain>/v1` group: certificate signing requests and their approval subresource.
 
-Structural rules, and the reference's approval/signing admission: writes to `/approval` need the verb
-`approve`, changes of status.certificate through `/status` need `sign`, on `signers` (see
-`check_signer_permission`).
+Structural rules; who may approve and sign is admission's (app/admission/certificates.py).
 """
 from __future__ import annotations
 
@@ -17,7 +15,6 @@ from cryptography import x509
 from app.catalog import Obj, ResourceType, Subresource
 from app.errors import (
     FieldError,
-    Forbidden,
     Invalid,
     forbidden,
     invalid,
@@ -271,38 +268,11 @@ def _kept_conditions(old: Obj, new: Obj, owned: tuple[str, ...], others_path: st
     return errors
 
 
-def check_signer_permission(naming: Naming, verb: str, csr: Obj) -> None:
-    """The reference's CSR approval/signing admission: the requester needs `verb` (approve, sign) on
-    `signers` in the certificates group, named after the CSR's signerName or `<signer domain>/*`; asked of
-    the one authorizer chain of the running app. The server's own writes (no requester) are not checked."""
-    from app.auth.authz import Attributes
-    from app.auth.context import current_authentication
-    from app.auth.user import current_user
-
-    user, auth = current_user.get(), current_authentication.get()
-    if user is None or auth is None:
-        return
-    signer = str(dig(csr, "spec", "signerName", default="") or "")
-    group = naming.group("certificates")
-    names = [signer]
-    if "/" in signer:
-        names.append(signer.split("/", 1)[0] + "/*")
-    for name in names:
-        if auth.authorizer.authorize(Attributes(user, verb, group=group, resource="signers", name=name)).allowed:
-            return
-    csr_name = str(dig(csr, "metadata", "name", default="") or "")
-    raise Forbidden(f'certificatesigningrequests.{group} "{csr_name}" is forbidden: user not permitted to '
-                    f'{verb} requests with signerName "{signer}"', "certificatesigningrequests", group, csr_name)
-
-
 def csr_status_subresource(naming: Naming) -> Subresource:
-    """`/status` takes the status but keeps the approval conditions (the signer's channel); changing
-    status.certificate needs `sign` on the signer."""
+    """`/status` takes the status but keeps the approval conditions (the signer's channel)."""
 
     def merge(old: Obj, new: Obj) -> Obj:
         certificate, before = dig(new, "status", "certificate"), dig(old, "status", "certificate")
-        if certificate != before:
-            check_signer_permission(naming, "sign", old)
         errors = _kept_conditions(old, new, (FAILED,), "the approval subresource")
         if before and certificate != before:
             errors.append(forbidden("status.certificate", "updates may not modify existing certificate content"))
@@ -318,11 +288,9 @@ def csr_status_subresource(naming: Naming) -> Subresource:
 
 
 def approval_subresource(naming: Naming) -> Subresource:
-    """`/approval` takes only status.conditions from the written object (the approver's channel); any
-    write needs `approve` on the signer."""
+    """`/approval` takes only status.conditions from the written object (the approver's channel)."""
 
     def merge(old: Obj, new: Obj) -> Obj:
-        check_signer_permission(naming, "approve", old)
         _reject_named(naming, old, _kept_conditions(old, new, APPROVAL_TYPES, "the status subresource"))
         out = copy.deepcopy(old)
         status = child(out, "status")

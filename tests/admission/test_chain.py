@@ -136,8 +136,10 @@ def test_without_namespace_lifecycle_a_missing_namespace_is_not_checked(registry
 
 
 def test_the_default_plugins_and_the_flags_that_change_them():
-    assert enabled_plugins() == ["NamespaceLifecycle", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"]
-    assert enabled_plugins(["AlwaysDeny"], ["MutatingAdmissionWebhook"]) == [
+    certificates = ["CertificateApproval", "CertificateSigning", "CertificateSubjectRestriction"]
+    assert enabled_plugins() == ["NamespaceLifecycle", *certificates, "MutatingAdmissionWebhook",
+                                 "ValidatingAdmissionWebhook"]
+    assert enabled_plugins(["AlwaysDeny"], ["MutatingAdmissionWebhook", *certificates]) == [
         "NamespaceLifecycle", "ValidatingAdmissionWebhook", "AlwaysDeny"]
     with pytest.raises(AdmissionConfigError, match="unknown admission plugins: Bogus"):
         enabled_plugins(["Bogus"])
@@ -150,10 +152,12 @@ def test_the_default_plugins_and_the_flags_that_change_them():
 def test_the_configured_plugins_are_the_registry_chain(sqlite_url, tmp_path):
     from tests.conftest import _shutdown
 
-    app = make_app(sqlite_url, tmp_path, ADMISSION_PLUGINS=enabled_plugins(["AlwaysDeny"], ["NamespaceLifecycle"]))
+    plugins = enabled_plugins(["AlwaysDeny"], ["NamespaceLifecycle", "CertificateSigning"])
+    app = make_app(sqlite_url, tmp_path, ADMISSION_PLUGINS=plugins)
     try:
         assert app.extensions["orch"].registry.admission.names == (
-            "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "AlwaysDeny")
+            "CertificateApproval", "CertificateSubjectRestriction", "MutatingAdmissionWebhook",
+            "ValidatingAdmissionWebhook", "AlwaysDeny")
     finally:
         _shutdown(app)
 

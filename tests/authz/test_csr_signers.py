@@ -86,3 +86,15 @@ def test_signing_needs_sign_on_the_signer(rbac: Any, csr: dict) -> None:
 
 def test_the_admin_may_approve_anything(rbac: Any, csr: dict) -> None:
     assert approve(rbac, csr, "admin").status_code == 200
+
+
+def test_no_request_asks_the_api_client_signer_for_system_masters(rbac: Any) -> None:
+    from tests.controllers import CLIENT_SIGNER, csr_body, request_pem
+
+    masters = rbac.post(CSRS, json=csr_body("root", pem=request_pem("mallory", ["system:masters"])), headers=ADMIN)
+    assert masters.status_code == 403
+    assert masters.json["message"] == ('certificatesigningrequests.certificates.orch.io "root" is forbidden: use of '
+                                       f"{CLIENT_SIGNER} signer with system:masters group is not allowed")
+    other_signer = csr_body("elsewhere", signer=SIGNER, pem=request_pem("mallory", ["system:masters"]))
+    assert rbac.post(CSRS, json=other_signer, headers=ADMIN).status_code == 201
+    assert rbac.post(CSRS, json=csr_body("plain", pem=request_pem("alice", ["dev"])), headers=ADMIN).status_code == 201
