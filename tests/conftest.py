@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from cryptography.hazmat.primitives import serialization
 from flask.testing import FlaskClient
 
+from app.admission.plugins import enabled_plugins
 from app.storage import schema
 
 PG_URL_ENV = "ORCH_TEST_DATABASE_URL"
@@ -121,11 +122,16 @@ class AdminClient(FlaskClient):
         self.environ_base[PEER_CERT_KEY] = session_ca()[1]
 
 
+#: test apps run no controllers, so no `default` ServiceAccount appears and the ServiceAccount plugin would refuse
+#: every pod; its tests (tests/admission/test_builtin_plugins.py) run it with the service-account controller
+TEST_ADMISSION_PLUGINS = enabled_plugins(disable=["ServiceAccount"])
+
+
 def make_app(url: str, tmp_path: Path, **config: object):
     from app import create_app
 
     settings = {"DATABASE_URL": url, "DATA_DIR": str(tmp_path), "TESTING": True,
-                "WATCH_POLL_INTERVAL": 0.05, **config}
+                "WATCH_POLL_INTERVAL": 0.05, "ADMISSION_PLUGINS": TEST_ADMISSION_PLUGINS, **config}
     return create_app(settings)
 
 

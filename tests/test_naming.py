@@ -20,6 +20,9 @@ OURS = Naming()
 #: method -> literal argument -> the reference's spelling (v1.23 sources and API docs)
 REFERENCE_SPELLINGS: dict[str, dict[str, str]] = {
     "key": {
+        "config.mirror": "kubernetes.io/config.mirror",
+        "ingress.class": "kubernetes.io/ingress.class",
+        "limit-ranger": "kubernetes.io/limit-ranger",
         "metadata.name": "kubernetes.io/metadata.name",
         "service-account-token": "kubernetes.io/service-account-token",
         "service-account.name": "kubernetes.io/service-account.name",
@@ -39,6 +42,8 @@ REFERENCE_SPELLINGS: dict[str, dict[str, str]] = {
         "node-role": "node-role.kubernetes.io",
         "volume.beta": "volume.beta.kubernetes.io",
         "storageclass": "storageclass.kubernetes.io",
+        "ingressclass": "ingressclass.kubernetes.io",
+        "node": "node.kubernetes.io",
         "storageclass.beta": "storageclass.beta.kubernetes.io",
         "bootstrap": "bootstrap.kubernetes.io",
         "topology": "topology.kubernetes.io",

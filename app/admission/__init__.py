@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from app.auth.user import UserInfo, current_user
 from app.catalog import ResourceType
-from app.errors import ApiError
+from app.errors import ApiError, Forbidden
 
 CREATE, UPDATE, DELETE, CONNECT = "CREATE", "UPDATE", "DELETE", "CONNECT"
 OPERATIONS = (CREATE, UPDATE, DELETE, CONNECT)
@@ -35,9 +35,23 @@ class Attributes:
     #: CreateOptions, UpdateOptions or DeleteOptions as the AdmissionReview carries them
     options: dict | None = None
     user: UserInfo | None = field(default_factory=current_user.get)
+    #: {group, version, kind} of the object when it is not of rt's kind (a subresource's, e.g. an Eviction);
+    #: such an object is sent as it is, never converted
+    object_kind: dict | None = None
     #: set by a plugin that changed `obj` (the registry then defaults it again, as the reference decodes
     #: a webhook's patched object with defaulting)
     mutated: bool = False
+
+
+def forbidden(attrs: Attributes, why: str) -> Forbidden:
+    """The reference's admission.NewForbidden: `<resource> "<name>" is forbidden: <why>`."""
+    rt = attrs.rt
+    return Forbidden(f'{rt.group_resource} "{attrs.name}" is forbidden: {why}', rt.plural, rt.group, attrs.name)
+
+
+def is_kind(attrs: Attributes, group: str, plural: str) -> bool:
+    """The write is to the object itself (not a subresource) of this group and resource."""
+    return attrs.rt.group == group and attrs.rt.plural == plural and not attrs.subresource and attrs.obj is not None
 
 
 class Plugin:

@@ -28,8 +28,8 @@ class NamespaceLifecycle(Plugin):
                 raise Forbidden(f'namespaces "{attrs.name}" is forbidden: this namespace may not be deleted',
                                 "namespaces", "", attrs.name)
             return
-        if not rt.namespaced or attrs.subresource:
-            return
+        if not rt.namespaced or attrs.subresource or rt.plural == "localsubjectaccessreviews":
+            return  # an access review says nothing about the namespace (as the reference: that would leak it)
         namespace = attrs.namespace
         live = self.registry.live_namespaces
         if live is not None and live.is_live(namespace):

@@ -1,7 +1,7 @@
 """Which admission plugins run: the reference's names and order, --enable/--disable-admission-plugins."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from app.admission import Attributes, Chain, Plugin, ordered
@@ -34,8 +34,12 @@ DEFAULT_ON = frozenset({
 })
 #: the ones this server has as plugins (others of DEFAULT_ON that it has are kind strategies; see
 #: docs/admission.md)
-BUILT = frozenset({"AlwaysAdmit", "AlwaysDeny", "NamespaceLifecycle", "CertificateApproval", "CertificateSigning",
-                   "CertificateSubjectRestriction", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"})
+BUILT = frozenset({
+    "AlwaysAdmit", "AlwaysDeny", "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority",
+    "DefaultTolerationSeconds", "DefaultStorageClass", "PersistentVolumeClaimResize", "RuntimeClass",
+    "CertificateApproval", "CertificateSigning",
+    "CertificateSubjectRestriction", "DefaultIngressClass", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook",
+})
 
 
 class AdmissionConfigError(ValueError):
@@ -75,9 +79,9 @@ class AlwaysDeny(Plugin):
 def build_chain(names: Iterable[str], registry: Registry, naming: Naming, hub: WatchHub | None,
                 resolve: ServiceResolver | None, metrics: Any = None) -> Chain:
     """The chain of the named plugins; `metrics` holds the admission histograms (app.metrics)."""
-    from app.admission import certificates
+    from app.admission import certificates, classes, limits, pods, serviceaccount
     from app.admission.namespace_lifecycle import NamespaceLifecycle
-    from app.admission.webhook_source import ConfigurationSource
+    from app.admission.source import ConfigurationSource
     from app.admission.webhooks import (
         MutatingWebhooks,
         ValidatingWebhooks,
@@ -86,21 +90,27 @@ def build_chain(names: Iterable[str], registry: Registry, naming: Naming, hub: W
 
     group = naming.group("admissionregistration")
     webhook_duration = getattr(metrics, "admission_webhook_duration", None)
-    plugins: list[Plugin] = []
-    for name in names:
-        if name == "NamespaceLifecycle":
-            plugins.append(NamespaceLifecycle(registry))
-        elif name in ("MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"):
-            mutating = name == "MutatingAdmissionWebhook"
-            plural = "mutatingwebhookconfigurations" if mutating else "validatingwebhookconfigurations"
-            source = ConfigurationSource(registry, registry.catalog.known_type(group, "v1", plural),
-                                         compile_configuration, hub)
-            kind = MutatingWebhooks if mutating else ValidatingWebhooks
-            plugins.append(kind(registry, source, naming, resolve, webhook_duration))
-        elif name in ("CertificateApproval", "CertificateSigning", "CertificateSubjectRestriction"):
-            plugins.append(getattr(certificates, name)(naming))
-        elif name == "AlwaysAdmit":
-            plugins.append(AlwaysAdmit())
-        elif name == "AlwaysDeny":
-            plugins.append(AlwaysDeny())
-    return Chain(plugins, getattr(metrics, "admission_controller_duration", None))
+
+    def webhooks(kind: type[MutatingWebhooks | ValidatingWebhooks], plural: str) -> Plugin:
+        source = ConfigurationSource(registry, registry.catalog.known_type(group, "v1", plural),
+                                     compile_configuration, hub)
+        return kind(registry, source, naming, resolve, webhook_duration)
+
+    factories: dict[str, Callable[[], Plugin]] = {
+        "AlwaysAdmit": AlwaysAdmit, "AlwaysDeny": AlwaysDeny,
+        "NamespaceLifecycle": lambda: NamespaceLifecycle(registry),
+        "LimitRanger": lambda: limits.LimitRanger(registry),
+        "ServiceAccount": lambda: serviceaccount.ServiceAccount(registry),
+        "Priority": lambda: pods.Priority(registry, hub),
+        "DefaultTolerationSeconds": lambda: pods.DefaultTolerationSeconds(registry),
+        "DefaultStorageClass": lambda: classes.DefaultStorageClass(registry, hub),
+        "DefaultIngressClass": lambda: classes.DefaultIngressClass(registry, hub),
+        "PersistentVolumeClaimResize": lambda: classes.PersistentVolumeClaimResize(registry, hub),
+        "RuntimeClass": lambda: pods.RuntimeClass(registry),
+        "CertificateApproval": lambda: certificates.CertificateApproval(naming),
+        "CertificateSigning": lambda: certificates.CertificateSigning(naming),
+        "CertificateSubjectRestriction": lambda: certificates.CertificateSubjectRestriction(naming),
+        "MutatingAdmissionWebhook": lambda: webhooks(MutatingWebhooks, "mutatingwebhookconfigurations"),
+        "ValidatingAdmissionWebhook": lambda: webhooks(ValidatingWebhooks, "validatingwebhookconfigurations"),
+    }
+    return Chain([factories[name]() for name in names], getattr(metrics, "admission_controller_duration", None))

@@ -52,8 +52,8 @@ def _gvr(rt: ResourceType) -> dict:
 def review_request(api_version: str, uid: str, attrs: Attributes, matched: ResourceType, obj: dict | None,
                    old: dict | None) -> dict:
     request: dict = {
-        "uid": uid, "kind": _gvk(matched), "resource": _gvr(matched),
-        "requestKind": _gvk(attrs.rt), "requestResource": _gvr(attrs.rt),
+        "uid": uid, "kind": attrs.object_kind or _gvk(matched), "resource": _gvr(matched),
+        "requestKind": attrs.object_kind or _gvk(attrs.rt), "requestResource": _gvr(attrs.rt),
         "name": attrs.name, "operation": attrs.operation,
         "userInfo": attrs.user.to_api() if attrs.user is not None else {},
         "object": obj if attrs.operation != DELETE else None, "oldObject": old,

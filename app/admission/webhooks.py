@@ -23,7 +23,7 @@ from app.registry.keys import object_key
 from app.selectors import LabelSelector, label_selector_from_object
 
 if TYPE_CHECKING:
-    from app.admission.webhook_source import ConfigurationSource
+    from app.admission.source import ConfigurationSource
     from app.naming import Naming
     from app.registry.store import Registry
 
@@ -180,8 +180,9 @@ class WebhookDispatcher(Plugin):
             raise ReviewFailed(hook.name, "could not create admission objects: webhook does not accept known "
                                           "AdmissionReview versions (v1, v1beta1)", 400)
         uid = str(uuid.uuid4())
-        obj = attrs.obj if matched.conversion is None else self.served(attrs.obj, matched)
-        old = attrs.old if matched.conversion is None else self.served(attrs.old, matched)
+        as_is = matched.conversion is None or attrs.object_kind is not None
+        obj = attrs.obj if as_is else self.served(attrs.obj, matched)
+        old = attrs.old if as_is else self.served(attrs.old, matched)
         review = review_request(f"{self.review_group}/{version}", uid, attrs, matched, obj, old)
         start, rejected = time.perf_counter(), True
         try:
@@ -234,7 +235,7 @@ class MutatingWebhooks(WebhookDispatcher):
             return
         self.effects(hook, result)
         if result.patch and attrs.obj is not None and attrs.operation != DELETE:
-            attrs.obj = self._patched(hook, matched, attrs.obj, result.patch)
+            attrs.obj = self._patched(hook, matched, attrs, result.patch)
             attrs.mutated = True
             annotate(f"patch.webhook.{self.review_group}/round_{round_}_index_{index}", orjson.dumps(
                 {"configuration": hook.configuration, "webhook": hook.name, "patchType": "JSONPatch",
@@ -242,9 +243,11 @@ class MutatingWebhooks(WebhookDispatcher):
         annotate(f"mutation.webhook.{self.review_group}/round_{round_}_index_{index}", orjson.dumps(
             {"configuration": hook.configuration, "webhook": hook.name, "mutated": bool(result.patch)}).decode())
 
-    def _patched(self, hook: Webhook, matched: ResourceType, obj: dict, patch: bytes) -> dict:
+    def _patched(self, hook: Webhook, matched: ResourceType, attrs: Attributes, patch: bytes) -> dict:
         """The stored-version object after the webhook's JSONPatch, applied in the version it registered for."""
-        served = obj if matched.conversion is None else matched.conversion.from_storage(obj)
+        obj = attrs.obj or {}
+        as_is = matched.conversion is None or attrs.object_kind is not None
+        served = obj if as_is else matched.conversion.from_storage(obj)
         try:
             operations = jsonpatch.JsonPatch(orjson.loads(patch))
             patched = operations.apply(served)
@@ -254,7 +257,7 @@ class MutatingWebhooks(WebhookDispatcher):
         if not isinstance(patched, dict) or patched.get("apiVersion") != served.get("apiVersion") or \
                 patched.get("kind") != served.get("kind") or not isinstance(patched.get("metadata", {}), dict):
             raise InternalError(f'admission webhook "{hook.name}" changed the apiVersion or kind of the object')
-        return patched if matched.conversion is None else matched.conversion.to_storage(patched)
+        return patched if as_is else matched.conversion.to_storage(patched)
 
 
 class ValidatingWebhooks(WebhookDispatcher):

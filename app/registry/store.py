@@ -248,6 +248,9 @@ class Registry:
         obj = self._check_type(rt, obj)
         self._check_namespace(rt, obj, namespace, on_create=True)
         if rt.virtual:
+            self._admit_as_is(Attributes(CREATE, rt, namespace or "", str(_meta(obj).get("name") or ""), obj,
+                                         dry_run=dry_run, options=_options(self.meta_group_version, "CreateOptions",
+                                                                           dry_run, manager)))
             return rt.strategy.create_virtual(obj, CreateCall(self, namespace, dry_run, manager))
         srt = rt  # the type whose strategy runs: the storage version's when rt converts
         if rt.conversion is not None:
@@ -477,7 +480,20 @@ class Registry:
             raise MethodNotAllowed()
         if not isinstance(body, dict):
             raise BadRequest(f"the object provided is unrecognized (must be of type {sub.kind or rt.kind})")
-        return sub.create(self.get(rt, namespace, name), body, CreateCall(self, namespace, dry_run, manager))
+        parent = self.get(rt, namespace, name)
+        kind = {"group": sub.group if sub.group is not None else rt.group, "version": sub.version or rt.version,
+                "kind": sub.kind or rt.kind}
+        attrs = Attributes(CREATE, rt, namespace or "", name, body, subresource=subresource, dry_run=dry_run,
+                           options=_options(self.meta_group_version, "CreateOptions", dry_run, manager),
+                           object_kind=kind)
+        self._admit_as_is(attrs)
+        return sub.create(parent, attrs.obj or body, CreateCall(self, namespace, dry_run, manager))
+
+    def _admit_as_is(self, attrs: Attributes) -> None:
+        """Both admission stages back to back, for creates whose object the registry does not validate
+        (virtual kinds and subresource actions: their hooks check what they get)."""
+        self.admission.admit(attrs)
+        self.admission.validate(attrs)
 
     def schema(self, rt: ResourceType, sub: Subresource | None = None) -> Struct | None:
         """The typed schema of the kind (or of the subresource's own kind, e.g. Scale), if declared."""

@@ -44,8 +44,6 @@ ALL = ("all",)
 NO_DELETECOLLECTION = ("create", "delete", "get", "list", "patch", "update", "watch")
 QUANTITY_MSG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"]
-#: built-in priority classes the Priority admission plugin resolves without a lookup.
-SYSTEM_PRIORITIES = {"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
 POD_SPEC_UPDATE_MSG = ("pod updates may not change fields other than `spec.containers[*].image`, "
                        "`spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` "
                        "(only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` "
@@ -172,12 +170,6 @@ class PodStrategy(KindStrategy):
 
     def prepare_for_create(self, obj: Obj) -> None:
         spec = child(obj, "spec")
-        # what the ServiceAccount and Priority admission plugins add to every new pod
-        setdefault_empty(spec, "serviceAccountName", "default")
-        class_name = str(spec.get("priorityClassName") or "")
-        if class_name in SYSTEM_PRIORITIES or not class_name:
-            spec.setdefault("priority", SYSTEM_PRIORITIES.get(class_name, 0))
-            setdefault_empty(spec, "preemptionPolicy", "PreemptLowerPriority")
         self.default(obj)
         obj["status"] = {"phase": "Pending", "qosClass": pod_qos_class(spec)}
 

@@ -300,3 +300,37 @@ def test_service_references_resolve_through_endpoints_and_check_the_service_name
                                 "caBundle": bundle(ca)})))
         assert any_client.post(CONFIGMAPS, json=configmap("s")).status_code == 201
         assert len(reviews) == 1
+
+
+def test_subresource_actions_reach_webhooks_with_their_own_kind(any_client, hook, ca):
+    reviews: list[dict] = []
+    hook.routes["/review"] = review_route(reviews, lambda req: {
+        "allowed": False, "status": {"code": 429, "reason": "TooManyRequests", "message": "not now"}})
+    register(any_client, VALIDATING, configuration("ValidatingWebhookConfiguration", "evictions", webhook(
+        "evictions.example.com", url_config(hook, ca), resources=("pods/eviction",))))
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+    assert any_client.post("/api/v1/namespaces/default/pods", json=pod).status_code == 201
+    eviction = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "p", "namespace": "default"}}
+    refused = any_client.post("/api/v1/namespaces/default/pods/p/eviction", json=eviction)
+    assert refused.status_code == 429
+    assert refused.get_json()["message"] == 'admission webhook "evictions.example.com" denied the request: not now'
+    assert any_client.get("/api/v1/namespaces/default/pods/p").status_code == 200
+    request = reviews[0]["request"]
+    assert request["kind"] == {"group": "policy", "version": "v1", "kind": "Eviction"}
+    assert request["resource"] == {"group": "", "version": "v1", "resource": "pods"}
+    assert request["subResource"] == "eviction" and request["object"]["kind"] == "Eviction"
+    assert request["name"] == "p" and request["operation"] == "CREATE"
+
+
+def test_reviews_reach_webhooks_too(any_client, hook, ca):
+    reviews: list[dict] = []
+    hook.routes["/review"] = review_route(reviews, lambda req: {})
+    register(any_client, VALIDATING, configuration("ValidatingWebhookConfiguration", "reviews", webhook(
+        "reviews.example.com", url_config(hook, ca), resources=("selfsubjectaccessreviews",),
+        groups=("authorization.orch.io",))))
+    asked = any_client.post("/apis/authorization.orch.io/v1/selfsubjectaccessreviews", json={
+        "apiVersion": "authorization.orch.io/v1", "kind": "SelfSubjectAccessReview",
+        "spec": {"resourceAttributes": {"verb": "get", "resource": "pods", "namespace": "default"}}})
+    assert asked.status_code == 201 and asked.get_json()["status"]["allowed"] is True
+    assert reviews[0]["request"]["kind"]["kind"] == "SelfSubjectAccessReview"

@@ -59,15 +59,10 @@ def test_pod_create_defaults_and_status() -> None:
     assert (spec["restartPolicy"], spec["terminationGracePeriodSeconds"], spec["dnsPolicy"],
             spec["schedulerName"], spec["securityContext"], spec["enableServiceLinks"]) == (
         "Always", 30, "ClusterFirst", "default-scheduler", {}, True)
-    assert spec["serviceAccountName"] == spec["serviceAccount"] == "default"
-    assert (spec["priority"], spec["preemptionPolicy"]) == (0, "PreemptLowerPriority")
+    # the ServiceAccount and Priority admission plugins' (tests/admission/test_builtin_plugins.py)
+    assert "serviceAccountName" not in spec and "priority" not in spec
     assert spec["containers"][0]["imagePullPolicy"] == "Always"
     assert pod["status"] == {"phase": "Pending", "qosClass": "BestEffort"}
-
-
-def test_pod_system_priority_class() -> None:
-    pod = create_ok(rt("", "pods"), {"spec": {**POD["spec"], "priorityClassName": "system-node-critical"}})
-    assert pod["spec"]["priority"] == 2000001000
 
 
 def test_pod_needs_containers_with_name_and_image() -> None:
@@ -89,7 +84,8 @@ def test_pod_update_may_change_images_but_not_other_spec_fields() -> None:
 
 
 def test_pod_field_selectors() -> None:
-    pod = create_ok(rt("", "pods"), {"spec": {**POD["spec"], "nodeName": "n1", "hostNetwork": True}})
+    pod = create_ok(rt("", "pods"), {"spec": {**POD["spec"], "nodeName": "n1", "hostNetwork": True,
+                                              "serviceAccountName": "default"}})
     pod["status"]["podIPs"] = [{"ip": "10.0.0.9"}]
     sel = rt("", "pods").strategy.field_selectors
     got = {k: f(pod) for k, f in sel.items()}

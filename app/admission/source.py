@@ -1,6 +1,7 @@
-"""The webhook configurations, compiled once per change: every process follows them through the change log
-(a configuration written through another worker or replica applies as soon as its change is seen), and a
-write made by this process applies to its next request."""
+"""Cluster objects admission reads on every write (webhook configurations, priority and storage classes),
+compiled once per change: every process follows them through the change log (one written through another
+worker or replica applies as soon as its change is seen), and a write made by this process applies to its
+next request."""
 from __future__ import annotations
 
 import threading

@@ -1,0 +1,141 @@
+"""LimitRanger: a namespace's LimitRanges fill in the containers' default requests and limits and hold pods,
+containers and claims within their min, max and limit-to-request ratio, with the reference's messages."""
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+import orjson
+
+from app.admission import CREATE, UPDATE, Attributes, Plugin, forbidden, is_kind
+from app.registry.options import ListOptions
+from app.resources.defaults import parse_quantity
+
+if TYPE_CHECKING:
+    from app.registry.store import Registry
+
+
+def _containers(pod: dict) -> list[dict]:
+    spec = pod.get("spec") or {}
+    return [c for key in ("initContainers", "containers") for c in spec.get(key) or [] if isinstance(c, dict)]
+
+
+class LimitRanger(Plugin):
+    name = "LimitRanger"
+    operations = frozenset({CREATE, UPDATE})
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self.limit_ranges = registry.catalog.known_type("", "v1", "limitranges")
+        self.annotation = registry.naming.key("limit-ranger")
+
+    def handles(self, attrs: Attributes) -> bool:
+        return attrs.operation in self.operations and (
+            (attrs.operation == CREATE and is_kind(attrs, "", "pods"))
+            or is_kind(attrs, "", "persistentvolumeclaims"))
+
+    def _items(self, namespace: str, kind: str) -> list[dict]:
+        out = []
+        for text in self.registry.list(self.limit_ranges, namespace, ListOptions()).items:
+            for item in (orjson.loads(text).get("spec") or {}).get("limits") or []:
+                if isinstance(item, dict) and item.get("type") == kind:
+                    out.append(item)
+        return out
+
+    def admit(self, attrs: Attributes) -> None:
+        if attrs.rt.plural != "pods" or attrs.obj is None:
+            return
+        items = self._items(attrs.namespace, "Container")
+        if not items:
+            return
+        notes = []
+        init_ids = {id(c) for c in (attrs.obj.get("spec") or {}).get("initContainers") or []}
+        for container in _containers(attrs.obj):
+            label = f"{'init container' if id(container) in init_ids else 'container'} {container.get('name', '')}"
+            resources = container.setdefault("resources", {})
+            set_requests, set_limits = [], []
+            for item in items:
+                for field, target, noted in (("defaultRequest", "requests", set_requests),
+                                             ("default", "limits", set_limits)):
+                    for resource, value in (item.get(field) or {}).items():
+                        values = resources.setdefault(target, {})
+                        if resource not in values:
+                            values[resource] = value
+                            noted.append(resource)
+            for noted, what in ((set_requests, "request"), (set_limits, "limit")):
+                if noted:
+                    notes.append(f"{', '.join(noted)} {what} for {label}")
+            for target in ("requests", "limits"):
+                if not resources.get(target):
+                    resources.pop(target, None)
+        if notes:
+            metadata = attrs.obj.setdefault("metadata", {})
+            metadata.setdefault("annotations", {})[self.annotation] = "LimitRanger plugin set: " + "; ".join(notes)
+
+    def validate(self, attrs: Attributes) -> None:
+        obj = attrs.obj or {}
+        errors: list[str] = []
+        if attrs.rt.plural == "pods":
+            containers = _containers(obj)
+            for item in self._items(attrs.namespace, "Container"):
+                for container in containers:
+                    resources = container.get("resources") or {}
+                    errors += _bounds(item, "Container", resources.get("requests") or {},
+                                      resources.get("limits") or {})
+            for item in self._items(attrs.namespace, "Pod"):
+                errors += _bounds(item, "Pod", _sum(containers, "requests"), _sum(containers, "limits"))
+        else:
+            requests = ((obj.get("spec") or {}).get("resources") or {}).get("requests") or {}
+            for item in self._items(attrs.namespace, "PersistentVolumeClaim"):
+                errors += _bounds(item, "PersistentVolumeClaim", requests, {}, limits_apply=False)
+        if errors:
+            raise forbidden(attrs, errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]")
+
+
+def _sum(containers: list[dict], target: str) -> dict:
+    total: dict[str, Decimal] = {}
+    for container in containers:
+        for resource, value in ((container.get("resources") or {}).get(target) or {}).items():
+            amount = parse_quantity(value)
+            if amount is not None:
+                total[resource] = total.get(resource, Decimal(0)) + amount
+    return {resource: _render(value) for resource, value in total.items()}
+
+
+def _render(value: Decimal) -> str:
+    return format(value.normalize(), "f")
+
+
+def _bounds(item: dict, kind: str, requests: dict, limits: dict, limits_apply: bool = True) -> list[str]:
+    """The reference's min, max and ratio checks of one LimitRange item: one error at most per constraint."""
+    errors = []
+    for resource, bound in (item.get("min") or {}).items():
+        low, request, limit = parse_quantity(bound), requests.get(resource), limits.get(resource)
+        if request is None:
+            errors.append(f"minimum {resource} usage per {kind} is {bound}.  No request is specified")
+        elif low is not None and (parse_quantity(request) or 0) < low:
+            errors.append(f"minimum {resource} usage per {kind} is {bound}, but request is {request}")
+        elif limits_apply and limit is not None and low is not None and (parse_quantity(limit) or 0) < low:
+            errors.append(f"minimum {resource} usage per {kind} is {bound}, but limit is {limit}")
+    for resource, bound in (item.get("max") or {}).items():
+        high, request, limit = parse_quantity(bound), requests.get(resource), limits.get(resource)
+        if high is None:
+            continue
+        if limits_apply and limit is None:
+            errors.append(f"maximum {resource} usage per {kind} is {bound}.  No limit is specified")
+        elif limit is not None and (parse_quantity(limit) or 0) > high:
+            errors.append(f"maximum {resource} usage per {kind} is {bound}, but limit is {limit}")
+        elif request is not None and (parse_quantity(request) or 0) > high:
+            errors.append(f"maximum {resource} usage per {kind} is {bound}, but request is {request}")
+    for resource, bound in (item.get("maxLimitRequestRatio") or {}).items():
+        ratio = parse_quantity(bound)
+        request, limit = parse_quantity(requests.get(resource)), parse_quantity(limits.get(resource))
+        if ratio is None or limit is None:
+            continue
+        if not request:
+            errors.append(f"{resource} max limit to request ratio per {kind} is {bound}, but no request is "
+                          "specified or request is 0")
+        elif limit / request > ratio:
+            errors.append(f"{resource} max limit to request ratio per {kind} is {bound}, but provided ratio is "
+                          f"{float(limit / request):f}")
+    return errors
