@@ -318,6 +318,7 @@ def _watch(rt: ResourceType, namespace: str | None, opts: ListOptions) -> Respon
     resp = Response(stream_with_context(body), status=200,
                     headers={"Content-Type": framer.content_type})
     resp.headers["Cache-Control"] = "no-cache, private"
+    resp.headers["X-Accel-Buffering"] = "no"  # nginx passes each event on even with its default proxy_buffering
     return resp
 
 
