@@ -37,8 +37,8 @@ DEFAULT_ON = frozenset({
 BUILT = frozenset({
     "AlwaysAdmit", "AlwaysDeny", "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority",
     "DefaultTolerationSeconds", "DefaultStorageClass", "PersistentVolumeClaimResize", "RuntimeClass",
-    "CertificateApproval", "CertificateSigning",
-    "CertificateSubjectRestriction", "DefaultIngressClass", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook",
+    "CertificateApproval", "CertificateSigning", "CertificateSubjectRestriction", "DefaultIngressClass",
+    "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ResourceQuota", "PodSecurity",
 })
 
 
@@ -79,7 +79,15 @@ class AlwaysDeny(Plugin):
 def build_chain(names: Iterable[str], registry: Registry, naming: Naming, hub: WatchHub | None,
                 resolve: ServiceResolver | None, metrics: Any = None) -> Chain:
     """The chain of the named plugins; `metrics` holds the admission histograms (app.metrics)."""
-    from app.admission import certificates, classes, limits, pods, serviceaccount
+    from app.admission import (
+        certificates,
+        classes,
+        limits,
+        pods,
+        podsecurity,
+        resourcequota,
+        serviceaccount,
+    )
     from app.admission.namespace_lifecycle import NamespaceLifecycle
     from app.admission.source import ConfigurationSource
     from app.admission.webhooks import (
@@ -101,6 +109,7 @@ def build_chain(names: Iterable[str], registry: Registry, naming: Naming, hub: W
         "NamespaceLifecycle": lambda: NamespaceLifecycle(registry),
         "LimitRanger": lambda: limits.LimitRanger(registry),
         "ServiceAccount": lambda: serviceaccount.ServiceAccount(registry),
+        "PodSecurity": lambda: podsecurity.PodSecurity(registry),
         "Priority": lambda: pods.Priority(registry, hub),
         "DefaultTolerationSeconds": lambda: pods.DefaultTolerationSeconds(registry),
         "DefaultStorageClass": lambda: classes.DefaultStorageClass(registry, hub),
@@ -112,5 +121,6 @@ def build_chain(names: Iterable[str], registry: Registry, naming: Naming, hub: W
         "CertificateSubjectRestriction": lambda: certificates.CertificateSubjectRestriction(naming),
         "MutatingAdmissionWebhook": lambda: webhooks(MutatingWebhooks, "mutatingwebhookconfigurations"),
         "ValidatingAdmissionWebhook": lambda: webhooks(ValidatingWebhooks, "validatingwebhookconfigurations"),
+        "ResourceQuota": lambda: resourcequota.ResourceQuota(registry, hub),
     }
     return Chain([factories[name]() for name in names], getattr(metrics, "admission_controller_duration", None))

@@ -10,9 +10,10 @@ GARBAGE_COLLECTOR = "garbagecollector"
 SERVICE_ACCOUNT = "serviceaccount"
 ROOT_CA_PUBLISHER = "rootcacertpublisher"
 CRD = "crd"
+RESOURCE_QUOTA = "resourcequota"
 
 KNOWN = (CSR_SIGNING, CSR_APPROVING, CSR_CLEANER, TOKEN_CLEANER, BOOTSTRAP_SIGNER, GARBAGE_COLLECTOR, SERVICE_ACCOUNT,
-         ROOT_CA_PUBLISHER, CRD)
+         ROOT_CA_PUBLISHER, CRD, RESOURCE_QUOTA)
 #: off unless named (the reference's tokencleaner); bootstrapsigner is on here: cluster-info must be signed
 DISABLED_BY_DEFAULT = frozenset({TOKEN_CLEANER})
 DEFAULT = "*"

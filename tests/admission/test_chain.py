@@ -137,16 +137,17 @@ def test_without_namespace_lifecycle_a_missing_namespace_is_not_checked(registry
 
 def test_the_default_plugins_and_the_flags_that_change_them():
     assert enabled_plugins() == [
-        "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
-        "PersistentVolumeClaimResize", "RuntimeClass", "CertificateApproval", "CertificateSigning",
-        "CertificateSubjectRestriction", "DefaultIngressClass", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"]
-    others = enabled_plugins()[1:-1]
+        "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "PodSecurity", "Priority", "DefaultTolerationSeconds",
+        "DefaultStorageClass", "PersistentVolumeClaimResize", "RuntimeClass", "CertificateApproval",
+        "CertificateSigning", "CertificateSubjectRestriction", "DefaultIngressClass", "MutatingAdmissionWebhook",
+        "ValidatingAdmissionWebhook", "ResourceQuota"]
+    others = enabled_plugins()[1:-2]
     assert enabled_plugins(["AlwaysDeny"], others) == [
-        "NamespaceLifecycle", "ValidatingAdmissionWebhook", "AlwaysDeny"]
+        "NamespaceLifecycle", "ValidatingAdmissionWebhook", "ResourceQuota", "AlwaysDeny"]
     with pytest.raises(AdmissionConfigError, match="unknown admission plugins: Bogus"):
         enabled_plugins(["Bogus"])
-    with pytest.raises(AdmissionConfigError, match="not available in this server: ResourceQuota"):
-        enabled_plugins(["ResourceQuota"])
+    with pytest.raises(AdmissionConfigError, match="not available in this server: StorageObjectInUseProtection"):
+        enabled_plugins(["StorageObjectInUseProtection"])
     with pytest.raises(AdmissionConfigError, match="AlwaysDeny in both"):
         enabled_plugins(["AlwaysDeny"], ["AlwaysDeny"])
 
@@ -154,11 +155,11 @@ def test_the_default_plugins_and_the_flags_that_change_them():
 def test_the_configured_plugins_are_the_registry_chain(sqlite_url, tmp_path):
     from tests.conftest import _shutdown
 
-    plugins = enabled_plugins(["AlwaysDeny"], enabled_plugins()[:-2])
+    plugins = enabled_plugins(["AlwaysDeny"], enabled_plugins()[:-3])
     app = make_app(sqlite_url, tmp_path, ADMISSION_PLUGINS=plugins)
     try:
         assert app.extensions["orch"].registry.admission.names == (
-            "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "AlwaysDeny")
+            "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ResourceQuota", "AlwaysDeny")
     finally:
         _shutdown(app)
 

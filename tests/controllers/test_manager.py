@@ -19,7 +19,7 @@ from tests.controllers.conftest import FakeClock
 LEASES = f"/apis/{NAMING.group('coordination')}/v1/namespaces/{NAMING.system_namespace}/leases"
 
 
-NAMESPACED = ("garbagecollector", "serviceaccount", "rootcacertpublisher", "crd")
+NAMESPACED = ("garbagecollector", "serviceaccount", "rootcacertpublisher", "crd", "resourcequota")
 
 
 @pytest.mark.parametrize(("text", "enabled"), [
@@ -27,7 +27,7 @@ NAMESPACED = ("garbagecollector", "serviceaccount", "rootcacertpublisher", "crd"
     ("*,tokencleaner", ("csrsigning", "csrapproving", "csrcleaner", "tokencleaner", "bootstrapsigner", *NAMESPACED)),
     ("*,-csrapproving", ("csrsigning", "csrcleaner", "bootstrapsigner", *NAMESPACED)),
     ("*,-garbagecollector,-rootcacertpublisher", ("csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner",
-                                                  "serviceaccount", "crd")),
+                                                  "serviceaccount", "crd", "resourcequota")),
     ("csrsigning", ("csrsigning",)),
     ("", ()),
 ])
