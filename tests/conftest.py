@@ -122,9 +122,10 @@ class AdminClient(FlaskClient):
         self.environ_base[PEER_CERT_KEY] = session_ca()[1]
 
 
-#: test apps run no controllers, so no `default` ServiceAccount appears and the ServiceAccount plugin would refuse
-#: every pod; its tests (tests/admission/test_builtin_plugins.py) run it with the service-account controller
-TEST_ADMISSION_PLUGINS = enabled_plugins(disable=["ServiceAccount"])
+#: test apps run no controllers: no `default` ServiceAccount appears (the ServiceAccount plugin would refuse every
+#: pod) and no protection controller frees a deleted claim or volume; the tests of those plugins
+#: (tests/admission/) run them with their controllers
+TEST_ADMISSION_PLUGINS = enabled_plugins(disable=["ServiceAccount", "StorageObjectInUseProtection"])
 
 
 def make_app(url: str, tmp_path: Path, **config: object):

@@ -94,8 +94,7 @@ def test_empty_env_variable_counts_as_unset() -> None:
         (["--database-url", "mysql://x/y"], "expected sqlite"),
         (["--tls-cert-file", "/no/such/file"], "no such file"),
         (["--enable-admission-plugins", "Bogus"], "--enable-admission-plugins: unknown admission plugins: Bogus"),
-        (["--enable-admission-plugins", "StorageObjectInUseProtection"],
-         "not available in this server: StorageObjectInUseProtection"),
+        (["--enable-admission-plugins", "AlwaysPullImages"], "not available in this server: AlwaysPullImages"),
         (["--disable-admission-plugins", "NamespaceLifecycle,Nope"], "unknown admission plugins: Nope"),
         (["--no-such-flag"], "unrecognized arguments"),
         (["--data", "x"], "unrecognized arguments"),  # no abbreviations

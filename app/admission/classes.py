@@ -108,3 +108,25 @@ class PersistentVolumeClaimResize(Plugin):
         if not class_name or class_name != old_class or found is None or found.get("allowVolumeExpansion") is not True:
             raise forbidden(attrs, "only dynamically provisioned pvc can be resized and the storageclass that "
                                    "provisions the pvc must support resize")
+
+
+class StorageObjectInUseProtection(Plugin):
+    """New claims and volumes carry the protection finalizers, so they outlive their last user: the pvcprotection
+    and pvprotection controllers remove them once nothing uses the object."""
+
+    name = "StorageObjectInUseProtection"
+    operations = frozenset({CREATE})
+
+    def __init__(self, registry: Registry) -> None:
+        self.finalizers = {"persistentvolumeclaims": registry.naming.key("pvc-protection"),
+                           "persistentvolumes": registry.naming.key("pv-protection")}
+
+    def handles(self, attrs: Attributes) -> bool:
+        return attrs.operation == CREATE and attrs.rt.group == "" and attrs.rt.plural in self.finalizers \
+            and not attrs.subresource and attrs.obj is not None
+
+    def admit(self, attrs: Attributes) -> None:
+        metadata = (attrs.obj or {}).setdefault("metadata", {})
+        finalizer = self.finalizers[attrs.rt.plural]
+        if finalizer not in (metadata.get("finalizers") or []):
+            metadata["finalizers"] = [*(metadata.get("finalizers") or []), finalizer]

@@ -39,6 +39,7 @@ BUILT = frozenset({
     "DefaultTolerationSeconds", "DefaultStorageClass", "PersistentVolumeClaimResize", "RuntimeClass",
     "CertificateApproval", "CertificateSigning", "CertificateSubjectRestriction", "DefaultIngressClass",
     "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ResourceQuota", "PodSecurity",
+    "StorageObjectInUseProtection", "TaintNodesByCondition",
 })
 
 
@@ -83,6 +84,7 @@ def build_chain(names: Iterable[str], registry: Registry, naming: Naming, hub: W
         certificates,
         classes,
         limits,
+        nodes,
         pods,
         podsecurity,
         resourcequota,
@@ -110,6 +112,8 @@ def build_chain(names: Iterable[str], registry: Registry, naming: Naming, hub: W
         "LimitRanger": lambda: limits.LimitRanger(registry),
         "ServiceAccount": lambda: serviceaccount.ServiceAccount(registry),
         "PodSecurity": lambda: podsecurity.PodSecurity(registry),
+        "TaintNodesByCondition": lambda: nodes.TaintNodesByCondition(registry),
+        "StorageObjectInUseProtection": lambda: classes.StorageObjectInUseProtection(registry),
         "Priority": lambda: pods.Priority(registry, hub),
         "DefaultTolerationSeconds": lambda: pods.DefaultTolerationSeconds(registry),
         "DefaultStorageClass": lambda: classes.DefaultStorageClass(registry, hub),

@@ -19,6 +19,7 @@ from app.controllers.lease import LeaseElector, holder_identity
 from app.controllers.names import parse_controllers
 from app.controllers.namespacedefaults import RootCaPublisher, ServiceAccountController
 from app.controllers.resourcequota import ResourceQuotaController
+from app.controllers.storageprotection import PvcProtection, PvProtection
 from app.controllers.tokencleaner import TokenCleaner
 from app.errors import AlreadyExists, Conflict, NotFound
 from app.lifecycle import add_post_start_hook
@@ -31,7 +32,7 @@ log = logging.getLogger(__name__)
 BUILDERS: dict[str, type[Controller]] = {c.name: c for c in
                                          (CsrSigning, CsrApproving, CsrCleaner, TokenCleaner, BootstrapSigner,
                                           GarbageCollector, ServiceAccountController, RootCaPublisher,
-                                          CrdController, ResourceQuotaController)}
+                                          CrdController, ResourceQuotaController, PvcProtection, PvProtection)}
 
 
 def lease_name(ctx: Context, controller: str) -> str:

@@ -11,9 +11,11 @@ SERVICE_ACCOUNT = "serviceaccount"
 ROOT_CA_PUBLISHER = "rootcacertpublisher"
 CRD = "crd"
 RESOURCE_QUOTA = "resourcequota"
+PVC_PROTECTION = "pvc-protection"
+PV_PROTECTION = "pv-protection"
 
 KNOWN = (CSR_SIGNING, CSR_APPROVING, CSR_CLEANER, TOKEN_CLEANER, BOOTSTRAP_SIGNER, GARBAGE_COLLECTOR, SERVICE_ACCOUNT,
-         ROOT_CA_PUBLISHER, CRD, RESOURCE_QUOTA)
+         ROOT_CA_PUBLISHER, CRD, RESOURCE_QUOTA, PVC_PROTECTION, PV_PROTECTION)
 #: off unless named (the reference's tokencleaner); bootstrapsigner is on here: cluster-info must be signed
 DISABLED_BY_DEFAULT = frozenset({TOKEN_CLEANER})
 DEFAULT = "*"

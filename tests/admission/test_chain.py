@@ -137,8 +137,9 @@ def test_without_namespace_lifecycle_a_missing_namespace_is_not_checked(registry
 
 def test_the_default_plugins_and_the_flags_that_change_them():
     assert enabled_plugins() == [
-        "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "PodSecurity", "Priority", "DefaultTolerationSeconds",
-        "DefaultStorageClass", "PersistentVolumeClaimResize", "RuntimeClass", "CertificateApproval",
+        "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "TaintNodesByCondition", "PodSecurity", "Priority",
+        "DefaultTolerationSeconds", "DefaultStorageClass", "StorageObjectInUseProtection",
+        "PersistentVolumeClaimResize", "RuntimeClass", "CertificateApproval",
         "CertificateSigning", "CertificateSubjectRestriction", "DefaultIngressClass", "MutatingAdmissionWebhook",
         "ValidatingAdmissionWebhook", "ResourceQuota"]
     others = enabled_plugins()[1:-2]
@@ -146,8 +147,8 @@ def test_the_default_plugins_and_the_flags_that_change_them():
         "NamespaceLifecycle", "ValidatingAdmissionWebhook", "ResourceQuota", "AlwaysDeny"]
     with pytest.raises(AdmissionConfigError, match="unknown admission plugins: Bogus"):
         enabled_plugins(["Bogus"])
-    with pytest.raises(AdmissionConfigError, match="not available in this server: StorageObjectInUseProtection"):
-        enabled_plugins(["StorageObjectInUseProtection"])
+    with pytest.raises(AdmissionConfigError, match="not available in this server: AlwaysPullImages"):
+        enabled_plugins(["AlwaysPullImages"])
     with pytest.raises(AdmissionConfigError, match="AlwaysDeny in both"):
         enabled_plugins(["AlwaysDeny"], ["AlwaysDeny"])
 

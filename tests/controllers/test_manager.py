@@ -19,7 +19,8 @@ from tests.controllers.conftest import FakeClock
 LEASES = f"/apis/{NAMING.group('coordination')}/v1/namespaces/{NAMING.system_namespace}/leases"
 
 
-NAMESPACED = ("garbagecollector", "serviceaccount", "rootcacertpublisher", "crd", "resourcequota")
+NAMESPACED = ("garbagecollector", "serviceaccount", "rootcacertpublisher", "crd", "resourcequota",
+              "pvc-protection", "pv-protection")
 
 
 @pytest.mark.parametrize(("text", "enabled"), [
@@ -27,7 +28,8 @@ NAMESPACED = ("garbagecollector", "serviceaccount", "rootcacertpublisher", "crd"
     ("*,tokencleaner", ("csrsigning", "csrapproving", "csrcleaner", "tokencleaner", "bootstrapsigner", *NAMESPACED)),
     ("*,-csrapproving", ("csrsigning", "csrcleaner", "bootstrapsigner", *NAMESPACED)),
     ("*,-garbagecollector,-rootcacertpublisher", ("csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner",
-                                                  "serviceaccount", "crd", "resourcequota")),
+                                                  "serviceaccount", "crd", "resourcequota", "pvc-protection",
+                                                  "pv-protection")),
     ("csrsigning", ("csrsigning",)),
     ("", ()),
 ])

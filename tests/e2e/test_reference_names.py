@@ -39,7 +39,7 @@ REFERENCE_PATTERNS = [re.compile(p) for p in (
     r"^rbac\.authorization\.k8s\.io/aggregate-to-[a-z-]+$",
     r"^system:",  # role, binding, user and group names (compared rule by rule in tests/auth)
     r"^kubeadm:",  # the reference's cluster-info reader role, made by kubeadm
-    r"^kube-controller-[a-z]+$",  # our controllers' Leases (the reference's one is kube-controller-manager)
+    r"^kube-controller-[a-z-]+$",  # our controllers' Leases (the reference's one is kube-controller-manager)
     r"^kube-apiserver-[0-9a-f]+$",  # a replica's endpoint Lease
     r"^kube-(dns|scheduler|controller-manager|proxy)$",  # components named in the default policy
     r"^kubeconfig$",  # the cluster-info ConfigMap's key

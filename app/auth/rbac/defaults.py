@@ -20,7 +20,8 @@ CERTIFICATE_CONTROLLER, BOOTSTRAP_SIGNER, TOKEN_CLEANER = "certificate-controlle
 #: the other reference controllers this server runs in-process (their roles come with the reference policy;
 #: the apiextensions controller writes through the registry, as the reference's does, and needs only its Lease)
 IN_SERVER_CONTROLLERS = ("generic-garbage-collector", "service-account-controller", "root-ca-cert-publisher",
-                         "apiextensions-controller", "resourcequota-controller")
+                         "apiextensions-controller", "resourcequota-controller", "pvc-protection-controller",
+                         "pv-protection-controller")
 
 
 def _r(groups: list[str], resources: list[str], verbs: list[str], names: list[str] | None = None) -> dict:
