@@ -5,14 +5,18 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-import orjson
-
 from app.admission import CREATE, UPDATE, Attributes, Plugin, forbidden, is_kind
-from app.registry.options import ListOptions
+from app.admission.source import ConfigurationSource
 from app.resources.defaults import parse_quantity
 
 if TYPE_CHECKING:
     from app.registry.store import Registry
+    from app.storage.hub import WatchHub
+
+
+def _limit_items(limit_range: dict) -> list[tuple[str, dict]]:
+    namespace = (limit_range.get("metadata") or {}).get("namespace", "")
+    return [(namespace, item) for item in (limit_range.get("spec") or {}).get("limits") or [] if isinstance(item, dict)]
 
 
 def _containers(pod: dict) -> list[dict]:
@@ -24,9 +28,10 @@ class LimitRanger(Plugin):
     name = "LimitRanger"
     operations = frozenset({CREATE, UPDATE})
 
-    def __init__(self, registry: Registry) -> None:
-        self.registry = registry
-        self.limit_ranges = registry.catalog.known_type("", "v1", "limitranges")
+    def __init__(self, registry: Registry, hub: WatchHub | None = None) -> None:
+        rt = registry.catalog.known_type("", "v1", "limitranges")
+        # (namespace, limit item) of every LimitRange, followed through the change log: no query per write
+        self.limit_ranges = ConfigurationSource(registry, rt, _limit_items, hub)
         self.annotation = registry.naming.key("limit-ranger")
 
     def handles(self, attrs: Attributes) -> bool:
@@ -35,12 +40,7 @@ class LimitRanger(Plugin):
             or is_kind(attrs, "", "persistentvolumeclaims"))
 
     def _items(self, namespace: str, kind: str) -> list[dict]:
-        out = []
-        for text in self.registry.list(self.limit_ranges, namespace, ListOptions()).items:
-            for item in (orjson.loads(text).get("spec") or {}).get("limits") or []:
-                if isinstance(item, dict) and item.get("type") == kind:
-                    out.append(item)
-        return out
+        return [item for where, item in self.limit_ranges.current() if where == namespace and item.get("type") == kind]
 
     def admit(self, attrs: Attributes) -> None:
         if attrs.rt.plural != "pods" or attrs.obj is None:

@@ -109,9 +109,9 @@ def build_chain(names: Iterable[str], registry: Registry, naming: Naming, hub: W
     factories: dict[str, Callable[[], Plugin]] = {
         "AlwaysAdmit": AlwaysAdmit, "AlwaysDeny": AlwaysDeny,
         "NamespaceLifecycle": lambda: NamespaceLifecycle(registry),
-        "LimitRanger": lambda: limits.LimitRanger(registry),
+        "LimitRanger": lambda: limits.LimitRanger(registry, hub),
         "ServiceAccount": lambda: serviceaccount.ServiceAccount(registry),
-        "PodSecurity": lambda: podsecurity.PodSecurity(registry),
+        "PodSecurity": lambda: podsecurity.PodSecurity(registry, hub),
         "TaintNodesByCondition": lambda: nodes.TaintNodesByCondition(registry),
         "StorageObjectInUseProtection": lambda: classes.StorageObjectInUseProtection(registry),
         "Priority": lambda: pods.Priority(registry, hub),

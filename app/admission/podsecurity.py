@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING
 
 from app.admission import CREATE, UPDATE, Attributes, Plugin, forbidden
 from app.admission.effects import add_warning, annotate
+from app.admission.source import ConfigurationSource
 from app.errors import Invalid, NotFound, invalid
 
 if TYPE_CHECKING:
     from app.registry.store import Registry
+    from app.storage.hub import WatchHub
 
 LEVELS = ("privileged", "baseline", "restricted")
 LATEST = 10**6  # "latest": newer than any v1.N
@@ -305,10 +307,31 @@ class PodSecurity(Plugin):
     name = "PodSecurity"
     operations = frozenset({CREATE, UPDATE})
 
-    def __init__(self, registry: Registry) -> None:
-        self.registry = registry
-        self.namespaces = registry.catalog.known_type("", "v1", "namespaces")
-        self.label_prefix = registry.naming.key_group("pod-security") + "/"
+    def __init__(self, registry: Registry, hub: WatchHub | None = None) -> None:
+        self.registry, self.label_prefix = registry, registry.naming.key_group("pod-security") + "/"
+        self.rt = registry.catalog.known_type("", "v1", "namespaces")
+        # (name, pod-security labels) of every namespace, followed through the change log: no read per pod
+        self.namespaces = ConfigurationSource(registry, self.rt, self._labels_of, hub)
+        self._by_name: tuple[tuple, dict[str, dict]] = ((), {})
+
+    def _labels_of(self, namespace: dict) -> list[tuple[str, dict]]:
+        metadata = namespace.get("metadata") or {}
+        labels = {k: v for k, v in (metadata.get("labels") or {}).items() if k.startswith(self.label_prefix)}
+        return [(str(metadata.get("name", "")), labels)]
+
+    def labels(self, namespace: str) -> dict | None:
+        """The namespace's pod-security labels; None when there is no such namespace."""
+        current = self.namespaces.current()
+        seen, by_name = self._by_name
+        if seen is not current:
+            by_name = dict(current)
+            self._by_name = (current, by_name)
+        if namespace in by_name:
+            return by_name[namespace]
+        try:  # made through another process a moment ago: its change may not have arrived yet
+            return self._labels_of(self.registry.get(self.rt, None, namespace))[0][1]
+        except NotFound:
+            return None
 
     def handles(self, attrs: Attributes) -> bool:
         rt = attrs.rt
@@ -350,11 +373,10 @@ class PodSecurity(Plugin):
         if attrs.rt.plural == "namespaces":
             self._validate_namespace(attrs, obj)
             return
-        try:
-            namespace = self.registry.get(self.namespaces, None, attrs.namespace)
-        except NotFound:
+        labels = self.labels(attrs.namespace)
+        if labels is None:
             return  # NamespaceLifecycle answers for a missing namespace
-        policy, _errors = self.policy((namespace.get("metadata") or {}).get("labels") or {})
+        policy, _errors = self.policy(labels)
         if all(level == "privileged" for level, _, _ in policy.values()):
             return
         if attrs.rt.plural == "pods":
