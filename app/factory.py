@@ -92,7 +92,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.cli.add_command(db_cli)
     from app.api.wire import go_reason_phrases
 
-    app.wsgi_app = go_reason_phrases(app.wsgi_app)  # type: ignore[method-assign]
+    app.wsgi_app = go_reason_phrases(app.wsgi_app)  # type: ignore[method-assign,assignment]
     return app
 
 

@@ -91,18 +91,18 @@ def load_pair(cert_path: str | os.PathLike[str], key_path: str | os.PathLike[str
         key = serialization.load_pem_private_key(Path(key_path).read_bytes(), password=None)
     except (OSError, ValueError) as err:
         raise PkiError(f"cannot load {cert_path} / {key_path}: {err}") from err
-    if not isinstance(key, keytypes.CertificateIssuerPrivateKeyTypes):
+    if not isinstance(key, keytypes.CertificateIssuerPrivateKeyTypes):  # type: ignore[arg-type]
         raise PkiError(f"{key_path}: unsupported key type {type(key).__name__}")
     if _spki(cert.public_key()) != _spki(key.public_key()):
         raise PkiError(f"{cert_path} does not belong to the key in {key_path}")
-    return CertKey(cert, key)
+    return CertKey(cert, key)  # type: ignore[arg-type]  # narrowed by the isinstance above
 
 
 def _spki(public_key: keytypes.PublicKeyTypes) -> bytes:
     return public_key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
 
 
-def _digest(key: keytypes.CertificateIssuerPrivateKeyTypes) -> hashes.HashAlgorithm | None:
+def _digest(key: keytypes.CertificateIssuerPrivateKeyTypes) -> hashes.SHA256 | None:
     # Edwards-curve keys sign without a separate digest; a CA supplied by the admin may use one.
     return None if isinstance(key, (ed25519.Ed25519PrivateKey, ed448.Ed448PrivateKey)) else hashes.SHA256()
 

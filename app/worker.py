@@ -110,7 +110,7 @@ class ApiConn(TConn):
 
     def init(self) -> None:
         """Called by gunicorn before each request it parses: the head read so far goes first."""
-        if self.parser is None:
+        if self.parser is None:  # type: ignore[has-type]  # gunicorn is untyped
             self.parser = get_parser(self.cfg, self.sock, self.client)
         self.initialized = True
         if self.head:
@@ -143,8 +143,8 @@ class ApiWorker(ThreadWorker):
         from app.shutdown import worker_booted
 
         super().load_wsgi()
-        self.app_wsgi = self.wsgi
-        self.wsgi = with_connection(self.wsgi)
+        self.app_wsgi = self.wsgi  # type: ignore[has-type]
+        self.wsgi = with_connection(self.wsgi)  # type: ignore[has-type]
         worker_booted(self.app_wsgi)  # post-start hooks run now, not with the first request
 
     def init_signals(self) -> None:

@@ -53,7 +53,8 @@ class LimitRanger(Plugin):
         for container in _containers(attrs.obj):
             label = f"{'init container' if id(container) in init_ids else 'container'} {container.get('name', '')}"
             resources = container.setdefault("resources", {})
-            set_requests, set_limits = [], []
+            set_requests: list[str] = []
+            set_limits: list[str] = []
             for item in items:
                 for field, target, noted in (("defaultRequest", "requests", set_requests),
                                              ("default", "limits", set_limits)):

@@ -102,7 +102,7 @@ class DefaultTolerationSeconds(Plugin):
 
     def admit(self, attrs: Attributes) -> None:
         spec = _spec(attrs)
-        tolerations = spec.get("tolerations") if isinstance(spec.get("tolerations"), list) else []
+        tolerations: list = spec["tolerations"] if isinstance(spec.get("tolerations"), list) else []
         added = []
         for taint in self.taints:
             if not any(isinstance(t, dict) and t.get("key", "") in ("", taint)

@@ -33,7 +33,7 @@ class Verdict:
         """The reference's rejection: the webhook's code (at least 400) and reason, its message prefixed."""
         denied_by = f'admission webhook "{webhook}" denied the request'
         status = self.status
-        code = status.get("code") if isinstance(status.get("code"), int) else 0
+        code: int = status["code"] if isinstance(status.get("code"), int) else 0
         message, reason = str(status.get("message") or ""), str(status.get("reason") or "")
         text = f"{denied_by}: {message}" if message else f"{denied_by}: {reason}" if reason else \
             f"{denied_by} without explanation"
@@ -108,8 +108,8 @@ def verdict(webhook: str, api_version: str, uid: str, http_status: int, data: by
             raise invalid("response.patch is not base64") from None
     elif mutating and v1 and patch_type is not None:
         raise invalid("webhook returned response.patchType but not response.patch")
-    status = response.get("status") if isinstance(response.get("status"), dict) else {}
+    status: dict = response["status"] if isinstance(response.get("status"), dict) else {}
     warnings = tuple(str(w) for w in response.get("warnings") or () if isinstance(w, str))
-    annotations = response.get("auditAnnotations") if isinstance(response.get("auditAnnotations"), dict) else {}
+    annotations: dict = response["auditAnnotations"] if isinstance(response.get("auditAnnotations"), dict) else {}
     return Verdict(bool(response.get("allowed")), status, patch, warnings,
                    {str(k): str(v) for k, v in annotations.items()})

@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import jsonpatch
@@ -245,9 +246,8 @@ class MutatingWebhooks(WebhookDispatcher):
 
     def _patched(self, hook: Webhook, matched: ResourceType, attrs: Attributes, patch: bytes) -> dict:
         """The stored-version object after the webhook's JSONPatch, applied in the version it registered for."""
-        obj = attrs.obj or {}
-        as_is = matched.conversion is None or attrs.object_kind is not None
-        served = obj if as_is else matched.conversion.from_storage(obj)
+        obj, conversion = attrs.obj or {}, None if attrs.object_kind is not None else matched.conversion
+        served = obj if conversion is None else conversion.from_storage(obj)
         try:
             operations = jsonpatch.JsonPatch(orjson.loads(patch))
             patched = operations.apply(served)
@@ -257,7 +257,7 @@ class MutatingWebhooks(WebhookDispatcher):
         if not isinstance(patched, dict) or patched.get("apiVersion") != served.get("apiVersion") or \
                 patched.get("kind") != served.get("kind") or not isinstance(patched.get("metadata", {}), dict):
             raise InternalError(f'admission webhook "{hook.name}" changed the apiVersion or kind of the object')
-        return patched if as_is else matched.conversion.to_storage(patched)
+        return patched if conversion is None else conversion.to_storage(patched)
 
 
 class ValidatingWebhooks(WebhookDispatcher):
@@ -268,8 +268,7 @@ class ValidatingWebhooks(WebhookDispatcher):
         if not invocations:
             return
         calls: list[Callable[[], Verdict]] = [
-            (lambda hook=hook, matched=matched: self.call(hook, matched, attrs, mutating=False))
-            for hook, matched in invocations]
+            partial(self.call, hook, matched, attrs, mutating=False) for hook, matched in invocations]
         futures = [_PARALLEL.submit(call) for call in calls[1:]]  # the first runs on this thread
         outcomes: list[Verdict | ApiError] = [_outcome(calls[0])] + [_outcome(f.result) for f in futures]
         denial: ApiError | None = None

@@ -7,7 +7,7 @@ import re
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from typing import Any, Self
 from urllib.parse import urlencode
 
@@ -288,7 +288,7 @@ class WatchStream:
         self._events.close()
 
 
-def _events(response: urllib3.BaseHTTPResponse) -> Iterator[dict]:
+def _events(response: urllib3.BaseHTTPResponse) -> Generator[dict, None, None]:
     """Decode a stream of concatenated (usually newline-separated) JSON event documents."""
     decoder = json.JSONDecoder()
     buffer = ""

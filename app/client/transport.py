@@ -5,7 +5,7 @@ import os
 import ssl
 import tempfile
 from urllib.parse import urlsplit
-from urllib.request import getproxies_environment, proxy_bypass_environment
+from urllib.request import getproxies_environment, proxy_bypass_environment  # type: ignore[attr-defined]  # public, not in typeshed
 
 import urllib3
 

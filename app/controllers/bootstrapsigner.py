@@ -42,7 +42,7 @@ def detached_jws(payload: str, token_id: str, token_secret: str) -> str:
 
 def cluster_kubeconfig(server_url: str, ca_pem: bytes) -> str:
     """A client config holding only the cluster: its server and CA data (as the reference's cluster-info)."""
-    config = {"apiVersion": "v1", "kind": "Config",
+    config: dict = {"apiVersion": "v1", "kind": "Config",
               "clusters": [{"cluster": {"certificate-authority-data": base64.b64encode(ca_pem).decode("ascii"),
                                         "server": server_url}, "name": ""}],
               "contexts": None, "current-context": "", "preferences": {}, "users": None}

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ed448, ed25519
+from cryptography.x509 import GeneralName
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from app import pki
@@ -64,7 +65,7 @@ class Request:
         return str(names[0].value) if names else ""
 
     @property
-    def alt_names(self) -> list[x509.GeneralName]:
+    def alt_names(self) -> list[GeneralName]:
         try:
             return list(self.x509.extensions.get_extension_for_class(x509.SubjectAlternativeName).value)
         except x509.ExtensionNotFound:

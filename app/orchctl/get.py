@@ -128,7 +128,7 @@ def _print_resource(ctx: Context, resource: Resource, names: list[str], failures
 def _table(ctx: Context, path: str, params: dict | None = None) -> dict:
     document = ctx.client.request("GET", path, params=params, accept=table_accept(ctx)).json()
     if document.get("kind") != "Table":  # a server without Tables: NAME only
-        items = document.get("items") if "items" in document else [document]
+        items: list = (document.get("items") or []) if "items" in document else [document]
         return {"columnDefinitions": [{"name": "Name", "type": "string", "priority": 0}],
                 "rows": [{"cells": [(item.get("metadata") or {}).get("name", "")], "object": item}
                          for item in items],

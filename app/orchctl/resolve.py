@@ -36,7 +36,8 @@ def split_type_name(words: list[str]) -> list[tuple[str, str | None]]:
             pairs.append((kind, name))
         return pairs
     kinds, names = words[0].split(","), words[1:]  # `get cm,secrets`: every type, each with the names
-    return [(kind, name) for kind in kinds if kind for name in (names or [None])]
+    wanted: list[str | None] = [*names] if names else [None]
+    return [(kind, name) for kind in kinds if kind for name in wanted]
 
 
 _group_versions: dict[str, dict] = {}

@@ -5,6 +5,7 @@ revisions, and translates storage failures into API errors at this one boundary.
 """
 from __future__ import annotations
 
+import builtins
 import copy
 import time
 import uuid
@@ -176,7 +177,7 @@ class Registry:
                     start_after: str | None, revision: int | None) -> ListResult:
         """Rows in key order until `limit` of them pass the filter. A selective filter leaves pages short: the
         page asked for doubles each round (up to MAX_LIST_PAGE), as the reference's store does."""
-        items: list[str] = []
+        items: builtins.list[str] = []
         conv = rt.conversion
         fetch = limit
         while True:
@@ -236,7 +237,7 @@ class Registry:
                              f"request ({namespace})")
         md["namespace"] = namespace
 
-    def _invalid(self, rt: ResourceType, obj: dict, errors: list) -> None:
+    def _invalid(self, rt: ResourceType, obj: dict, errors: builtins.list) -> None:
         if errors:
             raise Invalid(rt.kind, rt.group, str(_meta(obj).get("name") or _meta(obj).get("generateName") or ""),
                           errors)
@@ -283,7 +284,7 @@ class Registry:
         explicit_name = md.get("name")
         for attempt in range(GENERATE_NAME_ATTEMPTS):
             if not explicit_name:
-                md["name"] = meta.generate_name(prefix)
+                md["name"] = meta.generate_name(str(prefix))
             self._invalid(rt, obj, meta.metadata_errors(md, srt.name_rule, srt.namespaced) + srt.strategy.validate(obj))
             attrs.obj, attrs.name = obj, md["name"]
             self.admission.validate(attrs)
@@ -366,7 +367,7 @@ class Registry:
             old = self.served(rt, current.decode())  # patches apply to the version the client speaks
             view = sub.view(old) if sub is not None and sub.view else old
             patched = apply_patch(patch_type, body, view, self.schema(rt, sub))
-            patched_md = patched.get("metadata") if isinstance(patched.get("metadata"), dict) else {}
+            patched_md: dict = patched["metadata"] if isinstance(patched.get("metadata"), dict) else {}
             conditional = str(patched_md.get("resourceVersion", current.rv)) != str(current.rv)
             if conditional:
                 raise Conflict(rt.plural, rt.group, name)
@@ -390,7 +391,7 @@ class Registry:
             raise MethodNotAllowed("server-side apply is not supported on this subresource")
         if not isinstance(applied, dict):
             raise BadRequest(f"the object provided is unrecognized (must be of type {rt.kind})")
-        applied_md = applied.get("metadata") if isinstance(applied.get("metadata"), dict) else {}
+        applied_md: dict = applied["metadata"] if isinstance(applied.get("metadata"), dict) else {}
         if applied_md.get("name", name) != name:
             raise BadRequest(f"the name of the object ({applied_md.get('name')}) does not match the name on the "
                              f"URL ({name})")

@@ -122,7 +122,9 @@ def _decode_quantity(payload: WireValue, path: str) -> str:
 def _encode_int_or_string(value: Any, path: str) -> WireValue:
     if isinstance(value, str):
         return encode_varint_field(1, 1) + encode_varint_field(2, 0) + encode_len_field(3, value.encode())
-    return encode_varint_field(1, 0) + encode_varint_field(2, _int_encoder(32)(value, path)) + encode_len_field(3, b"")
+    number = _int_encoder(32)(value, path)
+    assert isinstance(number, int)
+    return encode_varint_field(1, 0) + encode_varint_field(2, number) + encode_len_field(3, b"")
 
 
 def _decode_int_or_string(payload: WireValue, path: str) -> int | str:

@@ -6,6 +6,7 @@ row, append to the change log, commit.
 """
 from __future__ import annotations
 
+import builtins
 import contextlib
 import fcntl
 import os
@@ -317,7 +318,7 @@ class Storage:
         return sa.and_(column >= lo if lo_inclusive else column > lo, column < hi)
 
     def _current_rows(self, conn: Connection, lo: str, lo_inclusive: bool, hi: str,
-                      max_rv: int | None, limit: int | None) -> list[Stored]:
+                      max_rv: int | None, limit: int | None) -> builtins.list[Stored]:
         query = sa.select(objects.c.key, objects.c.rv, objects.c.data).where(
             self._range(objects.c.key, lo, lo_inclusive, hi))
         if max_rv is not None:
@@ -342,7 +343,7 @@ class Storage:
         )
 
     def _rows_at(self, conn: Connection, lo: str, lo_inclusive: bool, hi: str, revision: int,
-                 limit: int | None) -> list[Stored]:
+                 limit: int | None) -> builtins.list[Stored]:
         unchanged = self._current_rows(conn, lo, lo_inclusive, hi, revision, limit)
         query = self._first_changes_after(revision, lo, lo_inclusive, hi).order_by(changes.c.key)
         if limit is not None:
@@ -371,7 +372,7 @@ class Storage:
         if revision < compacted:
             raise RevisionCompacted(revision, compacted)
 
-    def changes_after(self, revision: int, upto: int | None = None, limit: int = 500) -> list[Change]:
+    def changes_after(self, revision: int, upto: int | None = None, limit: int = 500) -> builtins.list[Change]:
         """Change-log rows after `revision` (and at most `upto`), oldest first."""
         with self.engine.connect() as conn:
             rows = conn.execute(_CHANGES_AFTER, {"after": revision, "upto": upto if upto is not None else _NEWEST,
@@ -406,6 +407,7 @@ class Storage:
         On PostgreSQL one statement (one round trip, the revision row held for no round trip); on SQLite one
         local transaction."""
         prev = expected.data if expected is not None else None
+        rv: int | None
         try:
             if self.is_sqlite:
                 rv = self._write_in_transaction(kind, key, marked, expected)
@@ -419,6 +421,7 @@ class Storage:
                         raise self._why_not(conn, key)
         except IntegrityError as exc:
             raise KeyExists(key) from exc
+        assert rv is not None  # a write that did not happen raised above
         written = Stored(key, rv, with_revision(marked, rv))
         self._committed([written])
         return written
@@ -439,10 +442,10 @@ class Storage:
             self._log(conn, rv, key, kind, data, expected.data if expected is not None else None)
         return rv
 
-    def delete_many(self, expected: list[Stored]) -> list[Stored]:
+    def delete_many(self, expected: builtins.list[Stored]) -> builtins.list[Stored]:
         """delete() of each object in one transaction (a revision and a DELETED event each); objects gone or
         changed since they were read are skipped. Returns what was deleted."""
-        deleted: list[Stored] = []
+        deleted: builtins.list[Stored] = []
         with self._tx(write=True) as conn:
             # the revision row first, as every writer takes it, so a concurrent write cannot wait on us crosswise
             conn.execute(sa.select(sequence.c.rv).with_for_update()).scalar_one()

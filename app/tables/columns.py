@@ -16,7 +16,7 @@ from app.resources.common import dig
 from app.selectors import label_selector_from_object
 
 Obj = dict
-Cell = str | int | bool | None
+Cell = str | int | float | bool | None
 #: (object, now) -> the row's cells, one per column.
 CellsFn = Callable[[Obj, datetime], list[Cell]]
 #: object -> the row's conditions (`[{"type": "Completed", ...}]`) or [].
