@@ -196,7 +196,7 @@ class SocketFanout(BackgroundThread):
             except (ssl.SSLWantWriteError, ssl.SSLWantReadError, BlockingIOError):
                 if not conn.waiting_to_write:
                     conn.waiting_to_write = True
-                    self._selector.modify(conn.sock, selectors.EVENT_READ | selectors.EVENT_WRITE, conn)
+                    self._selecting().modify(conn.sock, selectors.EVENT_READ | selectors.EVENT_WRITE, conn)
                 return
             except OSError:
                 self._close(conn)
@@ -206,7 +206,11 @@ class SocketFanout(BackgroundThread):
             self._give_back(conn, reusable=conn.chunked)
         elif conn.waiting_to_write:
             conn.waiting_to_write = False
-            self._selector.modify(conn.sock, selectors.EVENT_READ, conn)
+            self._selecting().modify(conn.sock, selectors.EVENT_READ, conn)
+
+    def _selecting(self) -> selectors.BaseSelector:
+        assert self._selector is not None  # connections are only written while the writer runs
+        return self._selector
 
     def _close(self, conn: Connection) -> None:
         self._give_back(conn, reusable=False)
@@ -216,7 +220,7 @@ class SocketFanout(BackgroundThread):
             return
         self._conns.discard(conn)
         with contextlib.suppress(KeyError, ValueError, OSError):
-            self._selector.unregister(conn.sock)
+            self._selecting().unregister(conn.sock)
         conn.ended()
         conn.release(reusable)
 

@@ -134,8 +134,8 @@ def _collection(rt: ResourceType, info: RequestInfo) -> Response:
     if method == "DELETE":
         _require_verb(rt, "deletecollection")
         registry = services().registry
-        opts = _delete_options()
-        result = registry.delete_collection(rt, info.namespace, ListOptions.from_query(request.args), opts)
+        delete_opts = _delete_options()
+        result = registry.delete_collection(rt, info.namespace, ListOptions.from_query(request.args), delete_opts)
         return _render_list(rt, result, _negotiate(rt))
     raise MethodNotAllowed()
 
@@ -151,8 +151,8 @@ def _item(rt: ResourceType, info: RequestInfo) -> Response:
     rep = _negotiate(rt, table=method == "GET", sub=sub)
     if method == "GET":
         _require_verb(rt, "get", sub)
-        obj = registry.get(rt, ns, name, request.args.get("resourceVersion", ""))
-        return _render(rt, _sub_view(rt, sub, obj), 200, rep)
+        current = registry.get(rt, ns, name, request.args.get("resourceVersion", ""))
+        return _render(rt, _sub_view(rt, sub, current), 200, rep)
     if method == "PUT":
         _require_verb(rt, "update", sub)
         obj, warnings = _decode_checked(rt, sub)
@@ -181,15 +181,15 @@ def _item(rt: ResourceType, info: RequestInfo) -> Response:
         if isinstance(obj, dict) and sent_version:
             obj["apiVersion"] = services().naming.from_client_api_version(sent_version)
         result = registry.create_in_subresource(rt, ns, name, sub, obj, parse_dry_run(request.args), _manager())
-        if sent_version and result.get("kind") == obj.get("kind"):
+        if sent_version and isinstance(obj, dict) and result.get("kind") == obj.get("kind"):
             result = {**result, "apiVersion": sent_version}  # answer in the version asked, as the reference
         return _render(rt, result, 201, rep, warnings)
     if method == "DELETE":
         if sub is not None:
             raise MethodNotAllowed()
         _require_verb(rt, "delete")
-        body, _ = registry.delete(rt, ns, name, _delete_options())
-        return _render(rt, body, 200, rep)
+        deleted, _ = registry.delete(rt, ns, name, _delete_options())
+        return _render(rt, deleted, 200, rep)
     raise MethodNotAllowed()
 
 
@@ -243,7 +243,8 @@ def _sub_view(rt: ResourceType, sub: str | None, obj: dict) -> dict:
 
 
 def _require_verb(rt: ResourceType, verb: str, sub: str | None = None) -> None:
-    verbs = rt.subresource(sub).verbs if sub else rt.verbs
+    view = rt.subresource(sub) if sub else None
+    verbs = view.verbs if view is not None else () if sub else rt.verbs
     if verb not in verbs:
         raise MethodNotAllowed()
 
@@ -270,9 +271,10 @@ def _negotiate(rt: ResourceType, *, table: bool = False, sub: str | None = None,
     from app.schema import protobuf_available
 
     naming = services().naming
-    view_kind = (rt.subresource(sub).kind if sub else None) or rt.kind
-    view_group = (rt.subresource(sub).group if sub else None)
-    api_version = rt.group_version if view_group is None else f"{view_group}/{rt.subresource(sub).version}"
+    view = rt.subresource(sub) if sub else None
+    view_kind = (view.kind if view is not None else None) or rt.kind
+    view_group = view.group if view is not None else None
+    api_version = rt.group_version if view is None or view_group is None else f"{view_group}/{view.version}"
     return negotiate(request.headers.get("Accept"), naming, table=table and view_kind == rt.kind,
                      protobuf=protobuf_available(api_version, view_kind, naming), watch=watch, pretty=wants_pretty())
 

@@ -95,7 +95,7 @@ class WebhookAuthorizer:
 
     @staticmethod
     def _decide(status: dict) -> Decision:
-        reason = status.get("reason") if isinstance(status.get("reason"), str) else ""
+        reason: str = status["reason"] if isinstance(status.get("reason"), str) else ""
         if status.get("allowed") is True:
             return Decision.allow(reason)
         if status.get("denied") is True:

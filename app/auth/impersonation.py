@@ -6,6 +6,7 @@ verb `impersonate` through the authorizer, then the user is replaced for the res
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from app.auth import headers
@@ -66,15 +67,15 @@ def wanted_values(environ: dict[str, Any], naming: Naming) -> list[Wanted]:
 
 
 def _attributes(caller: UserInfo, want: Wanted, naming: Naming) -> Attributes:
-    common = {"user": caller, "verb": "impersonate", "name": want.name}
+    impersonate = partial(Attributes, caller, "impersonate", name=want.name, version="v1")
     if want.kind == "ServiceAccount":
-        return Attributes(**common, version="v1", resource="serviceaccounts", namespace=want.namespace)
+        return impersonate(resource="serviceaccounts", namespace=want.namespace)
     if want.kind in ("User", "Group"):
-        return Attributes(**common, version="v1", resource="users" if want.kind == "User" else "groups")
+        return impersonate(resource="users" if want.kind == "User" else "groups")
     group = naming.group("authentication")
     if want.kind == "UserExtra":
-        return Attributes(**common, group=group, version="v1", resource="userextras", subresource=want.field_path)
-    return Attributes(**common, group=group, version="v1", resource="uids")
+        return impersonate(group=group, resource="userextras", subresource=want.field_path)
+    return impersonate(group=group, resource="uids")
 
 
 def impersonate(environ: dict[str, Any], caller: UserInfo, authorizer: Authorizer, naming: Naming) -> UserInfo:

@@ -55,7 +55,7 @@ class TokenSecrets:
             return
         md = metadata(secret)
         namespace, name = md.get("namespace"), md.get("name", "")
-        annotations = md.get("annotations") if isinstance(md.get("annotations"), dict) else {}
+        annotations = md["annotations"] if isinstance(md.get("annotations"), dict) else {}
         account_name = annotations.get(self.names.name_annotation)
         if not account_name:
             return  # not bound to an account: nothing to fill in

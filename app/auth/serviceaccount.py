@@ -202,6 +202,7 @@ class ServiceAccountTokens:
                             (uid, "serviceAccountUID")):
             if not isinstance(value, str) or not value:
                 raise AuthenticationError(f"{what} claim is missing")
+        namespace, secret_name, name, uid = str(namespace), str(secret_name), str(name), str(uid)  # checked above
         if split_service_account_username(str(claims.get("sub") or "")) != (namespace, name):
             raise AuthenticationError("sub claim is invalid")
         if self.lookup:

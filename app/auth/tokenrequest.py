@@ -80,7 +80,7 @@ def _bound_objects(auth: Authentication, spec: dict, account_name: str, namespac
                        "UID in record. The object might have been deleted and then recreated")
     bound = [BoundRef(kind, name, uid)]
     if kind == "Pod":
-        pod_spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        pod_spec = obj["spec"] if isinstance(obj.get("spec"), dict) else {}
         if pod_spec.get("serviceAccountName") != account_name:
             raise BadRequest(f'cannot bind token for serviceaccount "{account_name}" to pod running with different '
                              "serviceaccount name.")
@@ -98,7 +98,7 @@ def create_token(auth: Authentication, account: dict, body: dict) -> dict:
     _check_type(body, api_version)
     md = metadata(account)
     name, namespace = md.get("name", ""), md.get("namespace", "")
-    request_md = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    request_md = body["metadata"] if isinstance(body.get("metadata"), dict) else {}
     if request_md.get("name") and request_md["name"] != name:
         raise Invalid(KIND, group, name, [invalid("metadata.name", request_md["name"],
                                                   "must match the service account name if specified")])

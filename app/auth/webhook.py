@@ -163,12 +163,12 @@ class WebhookTokens:
         wanted = intersect(audiences, offered) if audiences else ()
         if audiences and not wanted:
             return None, ""
-        user = status.get("user") if isinstance(status.get("user"), dict) else {}
+        user = status["user"] if isinstance(status.get("user"), dict) else {}
         username = user.get("username")
         if not isinstance(username, str) or not username:
             return None, "webhook: authenticated without a username"
-        groups = user.get("groups") if isinstance(user.get("groups"), list) else []
-        extra = user.get("extra") if isinstance(user.get("extra"), dict) else {}
+        groups = user["groups"] if isinstance(user.get("groups"), list) else []
+        extra = user["extra"] if isinstance(user.get("extra"), dict) else {}
         info = UserInfo(username, str(user.get("uid") or ""), tuple(str(g) for g in groups),
                         {str(k): tuple(str(v) for v in vs) for k, vs in extra.items() if isinstance(vs, list)})
         return TokenResult(info, wanted), ""

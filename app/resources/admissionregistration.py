@@ -50,7 +50,7 @@ class WebhookConfigurationStrategy(KindStrategy):
             name = hook.get("name")
             if name in seen:
                 errors.append(FieldError("FieldValueDuplicate", f"{path}.name", value=name))
-            seen.add(name)
+            seen.add(str(name))
             errors += _webhook_errors(hook, path, self.mutating)
         return errors
 

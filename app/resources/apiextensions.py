@@ -101,7 +101,7 @@ def _webhook_errors(conversion: dict) -> list[FieldError]:
     if not isinstance(webhook, dict):
         return [required("spec.conversion.webhook", "required when strategy is set to Webhook")]
     errors: list[FieldError] = []
-    config = webhook.get("clientConfig") if isinstance(webhook.get("clientConfig"), dict) else {}
+    config = webhook["clientConfig"] if isinstance(webhook.get("clientConfig"), dict) else {}
     if bool(config.get("url")) == bool(config.get("service")):
         errors.append(required("spec.conversion.webhook.clientConfig", "exactly one of url or service is required"))
     elif config.get("url") and not str(config["url"]).startswith("https://"):
@@ -153,8 +153,8 @@ class CustomResourceDefinitionStrategy(KindStrategy):
             stored.append(version)
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-        names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
+        spec = obj["spec"] if isinstance(obj.get("spec"), dict) else {}
+        names = spec["names"] if isinstance(spec.get("names"), dict) else {}
         errors: list[FieldError] = []
         group = spec.get("group")
         if not group:
@@ -228,7 +228,7 @@ class CustomResourceDefinitionStrategy(KindStrategy):
             storage += bool(version.get("storage"))
             schema = dig(version, "schema", "openAPIV3Schema")
             errors += _root_schema_errors(schema, f"{path}.schema.openAPIV3Schema", self.ext)
-            subresources = version.get("subresources") if isinstance(version.get("subresources"), dict) else {}
+            subresources = version["subresources"] if isinstance(version.get("subresources"), dict) else {}
             scale = subresources.get("scale")
             if isinstance(scale, dict):
                 for key in ("specReplicasPath", "statusReplicasPath"):

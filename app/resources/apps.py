@@ -92,7 +92,7 @@ class DeploymentStrategy(WorkloadStrategy):
         setdefault(spec, "progressDeadlineSeconds", 600)
 
     def validate_spec(self, spec: Obj) -> list[FieldError]:
-        strategy = spec.get("strategy") if isinstance(spec.get("strategy"), dict) else {}
+        strategy = spec["strategy"] if isinstance(spec.get("strategy"), dict) else {}
         kind = strategy.get("type")
         errors: list[FieldError] = []
         if kind not in ("Recreate", "RollingUpdate"):
@@ -143,7 +143,7 @@ class StatefulSetStrategy(WorkloadStrategy):
         policy = spec.get("podManagementPolicy")
         if policy not in ("OrderedReady", "Parallel"):
             errors.append(not_supported("spec.podManagementPolicy", policy, ["OrderedReady", "Parallel"]))
-        update = spec.get("updateStrategy") if isinstance(spec.get("updateStrategy"), dict) else {}
+        update = spec["updateStrategy"] if isinstance(spec.get("updateStrategy"), dict) else {}
         if update.get("type") not in ("OnDelete", "RollingUpdate"):
             errors.append(not_supported("spec.updateStrategy.type", update.get("type"), ["OnDelete", "RollingUpdate"]))
         errors += non_negative("spec.updateStrategy.rollingUpdate.partition",
@@ -180,7 +180,7 @@ class DaemonSetStrategy(WorkloadStrategy):
         setdefault(spec, "revisionHistoryLimit", 10)
 
     def validate_spec(self, spec: Obj) -> list[FieldError]:
-        update = spec.get("updateStrategy") if isinstance(spec.get("updateStrategy"), dict) else {}
+        update = spec["updateStrategy"] if isinstance(spec.get("updateStrategy"), dict) else {}
         if update.get("type") not in ("OnDelete", "RollingUpdate"):
             return [not_supported("spec.updateStrategy.type", update.get("type"), ["OnDelete", "RollingUpdate"])]
         return _rolling_errors(update.get("rollingUpdate"), "spec.updateStrategy.rollingUpdate")

@@ -23,7 +23,7 @@ class TokenReviewStrategy(Strategy):
     generation = False
 
     def create_virtual(self, obj: Obj, call: CreateCall) -> Obj:
-        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        spec = obj["spec"] if isinstance(obj.get("spec"), dict) else {}
         token = spec.get("token")
         if not isinstance(token, str) or not token:
             raise BadRequest("token is required for TokenReview in authentication")
@@ -41,7 +41,7 @@ class TokenReviewStrategy(Strategy):
                 status = {"user": {}, "error": "error validating audience"}
             else:
                 status = {"authenticated": True, "user": result.user.to_api(), "audiences": list(result.audiences)}
-        md = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        md = obj["metadata"] if isinstance(obj.get("metadata"), dict) else {}
         return {**obj, "metadata": {**md, "creationTimestamp": None}, "spec": spec, "status": status}
 
 
@@ -54,7 +54,7 @@ class SelfSubjectReviewStrategy(Strategy):
         user = current_user.get()
         if user is None:
             raise InternalError("no user found for request")
-        md = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        md = obj["metadata"] if isinstance(obj.get("metadata"), dict) else {}
         return {**obj, "metadata": {**md, "creationTimestamp": _now()}, "status": {"userInfo": user.to_api()}}
 
 

@@ -198,7 +198,7 @@ def annotations_without(obj: Obj, keys: tuple[str, ...]) -> None:
         return
     for key in keys:
         annotations.pop(key, None)
-    if not annotations:
+    if not annotations and md is not None:
         del md["annotations"]
 
 

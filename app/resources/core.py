@@ -210,8 +210,8 @@ class PodTemplateStrategy(KindStrategy):
 
 class ConfigMapStrategy(NoSpecStrategy):
     def validate(self, obj: Obj) -> list[FieldError]:
-        data = obj.get("data") if isinstance(obj.get("data"), dict) else {}
-        binary = obj.get("binaryData") if isinstance(obj.get("binaryData"), dict) else {}
+        data = obj["data"] if isinstance(obj.get("data"), dict) else {}
+        binary = obj["binaryData"] if isinstance(obj.get("binaryData"), dict) else {}
         errors = config_key_errors("data", data) + config_key_errors("binaryData", binary)
         for key, value in binary.items():
             if key in data:
@@ -237,7 +237,7 @@ class SecretStrategy(NoSpecStrategy):
                 data[key] = base64.b64encode(str(value).encode()).decode()
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        data = obj.get("data") if isinstance(obj.get("data"), dict) else {}
+        data = obj["data"] if isinstance(obj.get("data"), dict) else {}
         errors = config_key_errors("data", data)
         for key, value in data.items():
             if (error := base64_error(f"data[{key}]", value)) is not None:

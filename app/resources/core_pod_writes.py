@@ -48,7 +48,7 @@ def _known(call: CreateCall, group: str, version: str, plural: str) -> ResourceT
 
 
 def _name(obj: Obj) -> str:
-    md = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    md = obj["metadata"] if isinstance(obj.get("metadata"), dict) else {}
     return str(md.get("name") or "")
 
 
@@ -56,7 +56,7 @@ def _name(obj: Obj) -> str:
 
 
 def _binding_errors(binding: Obj) -> list[FieldError]:
-    target = binding.get("target") if isinstance(binding.get("target"), dict) else {}
+    target = binding["target"] if isinstance(binding.get("target"), dict) else {}
     errors = []
     if target.get("kind") not in (None, "", "Node"):  # the reference's ValidatePodBinding
         errors.append(not_supported("target.kind", target.get("kind"), ["Node", "<empty>"]))
@@ -72,7 +72,7 @@ def bind(call: CreateCall, pod_name: str, binding: Obj) -> Obj:
     errors = _binding_errors(binding)
     if errors:  # the reference answers these with a 500; an Invalid says the same with the right code
         raise Invalid("Binding", "", pod_name, errors)
-    md = binding.get("metadata") if isinstance(binding.get("metadata"), dict) else {}
+    md = binding["metadata"] if isinstance(binding.get("metadata"), dict) else {}
     node = str(binding["target"]["name"])
     pods = _pods(call)
 
@@ -262,7 +262,7 @@ EPHEMERAL_FORBIDDEN = ("ports", "resources", "lifecycle", "livenessProbe", "read
 
 
 def _ephemeral(pod: Obj) -> list[dict]:
-    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+    spec = pod["spec"] if isinstance(pod.get("spec"), dict) else {}
     value = spec.get("ephemeralContainers")
     return [c for c in value if isinstance(c, dict)] if isinstance(value, list) else []
 

@@ -134,7 +134,7 @@ class ServiceStrategy(KindStrategy):
             for key in ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"):
                 spec.pop(key, None)
             return
-        ips = spec.get("clusterIPs") if isinstance(spec.get("clusterIPs"), list) else []
+        ips = spec["clusterIPs"] if isinstance(spec.get("clusterIPs"), list) else []
         if not spec.get("clusterIP") and ips:
             spec["clusterIP"] = ips[0]
         if not spec.get("clusterIP"):
@@ -154,7 +154,7 @@ class ServiceStrategy(KindStrategy):
                     taken.add(port["nodePort"])
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        spec = obj["spec"] if isinstance(obj.get("spec"), dict) else {}
         errors: list[FieldError] = []
         kind = spec.get("type")
         if kind not in TYPES:

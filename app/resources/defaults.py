@@ -103,7 +103,7 @@ def default_pod(pod: Obj) -> None:
         for c in items(spec, key):
             resources = c.get("resources")
             limits = resources.get("limits") if isinstance(resources, dict) else None
-            if isinstance(limits, dict) and limits:
+            if isinstance(resources, dict) and isinstance(limits, dict) and limits:
                 requests = resources.get("requests")
                 if not isinstance(requests, dict):
                     requests = resources["requests"] = {}
@@ -127,7 +127,7 @@ def default_pvc(pvc: Obj) -> None:
 
 # -------------------------------------------------------------------------------- quantities and QoS
 
-_SUFFIXES = {"": 1, "m": Decimal("0.001"), "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15,
+_SUFFIXES: dict[str, int | Decimal] = {"": 1, "m": Decimal("0.001"), "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15,
              "E": 10**18, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 
 

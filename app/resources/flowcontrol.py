@@ -77,8 +77,8 @@ class FlowcontrolConversions:
 
     def priority_level_to_storage(self, obj: Obj) -> Obj:
         out = self._relabel(obj, STORAGE_VERSION)
-        md = out.get("metadata") if isinstance(out.get("metadata"), dict) else {}
-        annotations = md.get("annotations") if isinstance(md.get("annotations"), dict) else {}
+        md = out["metadata"] if isinstance(out.get("metadata"), dict) else {}
+        annotations = md["annotations"] if isinstance(md.get("annotations"), dict) else {}
         keep_zero = self.preserve_zero in annotations
         if keep_zero:
             del annotations[self.preserve_zero]

@@ -32,7 +32,7 @@ def _backend_errors(backend: object, path: str) -> list[FieldError]:
         return [invalid(path, "", "cannot set both resource and service backends")]
     if isinstance(service, dict):
         errors = [] if service.get("name") else [required(f"{path}.service.name")]
-        port = service.get("port") if isinstance(service.get("port"), dict) else {}
+        port = service["port"] if isinstance(service.get("port"), dict) else {}
         if port.get("name") and port.get("number"):
             errors.append(invalid(f"{path}.service.port", port, "cannot set both port name & port number"))
         elif not port.get("name") and not port.get("number"):

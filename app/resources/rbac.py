@@ -56,7 +56,7 @@ class BindingStrategy(NoSpecStrategy):
     def validate(self, obj: Obj) -> list[FieldError]:
         group = self.naming.group("rbac.authorization")
         errors: list[FieldError] = []
-        role_ref = obj.get("roleRef") if isinstance(obj.get("roleRef"), dict) else {}
+        role_ref = obj["roleRef"] if isinstance(obj.get("roleRef"), dict) else {}
         if role_ref.get("apiGroup") != group:
             errors.append(not_supported("roleRef.apiGroup", role_ref.get("apiGroup", ""), [group]))
         if role_ref.get("kind") not in self.role_kinds:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from flask import Blueprint, Response, redirect, request
+from werkzeug.wrappers import Response as BaseResponse
 
 from app.api.negotiation import parse_accept
 from app.api.openapi.cache import Encoded, v2_document, v3_documents
@@ -51,7 +52,7 @@ def get_v3_index() -> Response:
 
 
 @bp.get("/openapi/v3/<path:gv>")
-def get_v3_document(gv: str) -> Response:
+def get_v3_document(gv: str) -> BaseResponse:
     s = services()
     doc = v3_documents(s.catalog, s.naming).v3.get(gv.strip("/"))
     if doc is None:

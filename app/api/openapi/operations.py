@@ -97,7 +97,7 @@ class PathItem:
 
 
 def _produces(naming: Naming, stream: bool = False) -> tuple[str, ...]:
-    base = (JSON, "application/yaml", naming.protobuf_media_type)
+    base: tuple[str, ...] = (JSON, "application/yaml", naming.protobuf_media_type)
     if stream:
         base += (f"{JSON};stream=watch", f"{naming.protobuf_media_type};stream=watch")
     return base

@@ -89,7 +89,8 @@ def custom_kind_schema(naming: Naming, dialect: Dialect, group: str, version: st
                        ) -> Schema:
     """A custom kind described by its CRD version's openAPIV3Schema (metadata as the ObjectMeta type)."""
     out = _for_dialect(schema, dialect) if schema else {"type": "object"}
-    props = dict(out.get("properties") or {})
+    properties = out.get("properties") if isinstance(out, dict) else None
+    props: dict = dict(properties) if isinstance(properties, dict) else {}
     props.update(_type_fields())
     props["metadata"] = dialect.wrap(meta_schema_name(naming, "ObjectMeta"),
                                      {"description": "Standard object metadata."})

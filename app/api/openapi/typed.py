@@ -159,8 +159,8 @@ class TypedSchemas:
             if field.required:
                 required.append(key)
         out: Schema = {"type": "object", "properties": props}
-        if description := STRUCT_DESCRIPTIONS.get(struct.qualname):
-            out["description"] = description
+        if struct_description := STRUCT_DESCRIPTIONS.get(struct.qualname):
+            out["description"] = struct_description
         if required:
             out["required"] = required
         if struct.struct_type:

@@ -6,6 +6,7 @@ apply), so every write path is covered. Writes made by the server itself (no req
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from app.auth.authz import Attributes, Authorizer
 from app.auth.rbac.policy import Resolver
@@ -102,7 +103,7 @@ def _guarded(strategy: Strategy, check) -> Strategy:
         return errors
 
     guarded_type = type(f"EscalationGuarded{base.__name__}", (base,), {"validate": validate})
-    guarded = object.__new__(guarded_type)
+    guarded: Any = object.__new__(guarded_type)
     guarded.__dict__.update(strategy.__dict__)
     return guarded
 
