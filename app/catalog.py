@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -103,6 +103,17 @@ class Subresource:
     merge: Callable[[Obj, Obj], Obj] | None = None
     #: POST to the subresource (verb "create", e.g. serviceaccounts/token): (parent, body, call) -> response.
     create: Callable[[Obj, Obj, CreateCall], Obj] | None = None
+    #: a connect subresource (pods/log): (parent, query) -> where on a node agent the server proxies the request
+    connect: Callable[[Obj, Mapping[str, str]], NodeCall | None] | None = None
+
+
+@dataclass(frozen=True)
+class NodeCall:
+    """A request the API server makes to a node's agent on a client's behalf (the reference's LogLocation)."""
+
+    node: str
+    path: str
+    query: tuple[tuple[str, str], ...] = ()
 
 
 def status_subresource() -> Subresource:

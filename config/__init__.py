@@ -280,6 +280,11 @@ OPTIONS: tuple[Option, ...] = (
            "CA bundle the authenticating proxy's client certificate must chain to"),
     Option("requestheader_allowed_names", None, _items, "NAMES",
            "common names allowed for the proxy's certificate; default: any", "list"),
+    Option("kubelet_client_certificate", None, _existing_file, "FILE",
+           "client certificate the server presents to node agents (pods/log, ...)"),
+    Option("kubelet_client_key", None, _existing_file, "FILE", "its private key"),
+    Option("kubelet_certificate_authority", None, _existing_file, "FILE",
+           "CA bundle node agents' serving certificates must chain to; default: not verified, as the reference"),
     Option("feature_gates", None, _feature_gates, "NAME=BOOL",
            "comma-separated gates to switch on or off, e.g. APIListChunking=false; repeatable", "list"),
     Option("livez_grace_period", defaults.LIVEZ_GRACE_PERIOD, _cache_ttl, "DURATION",
@@ -366,6 +371,9 @@ class Settings:
     requestheader_extra_headers_prefix: tuple[str, ...] | None = None
     requestheader_client_ca_file: str | None = None
     requestheader_allowed_names: tuple[str, ...] | None = None
+    kubelet_client_certificate: str | None = None
+    kubelet_client_key: str | None = None
+    kubelet_certificate_authority: str | None = None
     audit_log_path: str | None = None
     audit_log_maxage: int = defaults.AUDIT_LOG_MAXAGE
     audit_log_maxbackup: int = defaults.AUDIT_LOG_MAXBACKUP
@@ -455,6 +463,8 @@ class Settings:
             raise ConfigError("--oidc-issuer-url and --oidc-client-id must be given together")
         if "Webhook" in self.authorization_mode.split(",") and not self.authorization_webhook_config_file:
             raise ConfigError("--authorization-mode Webhook needs --authorization-webhook-config-file")
+        if bool(self.kubelet_client_certificate) != bool(self.kubelet_client_key):
+            raise ConfigError("--kubelet-client-certificate and --kubelet-client-key must be given together")
         if self.requestheader_client_ca_file and not self.requestheader_username_headers:
             raise ConfigError("--requestheader-client-ca-file needs --requestheader-username-headers")
         if self.audit_policy_file:
@@ -582,6 +592,9 @@ def authentication_config(settings: Settings) -> dict[str, Any]:
         "REQUESTHEADER_EXTRA_HEADERS_PREFIX": settings.requestheader_extra_headers_prefix or (),
         "REQUESTHEADER_CLIENT_CA_FILE": settings.requestheader_client_ca_file,
         "REQUESTHEADER_ALLOWED_NAMES": settings.requestheader_allowed_names or (),
+        "KUBELET_CLIENT_CERTIFICATE": settings.kubelet_client_certificate,
+        "KUBELET_CLIENT_KEY": settings.kubelet_client_key,
+        "KUBELET_CERTIFICATE_AUTHORITY": settings.kubelet_certificate_authority,
     }
 
 

@@ -20,6 +20,7 @@ from flask import (
 
 from app import features
 from app.api import fieldvalidation
+from app.api.connect import proxy_to_node
 from app.api.handoff import DETACH_KEY, take_stream_end
 from app.api.negotiation import (
     body_media_type,
@@ -47,6 +48,7 @@ from app.errors import (
     UnsupportedMediaType,
     forbidden,
 )
+from app.registry.connect import node_location
 from app.registry.options import DeleteOptions, ListOptions, parse_bool, parse_dry_run
 from app.registry.patch import (
     APPLY_PATCH,
@@ -148,6 +150,11 @@ def _item(rt: ResourceType, info: RequestInfo) -> Response:
         raise NotFound(f"{rt.plural}/{sub}", rt.group, "")
     if method == "GET" and sub is None and parse_bool(request.args.get("watch")):
         return _watch_one(rt, ns, name)
+    view = rt.subresource(sub) if sub is not None else None
+    if view is not None and view.connect is not None:
+        if method != "GET":
+            raise MethodNotAllowed()
+        return proxy_to_node(node_location(registry, rt, ns, name, view.name, request.args.to_dict()))
     rep = _negotiate(rt, table=method == "GET", sub=sub)
     if method == "GET":
         _require_verb(rt, "get", sub)

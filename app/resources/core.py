@@ -25,6 +25,7 @@ from app.resources.common import (
     setdefault_empty,
 )
 from app.resources.component_status import component_status_type
+from app.resources.core_pod_connect import pod_connect_subresources
 from app.resources.core_pod_writes import bindings_type, pod_write_subresources
 from app.resources.core_service import ServiceStrategy
 from app.resources.defaults import (
@@ -530,7 +531,7 @@ def resource_types(naming: Naming) -> list[ResourceType]:
                      example={"spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
                                        "hostPath": {"path": "/data/pv"}}}),
         ResourceType("", "v1", "Pod", "pods", True, short_names=("po",), categories=ALL,
-                     subresources=(*pod_write_subresources(), status),
+                     subresources=(*pod_write_subresources(), *pod_connect_subresources(), status),
                      strategy=PodStrategy(naming), return_deleted_object=True, has_status=True,
                      example={"spec": copy.deepcopy(POD)}),
         ResourceType("", "v1", "PodTemplate", "podtemplates", True, strategy=PodTemplateStrategy(naming),
