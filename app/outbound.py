@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import ssl
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -23,8 +24,11 @@ class CallFailed(Exception):
     """The webhook could not be reached or did not answer in time (not: it answered with an error)."""
 
 
-_pools: dict[tuple[str, str], urllib3.PoolManager] = {}
+#: connection pools by (CA bundle, server name), the least recently used dropped past MAX_POOLS: configurations
+#: that change their caBundle or service leave no pool behind for ever
+_pools: OrderedDict[tuple[str, str], urllib3.PoolManager] = OrderedDict()
 _pools_lock = threading.Lock()
+MAX_POOLS = 64
 
 
 def target(client_config: dict, resolve: ServiceResolver | None) -> tuple[str, str]:
@@ -46,12 +50,11 @@ def target(client_config: dict, resolve: ServiceResolver | None) -> tuple[str, s
 
 def _pool(ca_bundle: str, server_name: str) -> urllib3.PoolManager:
     key = (ca_bundle, server_name)
-    pool = _pools.get(key)
-    if pool is not None:
-        return pool
     with _pools_lock:
         pool = _pools.get(key)
-        if pool is None:
+        if pool is not None:
+            _pools.move_to_end(key)
+        else:
             context = (ssl.create_default_context(cadata=base64.b64decode(ca_bundle).decode()) if ca_bundle
                        else ssl.create_default_context())
             kwargs: dict[str, Any] = {"ssl_context": context, "retries": False, "maxsize": 4}
@@ -59,6 +62,8 @@ def _pool(ca_bundle: str, server_name: str) -> urllib3.PoolManager:
                 kwargs["server_hostname"] = server_name
                 kwargs["assert_hostname"] = server_name
             pool = _pools[key] = urllib3.PoolManager(**kwargs)
+            while len(_pools) > MAX_POOLS:
+                _pools.popitem(last=False)[1].clear()  # its idle connections close; calls under way finish
     return pool
 
 
