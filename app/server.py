@@ -18,6 +18,7 @@ from app import pki
 from app.auth.user import MASTERS_GROUP
 from app.metrics.multiprocess import child_exit as metrics_child_exit
 from app.naming import Naming
+from app.tls import request_client_certificates
 from app.worker import worker_class
 from config import Settings, defaults, flask_config
 
@@ -37,6 +38,7 @@ def cached_ssl_context(conf: Any, default_factory: Callable[[], ssl.SSLContext])
         if key not in _contexts:
             context = default_factory()
             context.minimum_version = ssl.TLSVersion.TLSv1_2
+            request_client_certificates(context)  # a bad client certificate is a 401, not a TLS alert
             _contexts[key] = context
         return _contexts[key]
 

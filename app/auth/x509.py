@@ -97,18 +97,13 @@ def user_from_certificate(cert: x509.Certificate) -> UserInfo | None:
     return UserInfo(username=username, groups=groups)
 
 
-def authenticate_x509(der: bytes, now: datetime | None = None) -> UserInfo | None:
-    """Map a leaf the TLS layer verified (any CA); None if expired, not for clients or without a CN."""
+def authenticate_x509(der: bytes, cas: Sequence[x509.Certificate], now: datetime | None = None) -> UserInfo | None:
+    """The user of a leaf from `cas`; None if it is not from them, expired, not for clients or without a CN (the
+    TLS layer does not verify client certificates: app/tls.py)."""
     try:
-        cert = x509.load_der_x509_certificate(der)
-        if not _allows_client_auth(cert):
-            return None
-    except ValueError:
+        return user_from_certificate(verify_client_certificate(der, cas, now))
+    except AuthenticationError:
         return None
-    moment = _moment(now)
-    if not cert.not_valid_before_utc <= moment <= cert.not_valid_after_utc:
-        return None
-    return user_from_certificate(cert)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""authenticate_x509: CN -> user, O -> groups, and the certificates it must refuse."""
+"""authenticate_x509: CN -> user, O -> groups, and the certificates it must refuse (other CAs among them)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -10,7 +10,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from app.auth.user import AUTHENTICATED_GROUP, UserInfo
-from app.auth.x509 import authenticate_x509
+from app.auth.x509 import authenticate_x509 as authenticate_with
 
 NOW = datetime(2030, 6, 1, 12, 0, tzinfo=UTC)
 _KEY = ec.generate_private_key(ec.SECP256R1())  # signing speed matters more than realism here
@@ -38,6 +38,14 @@ def make_cert(
 
 
 CLIENT = [ExtendedKeyUsageOID.CLIENT_AUTH]
+_CA_NAME = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "test-ca")])
+TEST_CA = (x509.CertificateBuilder().subject_name(_CA_NAME).issuer_name(_CA_NAME).public_key(_KEY.public_key())
+           .serial_number(1).not_valid_before(NOW - timedelta(days=30)).not_valid_after(NOW + timedelta(days=30))
+           .sign(_KEY, hashes.SHA256()))
+
+
+def authenticate_x509(der: bytes, now: datetime | None = None) -> UserInfo | None:
+    return authenticate_with(der, [TEST_CA], now)
 
 
 def test_common_name_is_the_user_and_organizations_are_groups_in_order() -> None:
@@ -117,6 +125,7 @@ def test_certificates_issued_by_the_cluster_ca_authenticate() -> None:
     ca = pki.create_ca("orch-ca")
     admin = pki.issue_client_cert(ca, "admin", ["system:masters"])
     der = admin.cert.public_bytes(serialization.Encoding.DER)
-    assert authenticate_x509(der) == UserInfo("admin", groups=("system:masters",))
+    assert authenticate_with(der, [ca.cert]) == UserInfo("admin", groups=("system:masters",))
+    assert authenticate_with(der, [TEST_CA]) is None  # the TLS layer lets any certificate in: the CA is checked here
     serving = pki.issue_serving_cert(ca, "orch-apiserver", ["127.0.0.1"])
-    assert authenticate_x509(serving.cert.public_bytes(serialization.Encoding.DER)) is None
+    assert authenticate_with(serving.cert.public_bytes(serialization.Encoding.DER), [ca.cert]) is None

@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import requests
 import yaml
 
 from . import REPO_ROOT, RunningServer, free_port, server_env, stop_process, wait_ready
@@ -38,15 +37,38 @@ def test_admin_kubeconfig_points_at_the_server(server: RunningServer) -> None:
     assert oct((server.data_dir / "pki" / "ca.key").stat().st_mode & 0o777) == oct(0o600)
 
 
-def test_untrusted_client_certificate_is_refused(server: RunningServer, tmp_path: Path) -> None:
+@pytest.mark.parametrize("which", ["unknown CA", "expired", "server usage"])
+def test_a_client_certificate_that_does_not_verify_is_a_401(server: RunningServer, tmp_path: Path, which: str,
+                                                           kubectl: str) -> None:
+    """As the reference: the handshake asks for a certificate without requiring it to verify, and the request is
+    refused with a Status saying Unauthorized (kubectl: "You must be logged in to the server")."""
+    from datetime import timedelta
+
     from app import pki
 
-    stranger = pki.create_ca("stranger-ca")
-    mallory = pki.issue_client_cert(stranger, "admin", ["system:masters"])
-    pki.write_pair(mallory, tmp_path / "m.crt", tmp_path / "m.key")
+    cluster_ca = pki.load_pair(server.ca_file, server.data_dir / "pki" / "ca.key")
+    if which == "unknown CA":
+        pair = pki.issue_client_cert(pki.create_ca("stranger-ca"), "admin", ["system:masters"])
+    elif which == "expired":
+        pair = pki.issue_client_cert(cluster_ca, "admin", ["system:masters"], lifetime=-pki.CLOCK_SKEW / 2)
+    else:
+        pair = pki.issue_serving_cert(cluster_ca, "admin", ["127.0.0.1"], lifetime=timedelta(days=1))
+    pki.write_pair(pair, tmp_path / "m.crt", tmp_path / "m.key")
     session = server.new_session(cert=(str(tmp_path / "m.crt"), str(tmp_path / "m.key")))
-    with session, pytest.raises(requests.exceptions.SSLError):
-        session.get("/readyz")
+    with session:
+        refused = session.get("/api/v1/namespaces")
+        assert refused.status_code == 401
+        assert refused.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                                  "message": "Unauthorized", "reason": "Unauthorized", "code": 401}
+        assert session.get("/version").status_code == 401  # not anonymous either: credentials were wrong
+    with server.new_session(cert=None) as anonymous:
+        assert anonymous.get("/version").status_code == 200  # no certificate at all: anonymous, as before
+    pki.write_kubeconfig(str(tmp_path / "m.kubeconfig"), pki.kubeconfig(server.url, cluster_ca.cert_pem, pair,
+                                                                      "orch", "mallory"))
+    shown = subprocess.run([kubectl, "--kubeconfig", str(tmp_path / "m.kubeconfig"), "get", "namespaces"],
+                           capture_output=True, text=True, timeout=60, check=False)
+    assert shown.returncode == 1
+    assert "error: You must be logged in to the server" in shown.stderr, shown.stderr
 
 
 def run(command: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
