@@ -66,6 +66,8 @@ def name_errors(name: str, rule: str, path: str = "metadata.name") -> list[Field
         for bad in ("/", "%"):
             if bad in name:
                 return [invalid(path, name, f"may not contain '{bad}'")]
+        if "\x00" in name:  # no SQL text column holds one (the reference's etcd would)
+            return [invalid(path, name, "may not contain a NUL character")]
         return []
     if rule == "label":
         errors = []

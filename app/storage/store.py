@@ -87,6 +87,8 @@ def prefix_end(prefix: str) -> str:
     return prefix[:-1] + chr(ord(prefix[-1]) + 1)
 
 
+#: the one character a key may never hold: PostgreSQL text cannot store it (names refuse it: app/registry/meta.py)
+NUL = "\x00"
 #: stands for the revision in an object's text until the write knows it; secret, so no client can place it
 REVISION_MARK = f"orch-revision-{secrets.token_hex(16)}"
 
@@ -271,12 +273,16 @@ class Storage:
             return conn.execute(_COMPACTED).scalar_one()
 
     def get(self, key: str) -> Stored | None:
+        if NUL in key:
+            return None  # no stored key holds one (PostgreSQL text cannot), and PostgreSQL refuses the query
         with self.engine.connect() as conn:
             row = conn.execute(_GET, {"key": key}).first()
         return Stored(key, row.rv, row.data) if row else None
 
     def get_at(self, key: str, revision: int) -> Stored | None:
         """The object as it was at `revision`."""
+        if NUL in key:
+            return None
         with self._tx(write=False) as conn:
             self._check_available(conn, revision)
             row = conn.execute(_GET, {"key": key}).first()
@@ -300,6 +306,8 @@ class Storage:
         hi = prefix_end(prefix)
         with self._tx(write=False) as conn:
             current = conn.execute(sa.select(sequence.c.rv)).scalar_one()
+            if NUL in lo or NUL in hi:  # no stored key holds one: nothing to list (PostgreSQL refuses the query)
+                return Page([], current if revision is None else revision, False, None)
             if revision is None or revision >= current:
                 rows = self._current_rows(conn, lo, lo_inclusive, hi, None, limit)
                 at = current if revision is None else revision

@@ -111,3 +111,20 @@ def test_base64_with_characters_outside_ascii_is_invalid_not_a_crash(server: Run
     assert made.status_code == 422, made.text
     cause = made.json()["details"]["causes"][0]
     assert cause["message"].startswith("Invalid value: illegal base64 data"), cause
+
+
+def test_names_with_a_nul_character_are_not_found_or_invalid(any_server: RunningServer):
+    """PostgreSQL text cannot hold a NUL: such a name is looked up as the nothing it is, never sent to the store."""
+    session = any_server.session
+    _status(session.get(f"{CONFIGMAPS}/a%00b"), 404, "NotFound")
+    _status(session.put("/api/v1/namespaces/a%00b", json={"apiVersion": "v1", "kind": "Namespace",
+                                                          "metadata": {"name": "a\x00b"}}), 404, "NotFound")
+    listed = session.get("/api/v1/namespaces/a%00b/configmaps")
+    assert listed.status_code == 200 and listed.json()["items"] == []
+    _status(session.post(CONFIGMAPS, json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a\x00b"}}),
+            422, "Invalid")
+    event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e\x00v"},
+             "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"}, "reason": "R", "message": "m"}
+    status = _status(session.post("/api/v1/namespaces/default/events", json=event), 422, "Invalid")
+    assert "may not contain a NUL character" in status["message"] or "metadata.name" in status["message"]
+    assert session.get("/readyz").status_code == 200
