@@ -559,8 +559,7 @@ class Registry:
             srt.strategy.prepare_for_update(new, old)
         attrs = None
         if not internal:
-            attrs = self._admit_update(rt, srt, new, old, sub, dry_run, manager)
-            new = attrs.obj or new
+            attrs, new = self._admit_update(rt, srt, new, old, sub, dry_run, manager)
         md = _meta(new)
         strategy_errors = [] if internal else srt.strategy.validate_update(new, old)
         self._invalid(rt, new, meta.metadata_errors(md, srt.name_rule, srt.namespaced) + strategy_errors)
@@ -586,19 +585,33 @@ class Registry:
             raise NotFound(rt.plural, rt.group, md.get("name", "")) from None
 
     def _admit_update(self, rt: ResourceType, srt: ResourceType, new: dict, old: dict, sub: Subresource | None,
-                      dry_run: bool, manager: str) -> Attributes:
-        """Mutating admission of an update; what it changed is defaulted again and may not touch what the
-        server keeps (uid, creation time, deletion state)."""
+                      dry_run: bool, manager: str) -> tuple[Attributes, dict]:
+        """Mutating admission of an update, and the object to validate and store after it: what a plugin changed
+        is defaulted again and may not touch what the server keeps (uid, creation time, deletion state). A write
+        through a view of another kind (`*/scale`) is admitted as that kind (a Scale), as the reference's."""
         md = _meta(new)
-        attrs = Attributes(UPDATE, rt, str(md.get("namespace") or ""), str(md.get("name") or ""), new, old,
-                           subresource=sub.name if sub is not None else "", dry_run=dry_run,
-                           options=_options(self.meta_group_version, "UpdateOptions", dry_run, manager))
+        options = _options(self.meta_group_version, "UpdateOptions", dry_run, manager)
+        name, namespace = str(md.get("name") or ""), str(md.get("namespace") or "")
+        if sub is not None and sub.view is not None and sub.merge is not None and sub.kind \
+                and sub.kind != rt.kind and rt.conversion is None:
+            kind = {"group": sub.group if sub.group is not None else rt.group, "version": sub.version or rt.version,
+                    "kind": sub.kind}
+            attrs = Attributes(UPDATE, rt, namespace, name, sub.view(new), sub.view(old), subresource=sub.name,
+                               dry_run=dry_run, options=options, object_kind=kind)
+            self.admission.admit(attrs)
+            if attrs.mutated and attrs.obj is not None:
+                new = sub.merge(new, attrs.obj)
+                new["metadata"] = md
+                attrs.obj = sub.view(new)
+            return attrs, new
+        attrs = Attributes(UPDATE, rt, namespace, name, new, old, subresource=sub.name if sub is not None else "",
+                           dry_run=dry_run, options=options)
         self.admission.admit(attrs)
         if attrs.mutated and attrs.obj is not None:
             self._carry_system_fields(old, attrs.obj)
             _meta(attrs.obj)["resourceVersion"] = md.get("resourceVersion")
             srt.strategy.default(attrs.obj)
-        return attrs
+        return attrs, attrs.obj if attrs.obj is not None else new
 
     @staticmethod
     def _carry_system_fields(old: dict, new: dict) -> None:

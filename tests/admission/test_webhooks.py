@@ -334,3 +334,31 @@ def test_reviews_reach_webhooks_too(any_client, hook, ca):
         "spec": {"resourceAttributes": {"verb": "get", "resource": "pods", "namespace": "default"}}})
     assert asked.status_code == 201 and asked.get_json()["status"]["allowed"] is True
     assert reviews[0]["request"]["kind"]["kind"] == "SelfSubjectAccessReview"
+
+
+def test_scale_writes_reach_webhooks_as_a_scale(any_client, hook, ca):
+    reviews: list[dict] = []
+    hook.routes["/mutate"] = review_route(reviews, lambda req: json_patch(
+        {"op": "replace", "path": "/spec/replicas", "value": min(req["object"]["spec"]["replicas"], 3)}))
+    hook.routes["/validate"] = review_route(reviews, lambda req: {})
+    rules = {"resources": ("deployments/scale",), "groups": ("apps",), "operations": ("UPDATE",)}
+    register(any_client, MUTATING, configuration("MutatingWebhookConfiguration", "cap", webhook(
+        "cap.example.com", url_config(hook, ca, "/mutate"), **rules)))
+    register(any_client, VALIDATING, configuration("ValidatingWebhookConfiguration", "see", webhook(
+        "see.example.com", url_config(hook, ca, "/validate"), **rules)))
+    deployments = "/apis/apps/v1/namespaces/default/deployments"
+    template = {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+    assert any_client.post(deployments, json={
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}}, "template": template}}).status_code == 201
+    scale = any_client.get(f"{deployments}/web/scale").get_json()
+    scale["spec"]["replicas"] = 10
+    answer = any_client.put(f"{deployments}/web/scale", json=scale)
+    assert answer.status_code == 200 and answer.get_json()["spec"]["replicas"] == 3  # the webhook capped it
+    assert any_client.get(f"{deployments}/web").get_json()["spec"]["replicas"] == 3
+    mutated, validated = (review["request"] for review in reviews)
+    for request in (mutated, validated):
+        assert request["kind"] == {"group": "autoscaling", "version": "v1", "kind": "Scale"}
+        assert request["resource"] == {"group": "apps", "version": "v1", "resource": "deployments"}
+        assert request["subResource"] == "scale" and request["oldObject"]["spec"]["replicas"] == 1
+    assert mutated["object"]["spec"]["replicas"] == 10 and validated["object"]["spec"]["replicas"] == 3
