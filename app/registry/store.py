@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
-from app.admission import CREATE, DELETE, UPDATE, Attributes, Chain
+from app.admission import CREATE, DELETE, Attributes, Chain
 from app.apply import apply as apply_fields
 from app.apply import record_update
 from app.catalog import Catalog, CreateCall, ResourceType, Subresource
@@ -33,6 +33,14 @@ from app.errors import (
 )
 from app.naming import Naming
 from app.registry import meta
+from app.registry.admitting import (
+    admit_as_is,
+    admit_update,
+    carry_system_fields,
+    metadata_of,
+    review_options,
+    sub_kind,
+)
 from app.registry.deletion import add_gc_finalizer, check_preconditions, deleted_body
 from app.registry.filters import GENERIC_FIELDS, Filter
 from app.registry.keys import collection_prefix, object_key
@@ -79,13 +87,6 @@ class ListResult:
     remaining: int | None = None
 
 
-def _meta(obj: dict) -> dict:
-    value = obj.get("metadata")
-    if value is None:
-        value = obj["metadata"] = {}
-    return value
-
-
 class Registry:
     def __init__(self, storage: Storage, catalog: Catalog, naming: Naming):
         self.storage = storage
@@ -105,7 +106,7 @@ class Registry:
     def get(self, rt: ResourceType, namespace: str | None, name: str, resource_version: str = "") -> dict:
         if rt.computed:
             for obj in rt.strategy.computed_objects():
-                if _meta(obj).get("name") == name:
+                if metadata_of(obj).get("name") == name:
                     return obj
             raise NotFound(rt.plural, rt.group, name)
         if resource_version not in ("", "0"):
@@ -224,7 +225,7 @@ class Registry:
         return obj
 
     def _check_namespace(self, rt: ResourceType, obj: dict, namespace: str | None, on_create: bool) -> None:
-        md = _meta(obj)
+        md = metadata_of(obj)
         if not rt.namespaced:
             md.pop("namespace", None)
             return
@@ -239,7 +240,7 @@ class Registry:
 
     def _invalid(self, rt: ResourceType, obj: dict, errors: builtins.list) -> None:
         if errors:
-            raise Invalid(rt.kind, rt.group, str(_meta(obj).get("name") or _meta(obj).get("generateName") or ""),
+            raise Invalid(rt.kind, rt.group, str(metadata_of(obj).get("name") or metadata_of(obj).get("generateName") or ""),
                           errors)
 
     def create(self, rt: ResourceType, namespace: str | None, obj: Any, dry_run: bool = False,
@@ -249,15 +250,15 @@ class Registry:
         obj = self._check_type(rt, obj)
         self._check_namespace(rt, obj, namespace, on_create=True)
         if rt.virtual:
-            self._admit_as_is(Attributes(CREATE, rt, namespace or "", str(_meta(obj).get("name") or ""), obj,
-                                         dry_run=dry_run, options=_options(self.meta_group_version, "CreateOptions",
+            admit_as_is(self.admission, Attributes(CREATE, rt, namespace or "", str(metadata_of(obj).get("name") or ""), obj,
+                                         dry_run=dry_run, options=review_options(self.meta_group_version, "CreateOptions",
                                                                            dry_run, manager)))
             return rt.strategy.create_virtual(obj, CreateCall(self, namespace, dry_run, manager))
         srt = rt  # the type whose strategy runs: the storage version's when rt converts
         if rt.conversion is not None:
             srt = self.catalog.storage_type(rt)
             obj = self._to_storage(rt, obj, None)
-        md = _meta(obj)
+        md = metadata_of(obj)
         for name in meta.SYSTEM_FIELDS:
             md.pop(name, None)
         prefix = md.get("generateName")
@@ -267,11 +268,11 @@ class Registry:
             obj.pop("status", None)
         srt.strategy.default(obj)
         attrs = Attributes(CREATE, rt, namespace or "", str(md.get("name") or ""), obj, dry_run=dry_run,
-                           options=_options(self.meta_group_version, "CreateOptions", dry_run, manager))
+                           options=review_options(self.meta_group_version, "CreateOptions", dry_run, manager))
         self.admission.admit(attrs)
         if attrs.mutated:
             obj = attrs.obj or obj
-            md = _meta(obj)
+            md = metadata_of(obj)
             for name in meta.SYSTEM_FIELDS:
                 md.pop(name, None)
             srt.strategy.default(obj)
@@ -280,7 +281,7 @@ class Registry:
         srt.strategy.prepare_for_create(obj)
         if not tracked:
             obj = self._track_as(rt, None, obj, manager, None)
-            md = _meta(obj)
+            md = metadata_of(obj)
         explicit_name = md.get("name")
         for attempt in range(GENERATE_NAME_ATTEMPTS):
             if not explicit_name:
@@ -320,7 +321,7 @@ class Registry:
             obj = self._check_view_type(rt, sub, obj)
         else:
             obj = self._check_type(rt, obj)
-        md = _meta(obj)
+        md = metadata_of(obj)
         if md.get("name") and md["name"] != name:
             raise BadRequest(f"the name of the object ({md['name']}) does not match the name on the URL ({name})")
         if sub is None or (sub.kind or rt.kind) == rt.kind:
@@ -403,7 +404,7 @@ class Registry:
             live = self.served(rt, current.decode()) if current is not None else None
             new = apply_fields(live, copy.deepcopy(applied), manager, self.apply_schema(rt), rt.group_version, force,
                                datetime.now(UTC), subresource, rt.kind)
-            _meta(new)["name"] = name
+            metadata_of(new)["name"] = name
             if current is None:
                 return self.create(rt, namespace, new, dry_run, manager, tracked=True), True
             return self._write_update(rt, key, current, new, sub, dry_run, manager, tracked=True), False
@@ -427,7 +428,7 @@ class Registry:
             return self._track(rt, old, new, manager, sub)
         served_new = self._track(rt, None if old is None else conv.from_storage(old), conv.from_storage(new),
                                  manager, sub)
-        md, fields = _meta(new), (served_new.get("metadata") or {}).get("managedFields")
+        md, fields = metadata_of(new), (served_new.get("metadata") or {}).get("managedFields")
         if fields:
             md["managedFields"] = fields
         else:
@@ -482,19 +483,11 @@ class Registry:
         if not isinstance(body, dict):
             raise BadRequest(f"the object provided is unrecognized (must be of type {sub.kind or rt.kind})")
         parent = self.get(rt, namespace, name)
-        kind = {"group": sub.group if sub.group is not None else rt.group, "version": sub.version or rt.version,
-                "kind": sub.kind or rt.kind}
         attrs = Attributes(CREATE, rt, namespace or "", name, body, subresource=subresource, dry_run=dry_run,
-                           options=_options(self.meta_group_version, "CreateOptions", dry_run, manager),
-                           object_kind=kind)
-        self._admit_as_is(attrs)
+                           options=review_options(self.meta_group_version, "CreateOptions", dry_run, manager),
+                           object_kind=sub_kind(rt, sub))
+        admit_as_is(self.admission, attrs)
         return sub.create(parent, attrs.obj or body, CreateCall(self, namespace, dry_run, manager))
-
-    def _admit_as_is(self, attrs: Attributes) -> None:
-        """Both admission stages back to back, for creates whose object the registry does not validate
-        (virtual kinds and subresource actions: their hooks check what they get)."""
-        self.admission.admit(attrs)
-        self.admission.validate(attrs)
 
     def schema(self, rt: ResourceType, sub: Subresource | None = None) -> Struct | None:
         """The typed schema of the kind (or of the subresource's own kind, e.g. Scale), if declared."""
@@ -548,7 +541,7 @@ class Registry:
         if rt.conversion is not None:
             new = self._to_storage(rt, new, served_old)
         if sub is None:
-            self._carry_system_fields(old, new)
+            carry_system_fields(old, new)
         if sub is None and not internal:
             if srt.has_status:
                 if "status" in old:
@@ -559,8 +552,9 @@ class Registry:
             srt.strategy.prepare_for_update(new, old)
         attrs = None
         if not internal:
-            attrs, new = self._admit_update(rt, srt, new, old, sub, dry_run, manager)
-        md = _meta(new)
+            options = review_options(self.meta_group_version, "UpdateOptions", dry_run, manager)
+            attrs, new = admit_update(self.admission, rt, srt, new, old, sub, options)
+        md = metadata_of(new)
         strategy_errors = [] if internal else srt.strategy.validate_update(new, old)
         self._invalid(rt, new, meta.metadata_errors(md, srt.name_rule, srt.namespaced) + strategy_errors)
         if attrs is not None:
@@ -570,7 +564,7 @@ class Registry:
         md["resourceVersion"] = str(current.rv)
         if not tracked:
             new = self._track_as(rt, old, new, manager, sub)
-            md = _meta(new)
+            md = metadata_of(new)
         meta.drop_empty(md)
         if new == old:
             return served_old  # a no-op write: no new revision, no event
@@ -584,49 +578,6 @@ class Registry:
         except KeyNotFound:
             raise NotFound(rt.plural, rt.group, md.get("name", "")) from None
 
-    def _admit_update(self, rt: ResourceType, srt: ResourceType, new: dict, old: dict, sub: Subresource | None,
-                      dry_run: bool, manager: str) -> tuple[Attributes, dict]:
-        """Mutating admission of an update, and the object to validate and store after it: what a plugin changed
-        is defaulted again and may not touch what the server keeps (uid, creation time, deletion state). A write
-        through a view of another kind (`*/scale`) is admitted as that kind (a Scale), as the reference's."""
-        md = _meta(new)
-        options = _options(self.meta_group_version, "UpdateOptions", dry_run, manager)
-        name, namespace = str(md.get("name") or ""), str(md.get("namespace") or "")
-        if sub is not None and sub.view is not None and sub.merge is not None and sub.kind \
-                and sub.kind != rt.kind and rt.conversion is None:
-            kind = {"group": sub.group if sub.group is not None else rt.group, "version": sub.version or rt.version,
-                    "kind": sub.kind}
-            attrs = Attributes(UPDATE, rt, namespace, name, sub.view(new), sub.view(old), subresource=sub.name,
-                               dry_run=dry_run, options=options, object_kind=kind)
-            self.admission.admit(attrs)
-            if attrs.mutated and attrs.obj is not None:
-                new = sub.merge(new, attrs.obj)
-                new["metadata"] = md
-                attrs.obj = sub.view(new)
-            return attrs, new
-        attrs = Attributes(UPDATE, rt, namespace, name, new, old, subresource=sub.name if sub is not None else "",
-                           dry_run=dry_run, options=options)
-        self.admission.admit(attrs)
-        if attrs.mutated and attrs.obj is not None:
-            self._carry_system_fields(old, attrs.obj)
-            _meta(attrs.obj)["resourceVersion"] = md.get("resourceVersion")
-            srt.strategy.default(attrs.obj)
-        return attrs, attrs.obj if attrs.obj is not None else new
-
-    @staticmethod
-    def _carry_system_fields(old: dict, new: dict) -> None:
-        old_md, new_md = old.get("metadata") or {}, _meta(new)
-        for name in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
-            if name in old_md:
-                new_md[name] = old_md[name]
-            else:
-                new_md.pop(name, None)
-        if old_md.get("deletionTimestamp"):
-            # finalizers may only be removed from a terminating object, never added
-            new_md["finalizers"] = [f for f in new_md.get("finalizers") or [] if f in (old_md.get("finalizers") or [])]
-            if not new_md["finalizers"]:
-                new_md.pop("finalizers")
-
     # -- delete --------------------------------------------------------------------------------
 
     def delete(self, rt: ResourceType, namespace: str | None, name: str, opts: DeleteOptions) -> tuple[dict, bool]:
@@ -639,7 +590,7 @@ class Registry:
             if current is None:
                 raise NotFound(rt.plural, rt.group, name)
             obj = current.decode()
-            md = _meta(obj)
+            md = metadata_of(obj)
             check_preconditions(rt, name, md, current, opts)
             srt = rt if rt.conversion is None else self.catalog.storage_type(rt)
             refusal = srt.strategy.forbid_delete(obj)
@@ -652,7 +603,7 @@ class Registry:
             if md.get("deletionTimestamp"):
                 return self.served(rt, obj), False
             terminating = copy.deepcopy(obj)
-            tmd = _meta(terminating)
+            tmd = metadata_of(terminating)
             tmd["deletionTimestamp"] = meta.now_rfc3339()
             tmd["deletionGracePeriodSeconds"] = 0
             srt.strategy.prepare_for_delete(terminating)
@@ -687,16 +638,6 @@ class Registry:
             except NotFound:
                 continue
         return listed
-
-
-def _options(api_version: str, kind: str, dry_run: bool, manager: str) -> dict:
-    """The write's options as an AdmissionReview carries them."""
-    options: dict[str, Any] = {"kind": kind, "apiVersion": api_version}
-    if dry_run:
-        options["dryRun"] = ["All"]
-    if manager:
-        options["fieldManager"] = manager
-    return options
 
 
 def _spec_changed(old: dict, new: dict) -> bool:
