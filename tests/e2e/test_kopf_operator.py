@@ -91,8 +91,12 @@ def test_a_kopf_operator_reconciles_a_custom_kind(k8s_server: RunningServer, tmp
         child = server.get(f"/api/v1/namespaces/{ns}/configmaps/w-child").json()
         assert child["data"] == {"mode": "fast"}
         assert child["metadata"]["ownerReferences"][0]["uid"] == obj["metadata"]["uid"]
-        events = server.get(f"/api/v1/namespaces/{ns}/events").json()["items"]
-        assert any(e["reason"] == "ChildMade" and e["involvedObject"]["name"] == "w" for e in events), events
+
+        def child_made_event() -> bool:  # kopf posts it after the status patch the poll above saw
+            events = server.get(f"/api/v1/namespaces/{ns}/events").json()["items"]
+            return any(e["reason"] == "ChildMade" and e["involvedObject"]["name"] == "w" for e in events)
+
+        poll(child_made_event)
 
         assert server.session.delete(f"{widgets}/w").status_code == 200
         try:
