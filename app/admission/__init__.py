@@ -49,6 +49,14 @@ def forbidden(attrs: Attributes, why: str) -> Forbidden:
     return Forbidden(f'{rt.group_resource} "{attrs.name}" is forbidden: {why}', rt.plural, rt.group, attrs.name)
 
 
+def object_spec(attrs: Attributes) -> dict:
+    """The written object's `spec`, made a dict if it is missing (plugins that complete it write into it)."""
+    obj = attrs.obj if attrs.obj is not None else {}
+    if not isinstance(obj.get("spec"), dict):
+        obj["spec"] = {}
+    return obj["spec"]
+
+
 def is_kind(attrs: Attributes, group: str, plural: str) -> bool:
     """The write is to the object itself (not a subresource) of this group and resource."""
     return attrs.rt.group == group and attrs.rt.plural == plural and not attrs.subresource and attrs.obj is not None

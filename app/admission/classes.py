@@ -6,7 +6,15 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from app.admission import CREATE, UPDATE, Attributes, Plugin, forbidden, is_kind
+from app.admission import (
+    CREATE,
+    UPDATE,
+    Attributes,
+    Plugin,
+    forbidden,
+    is_kind,
+    object_spec,
+)
 from app.admission.source import ConfigurationSource
 from app.resources.defaults import parse_quantity
 
@@ -18,13 +26,6 @@ if TYPE_CHECKING:
 def storage_classes(registry: Registry, hub: WatchHub | None) -> ConfigurationSource[dict]:
     rt = registry.catalog.known_type(registry.naming.group("storage"), "v1", "storageclasses")
     return ConfigurationSource(registry, rt, lambda obj: [obj], hub)
-
-
-def _spec(attrs: Attributes) -> dict:
-    obj = attrs.obj if attrs.obj is not None else {}
-    if not isinstance(obj.get("spec"), dict):
-        obj["spec"] = {}
-    return obj["spec"]
 
 
 class DefaultClass(Plugin):
@@ -41,7 +42,7 @@ class DefaultClass(Plugin):
         return attrs.operation == CREATE and is_kind(attrs, self.group, self.plural)
 
     def unclassed(self, attrs: Attributes) -> bool:
-        return _spec(attrs).get(self.field) is None  # "" asks for no class at all
+        return object_spec(attrs).get(self.field) is None  # "" asks for no class at all
 
     def admit(self, attrs: Attributes) -> None:
         if not self.unclassed(attrs):
@@ -52,7 +53,7 @@ class DefaultClass(Plugin):
         if len(defaults) > 1:
             raise forbidden(attrs, "Internal error occurred: " + self.too_many.format(len(defaults)))
         if defaults:
-            _spec(attrs)[self.field] = defaults[0]["metadata"]["name"]
+            object_spec(attrs)[self.field] = defaults[0]["metadata"]["name"]
 
 
 class DefaultStorageClass(DefaultClass):

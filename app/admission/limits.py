@@ -2,11 +2,12 @@
 containers and claims within their min, max and limit-to-request ratio, with the reference's messages."""
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from app import quota
 from app.admission import CREATE, UPDATE, Attributes, Plugin, forbidden, is_kind
 from app.admission.source import ConfigurationSource
+from app.resources.common import containers, items, part
 from app.resources.defaults import parse_quantity
 
 if TYPE_CHECKING:
@@ -17,11 +18,6 @@ if TYPE_CHECKING:
 def _limit_items(limit_range: dict) -> list[tuple[str, dict]]:
     namespace = (limit_range.get("metadata") or {}).get("namespace", "")
     return [(namespace, item) for item in (limit_range.get("spec") or {}).get("limits") or [] if isinstance(item, dict)]
-
-
-def _containers(pod: dict) -> list[dict]:
-    spec = pod.get("spec") or {}
-    return [c for key in ("initContainers", "containers") for c in spec.get(key) or [] if isinstance(c, dict)]
 
 
 class LimitRanger(Plugin):
@@ -45,17 +41,18 @@ class LimitRanger(Plugin):
     def admit(self, attrs: Attributes) -> None:
         if attrs.rt.plural != "pods" or attrs.obj is None:
             return
-        items = self._items(attrs.namespace, "Container")
-        if not items:
+        ranges = self._items(attrs.namespace, "Container")
+        if not ranges:
             return
         notes = []
-        init_ids = {id(c) for c in (attrs.obj.get("spec") or {}).get("initContainers") or []}
-        for container in _containers(attrs.obj):
+        spec = part(attrs.obj, "spec")
+        init_ids = {id(c) for c in items(spec, "initContainers")}
+        for container in containers(spec):
             label = f"{'init container' if id(container) in init_ids else 'container'} {container.get('name', '')}"
             resources = container.setdefault("resources", {})
             set_requests: list[str] = []
             set_limits: list[str] = []
-            for item in items:
+            for item in ranges:
                 for field, target, noted in (("defaultRequest", "requests", set_requests),
                                              ("default", "limits", set_limits)):
                     for resource, value in (item.get(field) or {}).items():
@@ -77,34 +74,21 @@ class LimitRanger(Plugin):
         obj = attrs.obj or {}
         errors: list[str] = []
         if attrs.rt.plural == "pods":
-            containers = _containers(obj)
+            spec = part(obj, "spec")
             for item in self._items(attrs.namespace, "Container"):
-                for container in containers:
+                for container in containers(spec):
                     resources = container.get("resources") or {}
                     errors += _bounds(item, "Container", resources.get("requests") or {},
                                       resources.get("limits") or {})
             for item in self._items(attrs.namespace, "Pod"):
-                errors += _bounds(item, "Pod", _sum(containers, "requests"), _sum(containers, "limits"))
+                errors += _bounds(item, "Pod", quota.render(quota.pod_totals(spec, "requests"), {}),
+                                  quota.render(quota.pod_totals(spec, "limits"), {}))
         else:
             requests = ((obj.get("spec") or {}).get("resources") or {}).get("requests") or {}
             for item in self._items(attrs.namespace, "PersistentVolumeClaim"):
                 errors += _bounds(item, "PersistentVolumeClaim", requests, {}, limits_apply=False)
         if errors:
             raise forbidden(attrs, errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]")
-
-
-def _sum(containers: list[dict], target: str) -> dict:
-    total: dict[str, Decimal] = {}
-    for container in containers:
-        for resource, value in ((container.get("resources") or {}).get(target) or {}).items():
-            amount = parse_quantity(value)
-            if amount is not None:
-                total[resource] = total.get(resource, Decimal(0)) + amount
-    return {resource: _render(value) for resource, value in total.items()}
-
-
-def _render(value: Decimal) -> str:
-    return format(value.normalize(), "f")
 
 
 def _bounds(item: dict, kind: str, requests: dict, limits: dict, limits_apply: bool = True) -> list[str]:

@@ -6,7 +6,15 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from app.admission import CREATE, UPDATE, Attributes, Plugin, forbidden, is_kind
+from app.admission import (
+    CREATE,
+    UPDATE,
+    Attributes,
+    Plugin,
+    forbidden,
+    is_kind,
+    object_spec,
+)
 from app.admission.source import ConfigurationSource
 from app.errors import NotFound
 from app.resources.scheduling import SYSTEM_CLASSES
@@ -16,14 +24,6 @@ if TYPE_CHECKING:
     from app.storage.hub import WatchHub
 
 DEFAULT_PREEMPTION = "PreemptLowerPriority"
-
-
-def _spec(attrs: Attributes) -> dict:
-    obj = attrs.obj if attrs.obj is not None else {}
-    spec = obj.get("spec")
-    if not isinstance(spec, dict):
-        spec = obj["spec"] = {}
-    return spec
 
 
 class Priority(Plugin):
@@ -46,7 +46,7 @@ class Priority(Plugin):
     def admit(self, attrs: Attributes) -> None:
         if attrs.rt.plural != "pods":
             return
-        spec = _spec(attrs)
+        spec = object_spec(attrs)
         name = str(spec.get("priorityClassName") or "")
         policy: str | None = DEFAULT_PREEMPTION
         if not name:
@@ -101,7 +101,7 @@ class DefaultTolerationSeconds(Plugin):
         return attrs.operation == CREATE and is_kind(attrs, "", "pods")
 
     def admit(self, attrs: Attributes) -> None:
-        spec = _spec(attrs)
+        spec = object_spec(attrs)
         tolerations: list = spec["tolerations"] if isinstance(spec.get("tolerations"), list) else []
         added = []
         for taint in self.taints:
@@ -125,10 +125,11 @@ class RuntimeClass(Plugin):
         self.rt = registry.catalog.known_type(registry.naming.group("node"), "v1", "runtimeclasses")
 
     def handles(self, attrs: Attributes) -> bool:
-        return attrs.operation == CREATE and is_kind(attrs, "", "pods") and bool(_spec(attrs).get("runtimeClassName"))
+        return (attrs.operation == CREATE and is_kind(attrs, "", "pods")
+                and bool(object_spec(attrs).get("runtimeClassName")))
 
     def admit(self, attrs: Attributes) -> None:
-        spec = _spec(attrs)
+        spec = object_spec(attrs)
         name = str(spec["runtimeClassName"])
         try:
             runtime = self.registry.get(self.rt, None, name)

@@ -12,6 +12,7 @@ from app.admission import CREATE, UPDATE, Attributes, Plugin, forbidden
 from app.admission.effects import add_warning, annotate
 from app.admission.source import ConfigurationSource
 from app.errors import Invalid, NotFound, invalid
+from app.resources.common import containers as pod_containers
 
 if TYPE_CHECKING:
     from app.registry.store import Registry
@@ -39,11 +40,6 @@ def _quote(items: list[str]) -> str:
 
 def _plural(singular: str, plural: str, count: int) -> str:
     return singular if count == 1 else plural
-
-
-def _containers(spec: dict) -> list[dict]:
-    return [c for key in ("initContainers", "containers", "ephemeralContainers")
-            for c in spec.get(key) or [] if isinstance(c, dict)]
 
 
 def _security(obj: dict) -> dict:
@@ -75,7 +71,7 @@ DEFAULT_CAPABILITIES = frozenset({"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNE
 
 def capabilities_baseline(_meta: dict, spec: dict) -> Result:
     bad, added = [], set()
-    for c in _containers(spec):
+    for c in pod_containers(spec, ephemeral=True):
         extra = [str(a) for a in (_security(c).get("capabilities") or {}).get("add") or []
                  if a not in DEFAULT_CAPABILITIES]
         if extra:
@@ -97,7 +93,7 @@ def host_path_volumes(_meta: dict, spec: dict) -> Result:
 
 def host_ports(_meta: dict, spec: dict) -> Result:
     bad, ports = [], set()
-    for c in _containers(spec):
+    for c in pod_containers(spec, ephemeral=True):
         used = [int(p["hostPort"]) for p in c.get("ports") or [] if isinstance(p, dict) and p.get("hostPort")]
         if used:
             bad.append(c.get("name", ""))
@@ -107,13 +103,13 @@ def host_ports(_meta: dict, spec: dict) -> Result:
 
 
 def privileged(_meta: dict, spec: dict) -> Result:
-    bad = [c.get("name", "") for c in _containers(spec) if _security(c).get("privileged") is True]
+    bad = [c.get("name", "") for c in pod_containers(spec, ephemeral=True) if _security(c).get("privileged") is True]
     return ("privileged", f"{_named(bad)} must not set securityContext.privileged=true") if bad else None
 
 
 def proc_mount(_meta: dict, spec: dict) -> Result:
     bad, types = [], set()
-    for c in _containers(spec):
+    for c in pod_containers(spec, ephemeral=True):
         mount = _security(c).get("procMount")
         if mount is not None and mount != "Default":
             bad.append(c.get("name", ""))
@@ -143,7 +139,7 @@ def selinux_options(_meta: dict, spec: dict) -> Result:
         return bad
 
     pod_bad = wrong(spec)
-    containers = [c.get("name", "") for c in _containers(spec) if wrong(c)]
+    containers = [c.get("name", "") for c in pod_containers(spec, ephemeral=True) if wrong(c)]
     if not pod_bad and not containers:
         return None
     data = []
@@ -166,7 +162,7 @@ def _seccomp(spec: dict, required: bool) -> Result:
     if pod_bad:
         values.add(str(pod_type))
     explicit, implicit = [], []
-    for c in _containers(spec):
+    for c in pod_containers(spec, ephemeral=True):
         kind = _seccomp_type(c)
         if kind is not None:
             if kind not in ("RuntimeDefault", "Localhost"):
@@ -201,7 +197,7 @@ def windows_host_process(_meta: dict, spec: dict) -> Result:
     def host(owner: dict) -> bool:
         return (_security(owner).get("windowsOptions") or {}).get("hostProcess") is True
 
-    containers = [c.get("name", "") for c in _containers(spec) if host(c)]
+    containers = [c.get("name", "") for c in pod_containers(spec, ephemeral=True) if host(c)]
     pod_bad = host(spec)
     return ("hostProcess", (f"{_setters(pod_bad, containers)} must not set "
                            "securityContext.windowsOptions.hostProcess=true")) if pod_bad or containers else None
@@ -210,14 +206,15 @@ def windows_host_process(_meta: dict, spec: dict) -> Result:
 # -------------------------------------------------------------------------------------------- restricted checks
 
 def allow_privilege_escalation(_meta: dict, spec: dict) -> Result:
-    bad = [c.get("name", "") for c in _containers(spec) if _security(c).get("allowPrivilegeEscalation") is not False]
+    bad = [c.get("name", "") for c in pod_containers(spec, ephemeral=True)
+           if _security(c).get("allowPrivilegeEscalation") is not False]
     return ("allowPrivilegeEscalation != false", (f"{_named(bad)} must set "
                                                  "securityContext.allowPrivilegeEscalation=false")) if bad else None
 
 
 def capabilities_restricted(_meta: dict, spec: dict) -> Result:
     no_drop, adding, added = [], [], set()
-    for c in _containers(spec):
+    for c in pod_containers(spec, ephemeral=True):
         capabilities = _security(c).get("capabilities") or {}
         if "ALL" not in (capabilities.get("drop") or []):
             no_drop.append(c.get("name", ""))
@@ -257,7 +254,7 @@ def restricted_volumes(_meta: dict, spec: dict) -> Result:
 def run_as_non_root(_meta: dict, spec: dict) -> Result:
     pod_value = _security(spec).get("runAsNonRoot")
     explicit, implicit = [], []
-    for c in _containers(spec):
+    for c in pod_containers(spec, ephemeral=True):
         value = _security(c).get("runAsNonRoot")
         if value is False:
             explicit.append(c.get("name", ""))
@@ -273,7 +270,7 @@ def run_as_non_root(_meta: dict, spec: dict) -> Result:
 
 def run_as_user(_meta: dict, spec: dict) -> Result:
     pod_bad = _security(spec).get("runAsUser") == 0
-    containers = [c.get("name", "") for c in _containers(spec) if _security(c).get("runAsUser") == 0]
+    containers = [c.get("name", "") for c in pod_containers(spec, ephemeral=True) if _security(c).get("runAsUser") == 0]
     return ("runAsUser=0", f"{_setters(pod_bad, containers)} must not set runAsUser=0") \
         if pod_bad or containers else None
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from app.admission import CREATE, Attributes, Plugin, forbidden, is_kind
 from app.errors import NotFound
+from app.resources.common import containers, items
 
 if TYPE_CHECKING:
     from app.registry.store import Registry
@@ -19,10 +20,6 @@ TOKEN_SECONDS = 3607
 NAME_LETTERS = "bcdfghjklmnpqrstvwxz2456789"
 #: the in-server controller makes `default` soon after its namespace; a pod created meanwhile waits this long
 DEFAULT_ACCOUNT_WAIT = 2.0
-
-
-def _containers(spec: dict) -> list[dict]:
-    return [c for key in ("initContainers", "containers") for c in spec.get(key) or [] if isinstance(c, dict)]
 
 
 class ServiceAccount(Plugin):
@@ -78,7 +75,7 @@ class ServiceAccount(Plugin):
                          and str(v.get("name", "")).startswith(self.volume_prefix)), None)
         name = existing or self.volume_prefix + "".join(random.choices(NAME_LETTERS, k=5))
         needed = False
-        for container in _containers(spec):
+        for container in containers(spec):
             mounts = container.get("volumeMounts") or []
             if not any(isinstance(m, dict) and m.get("mountPath") == self.mount_path for m in mounts):
                 container["volumeMounts"] = [*mounts, {"name": name, "readOnly": True, "mountPath": self.mount_path}]
@@ -125,7 +122,7 @@ def _references_secrets(spec: dict) -> bool:
         if any((volume.get(kind) or {}).get("secretRef") for kind in
                ("cephfs", "cinder", "flexVolume", "rbd", "scaleIO", "iscsi", "storageos")):
             return True
-    for container in _containers(spec) + list(spec.get("ephemeralContainers") or []):
+    for container in containers(spec) + items(spec, "ephemeralContainers"):
         for env in container.get("env") or []:
             if ((env or {}).get("valueFrom") or {}).get("secretKeyRef"):
                 return True

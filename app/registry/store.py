@@ -240,8 +240,8 @@ class Registry:
 
     def _invalid(self, rt: ResourceType, obj: dict, errors: builtins.list) -> None:
         if errors:
-            raise Invalid(rt.kind, rt.group, str(metadata_of(obj).get("name") or metadata_of(obj).get("generateName") or ""),
-                          errors)
+            md = metadata_of(obj)
+            raise Invalid(rt.kind, rt.group, str(md.get("name") or md.get("generateName") or ""), errors)
 
     def create(self, rt: ResourceType, namespace: str | None, obj: Any, dry_run: bool = False,
                manager: str = "", tracked: bool = False) -> dict:
@@ -250,9 +250,10 @@ class Registry:
         obj = self._check_type(rt, obj)
         self._check_namespace(rt, obj, namespace, on_create=True)
         if rt.virtual:
-            admit_as_is(self.admission, Attributes(CREATE, rt, namespace or "", str(metadata_of(obj).get("name") or ""), obj,
-                                         dry_run=dry_run, options=review_options(self.meta_group_version, "CreateOptions",
-                                                                           dry_run, manager)))
+            options = review_options(self.meta_group_version, "CreateOptions", dry_run, manager)
+            name = str(metadata_of(obj).get("name") or "")
+            admit_as_is(self.admission, Attributes(CREATE, rt, namespace or "", name, obj, dry_run=dry_run,
+                                                   options=options))
             return rt.strategy.create_virtual(obj, CreateCall(self, namespace, dry_run, manager))
         srt = rt  # the type whose strategy runs: the storage version's when rt converts
         if rt.conversion is not None:

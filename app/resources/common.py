@@ -59,6 +59,12 @@ def items(obj: Any, key: str) -> list[Obj]:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
+def containers(spec: Any, ephemeral: bool = False) -> list[Obj]:
+    """A pod spec's init containers, then its containers (then its ephemeral ones), as the reference visits them."""
+    keys = ("initContainers", "containers", "ephemeralContainers") if ephemeral else ("initContainers", "containers")
+    return [c for key in keys for c in items(spec, key)]
+
+
 def setdefault(obj: Obj, key: str, value: Any) -> None:
     """Set obj[key] when it is absent or null (Go's nil-pointer defaulting)."""
     if obj.get(key) is None:

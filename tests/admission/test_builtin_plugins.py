@@ -247,3 +247,19 @@ def test_mirror_pods_reference_no_account_and_no_secret(accounts_client):
     secretive = mirror("secretive", volumes=[{"name": "s", "secret": {"secretName": "x"}}])
     assert refused(accounts_client, PODS, secretive) == \
         'pods "secretive" is forbidden: a mirror pod may not reference secrets'
+
+
+def test_a_pod_limit_counts_init_containers_as_the_reference_does(client):
+    created(client, "/api/v1/namespaces/default/limitranges", {
+        "apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "pod-max"},
+        "spec": {"limits": [{"type": "Pod", "max": {"cpu": "1"}}]}})
+
+    def sized(name: str, init_cpu: str, cpu: str) -> dict:
+        body = pod(name, initContainers=[{"name": "setup", "image": "busybox",
+                                          "resources": {"limits": {"cpu": init_cpu}}}])
+        body["spec"]["containers"][0]["resources"] = {"limits": {"cpu": cpu}}
+        return body
+
+    created(client, PODS, sized("fits", "800m", "800m"))  # init containers run before the others: max, not sum
+    assert refused(client, PODS, sized("big", "1500m", "500m")) == \
+        'pods "big" is forbidden: maximum cpu usage per Pod is 1, but limit is 1500m'

@@ -45,6 +45,14 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServe
         running.stop()
 
 
+@pytest.fixture(scope="module")
+def k8s_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """A server of the reference's domain (`--api-domain k8s.io`), its own for each test module."""
+    running = start_server(tmp_path_factory.mktemp("k8s-domain"), ["--api-domain", "k8s.io"])
+    yield running
+    running.stop()
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def any_server(request: pytest.FixtureRequest) -> RunningServer:
     """Parametrize a test over both backends."""

@@ -7,12 +7,11 @@ import subprocess
 import sys
 import textwrap
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from . import RunningServer, poll, start_server
+from . import RunningServer, poll
 from .test_custom_resources import CRDS, crd, create_crd
 
 pytestmark = pytest.mark.e2e
@@ -47,13 +46,6 @@ OPERATOR = textwrap.dedent('''
         kubernetes.client.CoreV1Api().create_namespaced_config_map(
             namespace, {{"metadata": {{"name": f"{{name}}-cleaned"}}}})
 ''')
-
-
-@pytest.fixture(scope="module")
-def k8s_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    running = start_server(tmp_path_factory.mktemp("kopf"), ["--api-domain", "k8s.io"])
-    yield running
-    running.stop()
 
 
 

@@ -4,22 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import uuid
-from collections.abc import Iterator
 
 import pytest
 import yaml
 
-from . import RunningServer, start_server
+from . import RunningServer
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture(scope="module")
-def k8s_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    """kubectl prints server-side Tables (meta.k8s.io) in the reference's domain."""
-    running = start_server(tmp_path_factory.mktemp("more-kinds"), ["--api-domain", "k8s.io"])
-    yield running
-    running.stop()
 
 
 def run(kubectl: str, server: RunningServer, *args: str) -> str:

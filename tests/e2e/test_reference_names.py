@@ -78,13 +78,6 @@ def emitted(server: RunningServer) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def k8s_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    running = start_server(tmp_path_factory.mktemp("k8s-domain"), ["--api-domain", "k8s.io"])
-    yield running
-    running.stop()
-
-
-@pytest.fixture(scope="module")
 def orch_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     """A fresh server of our own domain: the shared one holds what other tests wrote."""
     running = start_server(tmp_path_factory.mktemp("orch-domain"))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,13 +11,6 @@ import pytest
 from tests.authz.test_reference_policy import EXPECTED_CLUSTER_ROLES, _rules
 
 from . import RunningServer, start_server
-
-
-@pytest.fixture(scope="module")
-def k8s_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    running = start_server(tmp_path_factory.mktemp("policy"), ["--api-domain", "k8s.io"])
-    yield running
-    running.stop()
 
 
 def can_i(kubectl: str, server: RunningServer, *args: str) -> bool:
