@@ -53,6 +53,24 @@ def k8s_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServ
     running.stop()
 
 
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def k8s(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """A server of the reference's domain on each store, its own for each test module."""
+    data = tmp_path_factory.mktemp(f"k8s-{request.param}")
+    if request.param == "sqlite":
+        running = start_server(data, ["--api-domain", "k8s.io"])
+        yield running
+        running.stop()
+        return
+    from app.storage.schema import ensure_schema
+
+    with scratch_database() as url:
+        ensure_schema(url, upgrade=True)
+        running = start_server(data, ["--api-domain", "k8s.io"], database_url=url)
+        yield running
+        running.stop()
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def any_server(request: pytest.FixtureRequest) -> RunningServer:
     """Parametrize a test over both backends."""

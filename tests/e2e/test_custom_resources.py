@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,25 +16,6 @@ from . import RunningServer, poll, scratch_database, start_server
 pytestmark = pytest.mark.e2e
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def k8s(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    """A server in the reference's domain (kubectl prints its Tables and knows apiextensions.k8s.io)."""
-    data = tmp_path_factory.mktemp(f"crd-{request.param}")
-    if request.param == "sqlite":
-        running = start_server(data, ["--api-domain", "k8s.io"])
-        yield running
-        running.stop()
-        return
-    from app.storage.schema import ensure_schema
-
-    with scratch_database() as url:
-        ensure_schema(url, upgrade=True)
-        running = start_server(data, ["--api-domain", "k8s.io"], database_url=url)
-        yield running
-        running.stop()
-
 
 
 def crd(group: str, plural: str = "widgets", kind: str = "Widget", **version_extra: Any) -> dict:
