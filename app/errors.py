@@ -25,8 +25,10 @@ class FieldError:
         "FieldValueTooLong": "Too long",
         "FieldValueTooMany": "Too many",
         "FieldValueTypeInvalid": "Invalid value",
+        "InternalError": "Internal error",
     }
-    VALUELESS: ClassVar[frozenset[str]] = frozenset({"FieldValueRequired", "FieldValueForbidden", "FieldValueTooLong"})
+    VALUELESS: ClassVar[frozenset[str]] = frozenset({"FieldValueRequired", "FieldValueForbidden", "FieldValueTooLong",
+                                                   "InternalError"})
 
     @property
     def body(self) -> str:

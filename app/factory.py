@@ -23,6 +23,7 @@ from app.registry.live_namespaces import LiveNamespaces
 from app.registry.namespaces import NamespaceLifecycle
 from app.registry.service_resolver import service_resolver
 from app.registry.store import Registry
+from app.resources.crd_cel import GATE as CEL_GATE
 from app.resources.custom import types_from_crd
 from app.storage.hub import WatchHub
 from app.storage.store import Compactor, Storage
@@ -167,9 +168,10 @@ def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -
 
     compactor = Compactor(svc.storage)
     resolve = service_resolver(svc.registry)
+    cel = app.extensions[features.EXTENSION_KEY].enabled(CEL_GATE)
     custom_catalog = CustomCatalog(svc.registry, svc.hub, svc.catalog.known_type(
         svc.naming.group("apiextensions"), "v1", "customresourcedefinitions"),
-        lambda crd: types_from_crd(crd, svc.naming, resolve))
+        lambda crd: types_from_crd(crd, svc.naming, resolve, cel=cel))
     endpoints = None
     if app.config.get("ENDPOINT_ADDRESS") and app.config.get("SECURE_PORT"):
         from app.registry.apiserver_endpoints import ApiserverEndpoints

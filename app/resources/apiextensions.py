@@ -7,10 +7,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from app import features
 from app.catalog import Obj, ResourceType, status_subresource
 from app.errors import FieldError, forbidden, invalid, not_supported, required
 from app.naming import Naming
 from app.resources.common import KindStrategy, dig
+from app.resources.crd_cel import GATE, drop_rules, has_rules, rule_errors
 from app.resources.crd_schema import Extensions, Validator, go_regex
 
 SCOPES = ["Cluster", "Namespaced"]
@@ -39,8 +41,10 @@ def storage_version(crd: Obj) -> str | None:
     return None
 
 
-def _schema_errors(schema: Any, path: str, ext: Extensions, depth: int = 0) -> list[FieldError]:
-    """The reference's structural-schema rules, kept to what makes a schema unusable here."""
+def _schema_errors(schema: Any, path: str, ext: Extensions, depth: int = 0, resource_root: bool = True
+                   ) -> list[FieldError]:
+    """The reference's structural-schema rules, kept to what makes a schema unusable here; CEL rules are
+    checked when the gate is on (they were dropped on write otherwise)."""
     if not isinstance(schema, dict):
         return [invalid(path, schema, "must be an object")]
     if depth > MAX_SCHEMA_DEPTH:
@@ -67,19 +71,26 @@ def _schema_errors(schema: Any, path: str, ext: Extensions, depth: int = 0) -> l
     if not isinstance(properties, dict):
         return [*errors, invalid(f"{path}.properties", properties, "must be an object")]
     for key, sub in properties.items():
-        errors += _schema_errors(sub, f"{path}.properties[{key}]", ext, depth + 1)
+        errors += _schema_errors(sub, f"{path}.properties[{key}]", ext, depth + 1, _embedded(sub, ext))
     for keyword in ("items", "additionalProperties", "not"):
         if isinstance(schema.get(keyword), dict):
-            errors += _schema_errors(schema[keyword], f"{path}.{keyword}", ext, depth + 1)
+            errors += _schema_errors(schema[keyword], f"{path}.{keyword}", ext, depth + 1,
+                                     _embedded(schema[keyword], ext))
     for keyword in ("allOf", "anyOf", "oneOf"):
         for i, sub in enumerate(schema.get(keyword) or []):
             if isinstance(sub, dict):  # value validations only: no type needed inside
-                errors += [e for e in _schema_errors(sub, f"{path}.{keyword}[{i}]", ext, depth + 1)
+                errors += [e for e in _schema_errors(sub, f"{path}.{keyword}[{i}]", ext, depth + 1, False)
                            if not e.field.endswith(".type")]
+    if not errors and features.enabled(GATE):
+        errors += rule_errors(schema, path, ext, resource_root)
     if "default" in schema and not errors:
         errors += [invalid(f"{path}.default", schema["default"], e.detail or str(e))
                    for e in Validator(ext).validate(schema["default"], schema)]
     return errors
+
+
+def _embedded(schema: Any, ext: Extensions) -> bool:
+    return isinstance(schema, dict) and bool(schema.get(ext.embedded_resource))
 
 
 def _root_schema_errors(schema: Any, path: str, ext: Extensions) -> list[FieldError]:
@@ -133,6 +144,7 @@ class CustomResourceDefinitionStrategy(KindStrategy):
         spec.setdefault("preserveUnknownFields", False)
 
     def prepare_for_create(self, obj: Obj) -> None:
+        self._drop_disabled_fields(obj, None)
         obj["status"] = {"conditions": [], "acceptedNames": {"plural": "", "kind": ""}, "storedVersions": []}
         self.default(obj)
         self._record_storage_version(obj)
@@ -141,8 +153,17 @@ class CustomResourceDefinitionStrategy(KindStrategy):
             finalizers.append(cleanup_finalizer(self.naming))
 
     def prepare_for_update(self, obj: Obj, old: Obj) -> None:
+        self._drop_disabled_fields(obj, old)
         self.default(obj)
         self._record_storage_version(obj)
+
+    def _drop_disabled_fields(self, obj: Obj, old: Obj | None) -> None:
+        """CEL rules are dropped while their gate is off, unless the stored CRD already has some (as the
+        reference: a server never strips what an earlier configuration stored)."""
+        if features.enabled(GATE) or (old is not None and any(has_rules(s, self.ext) for s in _schemas(old))):
+            return
+        for schema in _schemas(obj):
+            drop_rules(schema, self.ext)
 
     @staticmethod
     def _record_storage_version(obj: Obj) -> None:
@@ -254,6 +275,11 @@ class CustomResourceDefinitionStrategy(KindStrategy):
                 errors.append(invalid("status.storedVersions[0]", version,
                                       "must appear in spec.versions"))
         return errors
+
+
+def _schemas(crd: Obj) -> list[Any]:
+    return [dig(v, "schema", "openAPIV3Schema") for v in dig(crd, "spec", "versions", default=[]) or []
+            if isinstance(v, dict)]
 
 
 def resource_types(naming: Naming) -> list[ResourceType]:

@@ -20,6 +20,7 @@ from app.errors import FieldError
 from app.naming import Naming
 from app.resources.apiextensions import storage_version
 from app.resources.common import KindStrategy, dig
+from app.resources.crd_cel import CelValidator
 from app.resources.crd_conversion import ConversionWebhook, ServiceResolver
 from app.resources.crd_schema import (
     Extensions,
@@ -32,20 +33,25 @@ from app.resources.crd_typed import typed_declaration
 
 
 class CustomResourceStrategy(KindStrategy):
-    """The CRD version's schema as the strategy: prune, default (create and update), validate."""
+    """The CRD version's schema as the strategy: prune, default (create and update), validate (its CEL rules
+    too when `cel` says the gate is on; compiled here, once per served version)."""
 
-    def __init__(self, naming: Naming, schema: dict) -> None:
+    def __init__(self, naming: Naming, schema: dict, cel: bool = False) -> None:
         super().__init__(naming)
         self.schema = schema
         self.ext = Extensions(naming.product)
         self.validator = Validator(self.ext)
+        self.rules = CelValidator.build(schema, self.ext) if cel else None
 
     def default(self, obj: Obj) -> None:
         prune(obj, self.schema, self.ext)
         apply_defaults(obj, self.schema)
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        return self.validator.validate(obj, self.schema)
+        errors = self.validator.validate(obj, self.schema)
+        if self.rules is not None:
+            errors += self.rules.validate(obj, self.schema)
+        return errors
 
     def unknown_fields(self, obj: Obj) -> list[str]:
         return unknown_fields(obj, self.schema, self.ext)
@@ -99,8 +105,10 @@ def _with_api_version(api_version: str):
     return convert
 
 
-def types_from_crd(crd: Obj, naming: Naming, resolve: ServiceResolver | None = None) -> list[ResourceType]:
-    """The served versions of a CRD as catalog entries (its storage version always, for the registry)."""
+def types_from_crd(crd: Obj, naming: Naming, resolve: ServiceResolver | None = None, cel: bool = False
+                   ) -> list[ResourceType]:
+    """The served versions of a CRD as catalog entries (its storage version always, for the registry); `cel`:
+    whether the CustomResourceValidationExpressions gate is on."""
     spec = crd.get("spec") or {}
     names = (crd.get("status") or {}).get("acceptedNames") or spec.get("names") or {}
     group, plural = spec["group"], names["plural"]
@@ -128,7 +136,7 @@ def types_from_crd(crd: Obj, naming: Naming, resolve: ServiceResolver | None = N
             group, name, names["kind"], plural, spec.get("scope") == "Namespaced",
             singular=names.get("singular") or names["kind"].lower(), short_names=tuple(names.get("shortNames") or ()),
             categories=tuple(names.get("categories") or ()), subresources=tuple(subresources),
-            strategy=CustomResourceStrategy(naming, schema), has_status="status" in subs, conversion=conversion,
+            strategy=CustomResourceStrategy(naming, schema, cel), has_status="status" in subs, conversion=conversion,
             deprecation=_deprecation(version, group, names["kind"]),
             custom=CustomInfo(served=bool(version.get("served")),
                               printer_columns=tuple(version.get("additionalPrinterColumns") or ()), schema=schema,
