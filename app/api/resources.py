@@ -232,11 +232,15 @@ def _patch_checked(rt: ResourceType, sub: str | None, ns: str | None, name: str,
     body = read_body(request)
     registry = services().registry
     schema = registry.schema(rt, rt.subresource(sub) if sub else None)
-    if schema is None:
+    custom = rt.custom is not None and sub in (None, "status")
+    if schema is None and not custom:
         return body, [], None
     read = registry.read(rt, ns, name)
     current = _sub_view(rt, sub, registry.served(rt, read.decode()))
     group, version, kind = _view_type(rt, sub)
+    if schema is None:  # a custom kind: its CRD schema says what is unknown
+        return body, fieldvalidation.check_custom_patch(mode, rt.strategy.unknown_fields, patch_type, body, current,
+                                                         kind, group, version, name), read
     body, warnings = fieldvalidation.check_patch(mode, schema, patch_type, body, current, kind, group, version,
                                                  name)
     return body, warnings, read

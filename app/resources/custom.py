@@ -22,6 +22,7 @@ from app.resources.apiextensions import storage_version
 from app.resources.common import KindStrategy, dig
 from app.resources.crd_cel import CelValidator
 from app.resources.crd_conversion import ConversionWebhook, ServiceResolver
+from app.resources.crd_embedded import embedded_errors
 from app.resources.crd_schema import (
     Extensions,
     Validator,
@@ -48,7 +49,7 @@ class CustomResourceStrategy(KindStrategy):
         apply_defaults(obj, self.schema)
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        errors = self.validator.validate(obj, self.schema)
+        errors = self.validator.validate(obj, self.schema) + embedded_errors(obj, self.schema, self.ext)
         if self.rules is not None:
             errors += self.rules.validate(obj, self.schema)
         return errors

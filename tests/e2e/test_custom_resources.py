@@ -160,6 +160,17 @@ def test_objects_are_validated_with_the_reference_s_messages(k8s: RunningServer)
         "spec": {"mode": "fast", "junk": 1}})
     assert strict.status_code == 422
     assert strict.json()["details"]["causes"][0]["message"] == 'unknown field "spec.junk"'
+    merge = {"Content-Type": "application/merge-patch+json"}
+    strict_patch = k8s.session.patch(f"{url}/warned", params={"fieldValidation": "Strict"}, headers=merge,
+                                     data='{"spec": {"replicas": 2, "replicas": 3, "junk": 1}}')
+    assert strict_patch.status_code == 422
+    assert [c["message"] for c in strict_patch.json()["details"]["causes"]] == [
+        'duplicate field "spec.replicas"', 'unknown field "spec.junk"']
+    json_patch = k8s.session.patch(f"{url}/warned", headers={"Content-Type": "application/json-patch+json"},
+                                   json=[{"op": "add", "path": "/spec/junk", "value": 1}])
+    assert json_patch.status_code == 200 and "junk" not in json_patch.json()["spec"]
+    assert json_patch.headers["Warning"] == '299 - "unknown field \\"spec.junk\\""'
+    assert k8s.get(f"{url}/warned").json()["spec"].get("replicas") == 1  # the refused patch wrote nothing
     wrong_type = k8s.session.post(url, json={"apiVersion": f"{group}/v1", "kind": "Widget",
                                              "metadata": {"name": "t"}, "spec": {"mode": "fast", "replicas": "two"}})
     assert wrong_type.status_code == 422

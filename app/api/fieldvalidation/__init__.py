@@ -11,6 +11,7 @@ checked in metadata only. Protobuf bodies cannot carry unknown fields or repeate
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,6 +104,17 @@ def check_patch(mode: str, schema: Struct, patch_type: str, body: bytes, current
     if any(f.what == "unknown" for f in checked.findings):
         body = prune_patch(schema, patch_type, body)
     return body, warnings
+
+
+def check_custom_patch(mode: str, unknown_of: Callable[[Any], list[str]], patch_type: str, body: bytes,
+                       current: dict, kind: str, group: str, version: str, name: str) -> list[str]:
+    """A custom object's JSON or merge patch: the fields its CRD schema would prune from the patched object
+    that were not in the object before, and a merge patch's repeated keys (the store prunes the rest)."""
+    patched = apply_patch(patch_type, body, current)
+    before = set(unknown_of(current))
+    findings = [Finding("duplicate", p) for p in json_duplicates(body)] if patch_type == MERGE_PATCH else []
+    findings += [unknown(p) for p in unknown_of(patched) if p not in before]
+    return enforce(mode, Checked(patched, findings, []), kind, group, version, name)
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
