@@ -145,6 +145,11 @@ class Conversion:
     #: checks in this version's own terms, before conversion: (new object, old object or None on create)
     #: -> field errors (e.g. events.<domain>/v1 refuses deprecated* fields on new events).
     validate: Callable[[Obj, Obj | None], list[FieldError]] | None = None
+    #: from_storage for several objects at once (a list's page: one webhook call instead of one per object)
+    from_storage_many: Callable[[list[Obj]], list[Obj]] | None = None
+
+    def from_storage_all(self, objs: list[Obj]) -> list[Obj]:
+        return self.from_storage_many(objs) if self.from_storage_many else [self.from_storage(o) for o in objs]
 
 
 @dataclass(frozen=True)

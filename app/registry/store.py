@@ -186,14 +186,14 @@ class Registry:
                                      count_remaining=flt.empty)
             revision = page.revision
             more, last_key = page.more, page.items[-1].key if page.items else ""
+            # another version is stored: the page converted at once, filtered (field selectors) as served
+            served = None if conv is None else conv.from_storage_all([stored.decode() for stored in page.items])
             for i, stored in enumerate(page.items):
-                if conv is None:
+                if served is None:
                     if flt.empty or flt.matches(rt, stored.decode()):
                         items.append(stored.data)
-                else:  # another version is stored: filter (field selectors) on the object as served
-                    obj = conv.from_storage(stored.decode())
-                    if flt.empty or flt.matches(rt, obj):
-                        items.append(orjson.dumps(obj).decode())
+                elif flt.empty or flt.matches(rt, served[i]):
+                    items.append(orjson.dumps(served[i]).decode())
                 if limit is not None and len(items) >= limit:
                     more, last_key = page.more or i + 1 < len(page.items), stored.key
                     break

@@ -31,19 +31,25 @@ class ConversionWebhook:
 
     def convert(self, obj: dict, desired: str) -> dict:
         """One object in the `desired` apiVersion, as the webhook converts it."""
-        if obj.get("apiVersion") == desired:
-            return obj
+        return self.convert_many([obj], desired)[0]
+
+    def convert_many(self, objs: list[dict], desired: str) -> list[dict]:
+        """Objects in the `desired` apiVersion: one review for all those in another version (a list's page)."""
+        todo = [obj for obj in objs if obj.get("apiVersion") != desired]
+        if not todo:
+            return objs
         version = next((v for v in self.review_versions if v in REVIEW_VERSIONS), "v1")
         uid = str(uuid.uuid4())
         review = {"apiVersion": f"{self.group}/{version}", "kind": "ConversionReview",
-                  "request": {"uid": uid, "desiredAPIVersion": desired, "objects": [obj]}}
+                  "request": {"uid": uid, "desiredAPIVersion": desired, "objects": todo}}
         try:
             status, data = post_json(self.client_config, review, TIMEOUT, self.resolve)
         except CallFailed as err:
             raise ConversionFailed(desired, self.kind, str(err)) from None
-        return self._converted(status, data, uid, obj, desired)
+        converted = iter(self._converted(status, data, uid, todo, desired))
+        return [obj if obj.get("apiVersion") == desired else next(converted) for obj in objs]
 
-    def _converted(self, status: int, data: bytes, uid: str, obj: dict, desired: str) -> dict:
+    def _converted(self, status: int, data: bytes, uid: str, objs: list[dict], desired: str) -> list[dict]:
         if status // 100 != 2:
             raise ConversionFailed(desired, self.kind, f"the webhook answered HTTP {status}")
         try:
@@ -56,9 +62,11 @@ class ConversionWebhook:
         if result.get("status") != "Success":
             raise ConversionFailed(desired, self.kind, str(result.get("message") or "conversion failed"))
         converted = response.get("convertedObjects") or []
-        if len(converted) != 1 or not isinstance(converted[0], dict):
-            raise ConversionFailed(desired, self.kind, f"expected 1 converted object, got {len(converted)}")
-        out = converted[0]
+        if len(converted) != len(objs) or not all(isinstance(out, dict) for out in converted):
+            raise ConversionFailed(desired, self.kind, f"expected {len(objs)} converted objects, got {len(converted)}")
+        return [self._checked(obj, out, desired) for obj, out in zip(objs, converted)]
+
+    def _checked(self, obj: dict, out: dict, desired: str) -> dict:
         if out.get("apiVersion") != desired:
             raise ConversionFailed(desired, self.kind, f"invalid converted object: expected apiVersion {desired}, "
                                                        f"got {out.get('apiVersion')}")

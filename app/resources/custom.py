@@ -132,7 +132,8 @@ def types_from_crd(crd: Obj, naming: Naming, resolve: ServiceResolver | None = N
             to_storage, from_storage = (
                 (_with_api_version(f"{group}/{stored}"), _with_api_version(f"{group}/{name}")) if hook is None
                 else (_converting(hook, f"{group}/{stored}"), _converting(hook, f"{group}/{name}")))
-            conversion = Conversion(group, str(stored), plural, to_storage, from_storage)
+            conversion = Conversion(group, str(stored), plural, to_storage, from_storage,
+                                    from_storage_many=None if hook is None else _converting_many(hook, f"{group}/{name}"))
         out.append(ResourceType(
             group, name, names["kind"], plural, spec.get("scope") == "Namespaced",
             singular=names.get("singular") or names["kind"].lower(), short_names=tuple(names.get("shortNames") or ()),
@@ -157,6 +158,10 @@ def _webhook(crd: Obj, naming: Naming, kind: str, resolve: ServiceResolver | Non
 
 def _converting(hook: ConversionWebhook, desired: str):
     return lambda obj: hook.convert(obj, desired)
+
+
+def _converting_many(hook: ConversionWebhook, desired: str):
+    return lambda objs: hook.convert_many(objs, desired)
 
 
 def _deprecation(version: dict, group: str, kind: str) -> Deprecation | None:

@@ -82,6 +82,15 @@ def test_objects_convert_through_the_webhook_both_ways(server: RunningServer, ca
         reviews = [json.loads(body) for _, path, _, body in hook.calls if path == "/convert"]
         assert reviews and all(r["apiVersion"] == "apiextensions.orch.io/v1" and r["kind"] == "ConversionReview"
                                for r in reviews)
+        for n in range(4):  # stored as v1, so each of these is converted to v2 when listed there
+            assert server.session.post(v2.replace("/v2/", "/v1/"), json={
+                "apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": f"more-{n}"},
+                "spec": {"size": n}}).status_code == 201
+        before = len(hook.calls)
+        listed = server.get(v2).json()["items"]
+        assert [w["spec"] for w in listed] == [{"replicas": n} for n in range(4)] + [{"replicas": 3}]
+        batch = [json.loads(body)["request"]["objects"] for _, _, _, body in hook.calls[before:]]
+        assert [len(objects) for objects in batch] == [5]  # one review for the whole list, as the reference
 
         hook.routes["/convert"] = lambda *_: (500, {})
         failed = server.get(f"{v2}/w")
