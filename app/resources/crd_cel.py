@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -137,6 +138,49 @@ def _check_chain(names: list[Any], schema: Schema, ext: Extensions, root: bool) 
         schema, root = declared[str(token)] or {}, False
 
 
+#: evaluation steps (AST nodes visited) all rules together may take on one object, about a second here: a bound on
+#: the time rules can hold a request (cel-python has no cost estimate; the reference bounds them by cost)
+COST_LIMIT = 200_000
+BUDGET_EXCEEDED = "validation failed due to running out of cost budget, no further validation rules will be run"
+
+
+_BUDGET: ContextVar[list[int]] = ContextVar("cel_budget")
+
+
+class OverBudget(Exception):
+    """The rules' evaluation ran past COST_LIMIT (at `path` once known)."""
+
+    path = ""
+
+
+@lru_cache(maxsize=1)
+def _runner_class() -> type:
+    import celpy
+    from celpy.evaluation import Evaluator
+
+    class Budgeted(Evaluator):
+        budget: list[int]
+
+        def sub_evaluator(self, ast: Any) -> Evaluator:  # a macro's body: same budget
+            sub = Budgeted(ast, activation=self.activation)
+            sub.budget = self.budget
+            return sub
+
+        def visit_children(self, tree: Any) -> Any:
+            self.budget[0] -= 1
+            if self.budget[0] < 0:
+                raise OverBudget()
+            return super().visit_children(tree)
+
+    class Runner(celpy.InterpretedRunner):
+        def evaluate(self, context: Any) -> Any:
+            evaluator = Budgeted(ast=self.ast, activation=self.new_activation())
+            evaluator.budget = _BUDGET.get()
+            return evaluator.evaluate(context)
+
+    return Runner
+
+
 @dataclass
 class Rule:
     text: str
@@ -154,7 +198,7 @@ def compile_rules(schema: Schema, ext: Extensions, root: bool) -> list[Rule]:
             continue
         tree = _parse(text)
         _check_names(tree, text, schema, ext, root)
-        program = celpy.Environment().program(tree, functions=_string_functions())
+        program = celpy.Environment(runner_class=_runner_class()).program(tree, functions=_string_functions())
         rules.append(Rule(text, str(item.get("message") or "").strip(), program))
     return rules
 
@@ -225,45 +269,58 @@ class CelValidator:
             node.additional = cls.build(extra, ext, bool(extra.get(ext.embedded_resource)))
         return node
 
-    def validate(self, value: Any, schema: Schema, path: str = "") -> list[FieldError]:
+    def validate(self, value: Any, schema: Schema) -> list[FieldError]:
+        """Every rule of the schema on the object, within one budget of COST_LIMIT steps."""
+        token = _BUDGET.set([COST_LIMIT])
+        try:
+            return self._validate(value, schema, "")
+        except OverBudget as over:
+            return [invalid(over.path, "object", BUDGET_EXCEEDED)]
+        finally:
+            _BUDGET.reset(token)
+
+    def _validate(self, value: Any, schema: Schema, path: str) -> list[FieldError]:
         if value is None:
             return []  # rules see only values that are there (a nullable field's rule skips null)
         errors = self._evaluate(value, schema, path) if self.rules else []
         if isinstance(value, list) and self.items is not None:
             for i, item in enumerate(value):
-                errors += self.items.validate(item, schema.get("items") or {}, f"{path}[{i}]")
+                errors += self.items._validate(item, schema.get("items") or {}, f"{path}[{i}]")
         elif isinstance(value, dict):
             properties = schema.get("properties") or {}
             for key, item in value.items():
                 if key in self.properties:
-                    errors += self.properties[key].validate(item, properties.get(key) or {}, _join(path, key))
+                    errors += self.properties[key]._validate(item, properties.get(key) or {}, _join(path, key))
                 elif self.additional is not None and key not in properties:
-                    errors += self.additional.validate(item, schema.get("additionalProperties") or {},
-                                                       f"{path}[{key}]")
+                    errors += self.additional._validate(item, schema.get("additionalProperties") or {},
+                                                        f"{path}[{key}]")
         return errors
 
     def _evaluate(self, value: Any, schema: Schema, path: str) -> list[FieldError]:
+        try:
+            activation = {"self": to_cel(value, schema, self.ext, self.root)}
+            return [error for rule in self.rules if (error := self._run(rule, activation, value, path))]
+        except OverBudget as over:
+            over.path = over.path or path
+            raise
+
+    @staticmethod
+    def _run(rule: Rule, activation: dict, value: Any, path: str) -> FieldError | None:
         import celpy
         from celpy.celtypes import BoolType
 
-        shown = _shown(value)
-        errors = []
-        activation = {"self": to_cel(value, schema, self.ext, self.root)}
-        for rule in self.rules:
-            said = rule.message or rule.text
-            try:
-                result = rule.program.evaluate(activation)
-            except celpy.CELEvalError as err:
-                result = err
-            except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError) as err:
-                result = celpy.CELEvalError(str(err), type(err))
-            if isinstance(result, celpy.CELEvalError):
-                errors.append(invalid(path, shown, _evaluation_error(result, said)))
-            elif not isinstance(result, BoolType):
-                errors.append(invalid(path, shown, f"cel expression must evaluate to a bool evaluating rule: {said}"))
-            elif not result:
-                errors.append(invalid(path, shown, rule.message or f"failed rule: {rule.text}"))
-        return errors
+        said = rule.message or rule.text
+        try:
+            result = rule.program.evaluate(activation)
+        except celpy.CELEvalError as err:
+            result = err
+        except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError) as err:
+            result = celpy.CELEvalError(str(err), type(err))
+        if isinstance(result, celpy.CELEvalError):
+            return invalid(path, _shown(value), _evaluation_error(result, said))
+        if not isinstance(result, BoolType):
+            return invalid(path, _shown(value), f"cel expression must evaluate to a bool evaluating rule: {said}")
+        return None if result else invalid(path, _shown(value), rule.message or f"failed rule: {rule.text}")
 
 
 def _join(path: str, key: str) -> str:
@@ -293,15 +350,44 @@ def _evaluation_error(err: Any, said: str) -> str:
     return f"{text} evaluating rule: {said}"
 
 
+def _charge() -> None:
+    """Converting a value costs a step of the budget too (a 3 MiB list is a million values)."""
+    budget = _BUDGET.get(None)
+    if budget is not None:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise OverBudget()
+
+
+def _plain(value: Any) -> Any:
+    """A JSON value without a schema (preserved unknown fields, int-or-string) as CEL's dynamic value."""
+    from celpy import celtypes as cel
+
+    _charge()
+    if isinstance(value, dict):
+        return cel.MapType({cel.StringType(k): _plain(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return cel.ListType([_plain(v) for v in value])
+    if isinstance(value, bool):
+        return cel.BoolType(value)
+    if isinstance(value, int):
+        return cel.IntType(value)
+    if isinstance(value, float):
+        return cel.DoubleType(value)
+    if isinstance(value, str):
+        return cel.StringType(value)
+    return None
+
+
 def to_cel(value: Any, schema: Schema, ext: Extensions, root: bool = False) -> Any:
     """A JSON value as CEL sees it at a schema node (the reference's UnstructuredToVal)."""
-    import celpy
     from celpy import celtypes as cel
 
     if value is None:
         return None
+    _charge()
     if not isinstance(schema, dict) or schema.get(ext.int_or_string) or not schema.get("type"):
-        return celpy.json_to_cel(value)
+        return _plain(value)
     kind = schema.get("type")
     if kind == "object" and isinstance(value, dict):
         properties = schema.get("properties") or {}
@@ -316,7 +402,7 @@ def to_cel(value: Any, schema: Schema, ext: Extensions, root: bool = False) -> A
         extra = schema.get("additionalProperties")
         if isinstance(extra, dict):
             return cel.MapType({cel.StringType(k): to_cel(v, extra, ext) for k, v in value.items()})
-        return celpy.json_to_cel(value)
+        return _plain(value)
     if kind == "array" and isinstance(value, list):
         items = schema.get("items") or {}
         return cel.ListType([to_cel(item, items, ext) for item in value])
@@ -326,7 +412,7 @@ def to_cel(value: Any, schema: Schema, ext: Extensions, root: bool = False) -> A
         return cel.IntType(int(value))
     if kind == "number" and isinstance(value, (int, float)) and not isinstance(value, bool):
         return cel.DoubleType(float(value))
-    return celpy.json_to_cel(value)
+    return _plain(value)
 
 
 def _type_and_meta(value: dict, out: dict) -> None:

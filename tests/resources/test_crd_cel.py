@@ -122,3 +122,14 @@ def test_with_the_gate_off_rules_are_dropped_unless_already_stored() -> None:
     updated = _crd(copy.deepcopy(SCHEMA))
     strategy.prepare_for_update(updated, old)
     assert updated["spec"]["versions"][0]["schema"]["openAPIV3Schema"] == SCHEMA
+
+
+def test_rules_over_huge_values_run_out_of_budget_instead_of_holding_the_request() -> None:
+    schema = {"type": "object", "properties": {"l": {"type": "array", "items": {"type": "integer"}, RULES: [
+        {"rule": "self.all(x, self.all(y, x != y || x >= 0))"}, {"rule": "self.size() > 0"}]}}}
+    validator = CelValidator.build(schema, EXT)
+    assert validator is not None
+    assert [str(e) for e in validator.validate({"l": list(range(1_000_000))}, schema)] == [
+        ('l: Invalid value: "object": validation failed due to running out of cost budget, no further validation '
+        "rules will be run")]
+    assert validator.validate({"l": list(range(20))}, schema) == []  # the same rules on a small list pass
