@@ -41,6 +41,48 @@ def storage_version(crd: Obj) -> str | None:
     return None
 
 
+#: JSONSchemaProps' typed keywords (the reference's Go struct cannot hold another type): keyword -> JSON types
+_KEYWORD_TYPES = {
+    **dict.fromkeys(("id", "$schema", "$ref", "description", "type", "format", "title", "pattern"), (str,)),
+    **dict.fromkeys(("maximum", "minimum", "multipleOf"), (int, float)),
+    **dict.fromkeys(("exclusiveMaximum", "exclusiveMinimum", "uniqueItems", "nullable"), (bool,)),
+    **dict.fromkeys(("maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"), (int,)),
+    **dict.fromkeys(("required", "enum", "allOf", "anyOf", "oneOf"), (list,)),
+    **dict.fromkeys(("not", "properties", "definitions", "patternProperties", "dependencies", "externalDocs"),
+                    (dict,)),
+    **dict.fromkeys(("items",), (dict, list)),
+    **dict.fromkeys(("additionalProperties", "additionalItems"), (dict, bool)),
+}
+_EXTENSION_TYPES = {"list-type": (str,), "map-type": (str,), "preserve-unknown-fields": (bool,),
+                    "embedded-resource": (bool,), "int-or-string": (bool,), "list-map-keys": (list,),
+                    "validations": (list,)}
+_JSON_NAMES = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object"}
+
+
+def _keyword_type_errors(schema: dict, path: str, ext: Extensions) -> list[FieldError]:
+    """Keywords holding a value of another JSON type than the schema language gives them."""
+    errors = []
+    wanted = {**_KEYWORD_TYPES, **{getattr(ext, k.replace("-", "_")): v for k, v in _EXTENSION_TYPES.items()}}
+    for keyword, value in schema.items():
+        types = wanted.get(keyword)
+        if types is None or value is None:
+            continue
+        fits = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
+        if fits and keyword in ("required", ext.list_map_keys):
+            fits = all(isinstance(item, str) for item in value)
+        if fits and keyword in ("allOf", "anyOf", "oneOf", "items") and isinstance(value, list):
+            fits = all(isinstance(item, dict) for item in value)
+        if fits and keyword == ext.validations:
+            fits = all(isinstance(item, dict) and all(isinstance(item.get(k, ""), str) for k in ("rule", "message"))
+                       for item in value)
+        if not fits:
+            expected = " or ".join(_JSON_NAMES[t] for t in types)
+            errors.append(FieldError("FieldValueTypeInvalid", f"{path}.{keyword}",
+                                     f"expected {expected}" + (" of strings" if keyword == "required" else ""),
+                                     value))
+    return errors
+
+
 def _schema_errors(schema: Any, path: str, ext: Extensions, depth: int = 0, resource_root: bool = True
                    ) -> list[FieldError]:
     """The reference's structural-schema rules, kept to what makes a schema unusable here; CEL rules are
@@ -49,7 +91,9 @@ def _schema_errors(schema: Any, path: str, ext: Extensions, depth: int = 0, reso
         return [invalid(path, schema, "must be an object")]
     if depth > MAX_SCHEMA_DEPTH:
         return [forbidden(path, f"must not be nested more than {MAX_SCHEMA_DEPTH} levels deep")]
-    errors: list[FieldError] = []
+    errors = _keyword_type_errors(schema, path, ext)
+    if errors:
+        return errors
     for keyword in FORBIDDEN_KEYWORDS:
         if keyword in schema:
             errors.append(forbidden(f"{path}.{keyword}", f"{keyword} is not supported"))
@@ -100,7 +144,8 @@ def _root_schema_errors(schema: Any, path: str, ext: Extensions) -> list[FieldEr
     if isinstance(schema, dict):
         if schema.get("type") != "object":
             errors.append(invalid(f"{path}.type", schema.get("type"), "must be object at the root"))
-        metadata = (schema.get("properties") or {}).get("metadata")
+        properties = schema.get("properties")
+        metadata = properties.get("metadata") if isinstance(properties, dict) else None
         if isinstance(metadata, dict) and set(metadata.get("properties") or {}) - {"name", "generateName"}:
             errors.append(forbidden(f"{path}.properties[metadata]", "must not specify anything other than name "
                                     "and generateName, but metadata is implicitly specified"))

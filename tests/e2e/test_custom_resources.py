@@ -241,6 +241,16 @@ def test_invalid_definitions_are_refused_with_field_paths(k8s: RunningServer):
     too_deep = crd(group)
     too_deep["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = deep
     cases.append((too_deep, None))
+    malformed = crd(group)
+    malformed["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"] = ["spec", "status"]
+    cases.append((malformed, "spec.versions[0].schema.openAPIV3Schema.properties"))
+    mistyped = crd(group)
+    mistyped["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["replicas"][
+        "minimum"] = "zero"
+    cases.append((mistyped, "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[replicas].minimum"))
+    not_a_schema = crd(group)
+    not_a_schema["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = "object"
+    cases.append((not_a_schema, None))
     for body, field in cases:
         refused = k8s.session.post(CRDS, json=body)
         assert refused.status_code == 422, refused.text[:500]
@@ -249,6 +259,22 @@ def test_invalid_definitions_are_refused_with_field_paths(k8s: RunningServer):
     # none of them is served, and discovery still answers
     assert k8s.get("/apis").status_code == 200
     assert k8s.get(f"/apis/{group}/v1").status_code == 404
+
+
+def test_a_one_mebibyte_schema_is_served(k8s: RunningServer):
+    group = unique_group()
+    body = crd(group)
+    spec = body["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+    for n in range(4000):
+        spec[f"field{n:04d}"] = {"type": "string", "maxLength": 64, "description": "a described field " * 12}
+    assert len(json.dumps(body)) > 1024 * 1024
+    create_crd(k8s, body)
+    created = k8s.session.post(f"/apis/{group}/v1/namespaces/default/widgets", json={
+        "apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "big"},
+        "spec": {"mode": "fast", "field3999": "x" * 65}})
+    assert created.status_code == 422, created.text[:300]
+    assert created.json()["details"]["causes"][0]["field"] == "spec.field3999"
+    assert k8s.get("/apis").status_code == 200 and k8s.get("/openapi/v2").status_code == 200
 
 
 def test_a_list_in_each_version_shows_every_object_in_that_version(k8s: RunningServer):
