@@ -3,6 +3,7 @@ and PostgreSQL, in the reference's domain (where stock clients know the names) a
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import uuid
 from pathlib import Path
@@ -68,10 +69,10 @@ def unique_group() -> str:
     return f"g{uuid.uuid4().hex[:8]}.example.com"
 
 
-def kubectl_run(kubectl: str, server: RunningServer, *args: str, stdin: str = "", ok: bool = True
-                ) -> subprocess.CompletedProcess[str]:
+def kubectl_run(kubectl: str, server: RunningServer, *args: str, stdin: str = "", ok: bool = True,
+                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     done = subprocess.run([kubectl, "--kubeconfig", str(server.kubeconfig), *args], input=stdin, text=True,
-                          capture_output=True, timeout=90, check=False)
+                          capture_output=True, timeout=90, check=False, env={**os.environ, **(env or {})})
     if ok:
         assert done.returncode == 0, done.stderr
     return done
@@ -121,6 +122,9 @@ def test_kubectl_applies_a_crd_and_works_with_its_objects(kubectl: str, k8s: Run
     kubectl_run(kubectl, k8s, "patch", f"widgets.{group}", "w1", "--type", "merge", "-p",
                 json.dumps({"spec": {"replicas": 2}}))
     assert k8s.get(f"/apis/{group}/v1/namespaces/default/widgets/w1").json()["spec"]["replicas"] == 2
+    kubectl_run(kubectl, k8s, "edit", f"widgets.{group}", "w1",  # the editor: sed, changing the document in place
+                env={"KUBE_EDITOR": "sed -i -e 's/mode: fast/mode: slow/'"})
+    assert k8s.get(f"/apis/{group}/v1/namespaces/default/widgets/w1").json()["spec"]["mode"] == "slow"
     strategic = kubectl_run(kubectl, k8s, "patch", f"widgets.{group}", "w1", "--type", "strategic", "-p",
                             json.dumps({"spec": {"replicas": 1}}), ok=False)
     assert strategic.returncode != 0, strategic.stdout
