@@ -40,6 +40,7 @@ DEFAULTS: dict[str, Any] = {
     # only polls (an indexed probe of the change log), so it polls more often
     "WATCH_POLL_INTERVAL": None,
     "BACKGROUND": True,  # background threads (namespace lifecycle, compaction, watch hub)
+    "AGGREGATION": True,  # the aggregation layer's Local APIServices, probes and published trust
     "ADMISSION_PLUGINS": None,  # None: the default ones (app/admission/plugins.py)
 }
 
@@ -80,6 +81,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     _register_blueprints(app, svc)
     _install_startup(app, svc, lifecycle)
     install_observability(app)  # metrics and audit: its hooks run before authentication's (401s counted)
+    _install_aggregation(app, svc)
     _install_authentication(app)
     _install_authorization(app)
     _install_admission(app, svc)
@@ -181,6 +183,38 @@ def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -
                                        float(app.config.get("ENDPOINT_LEASE_DURATION") or 15.0))
     fanout = SocketFanout()  # started by the first watch served from a real socket
     app.extensions["orch.fanout"] = fanout
+    app.extensions["orch.stop"] = stop
+
+
+def _install_aggregation(app: Flask, svc: Services) -> None:
+    """The aggregation layer: every process follows the APIServices, keeps the Local ones and probes the
+    extension servers; the front proxy's trust is published for extension servers to read."""
+    import os
+
+    from app.api.aggregation import EXTENSION_KEY
+    from app.metrics.aggregation import UnavailableAPIServicesCollector
+    from app.observability import observability
+    from app.registry import aggregation as agg
+
+    cert = (app.config.get("PROXY_CLIENT_CERT_FILE"), app.config.get("PROXY_CLIENT_KEY_FILE"))
+    usable = cert[0] and cert[1] and os.path.exists(cert[0]) and os.path.exists(cert[1])
+    aggregation = agg.Aggregation(svc.registry, svc.hub, svc.naming, service_resolver(svc.registry),
+                                  (str(cert[0]), str(cert[1])) if usable else None)
+    app.extensions[EXTENSION_KEY] = aggregation
+    observability(app).metrics.add_collector(UnavailableAPIServicesCollector(aggregation.states))
+    if not app.config["AGGREGATION"]:
+        return  # tests of other parts: no Local APIServices, no ConfigMap written at start
+    # the reference's hook names
+    post_start.add_post_start_hook(app, "start-cluster-authentication-info-controller", lambda: (
+        agg.publish_authentication_info(svc.registry, svc.naming, agg.authentication_info(dict(app.config)))))
+    if app.config["BACKGROUND"]:
+        post_start.add_post_start_hook(app, "apiservice-registration-controller", aggregation.start)
+    stop_others = app.extensions["orch.stop"]
+
+    def stop() -> None:
+        aggregation.stop()
+        stop_others()
+
     app.extensions["orch.stop"] = stop
 
 

@@ -83,6 +83,13 @@ def prepare(settings: Settings) -> Prepared:
         if settings.requestheader_client_ca_file:  # the front proxy's certificate must pass the handshake too
             extra += pki.load_certificates(settings.requestheader_client_ca_file)
         pki.write_bundle(settings.pki_file(defaults.CLIENT_CA_BUNDLE), [ca.cert, *extra])
+        if not settings.proxy_client_cert_file:  # the aggregation layer's proxy identity, as kubeadm makes it
+            front_proxy = pki.ensure_ca(settings.pki_file(defaults.FRONT_PROXY_CA_CERT),
+                                        settings.pki_file(defaults.FRONT_PROXY_CA_KEY),
+                                        f"{naming.namespace_prefix}-front-proxy-ca")
+            pki.ensure_client_cert(front_proxy, settings.pki_file(defaults.FRONT_PROXY_CLIENT_CERT),
+                                   settings.pki_file(defaults.FRONT_PROXY_CLIENT_KEY),
+                                   defaults.FRONT_PROXY_CLIENT_NAME, [])
         admin = pki.ensure_client_cert(
             ca, settings.pki_file(defaults.ADMIN_CERT), settings.pki_file(defaults.ADMIN_KEY),
             ADMIN_USER, [MASTERS_GROUP],

@@ -280,6 +280,10 @@ OPTIONS: tuple[Option, ...] = (
            "CA bundle the authenticating proxy's client certificate must chain to"),
     Option("requestheader_allowed_names", None, _items, "NAMES",
            "common names allowed for the proxy's certificate; default: any", "list"),
+    Option("proxy_client_cert_file", None, _existing_file, "FILE",
+           "client certificate the server presents to extension API servers it proxies to (the aggregation "
+           "layer); default: one issued by a front-proxy CA in the data directory"),
+    Option("proxy_client_key_file", None, _existing_file, "FILE", "its private key"),
     Option("kubelet_client_certificate", None, _existing_file, "FILE",
            "client certificate the server presents to node agents (pods/log, ...)"),
     Option("kubelet_client_key", None, _existing_file, "FILE", "its private key"),
@@ -371,6 +375,8 @@ class Settings:
     requestheader_extra_headers_prefix: tuple[str, ...] | None = None
     requestheader_client_ca_file: str | None = None
     requestheader_allowed_names: tuple[str, ...] | None = None
+    proxy_client_cert_file: str | None = None
+    proxy_client_key_file: str | None = None
     kubelet_client_certificate: str | None = None
     kubelet_client_key: str | None = None
     kubelet_certificate_authority: str | None = None
@@ -463,6 +469,8 @@ class Settings:
             raise ConfigError("--oidc-issuer-url and --oidc-client-id must be given together")
         if "Webhook" in self.authorization_mode.split(",") and not self.authorization_webhook_config_file:
             raise ConfigError("--authorization-mode Webhook needs --authorization-webhook-config-file")
+        if bool(self.proxy_client_cert_file) != bool(self.proxy_client_key_file):
+            raise ConfigError("--proxy-client-cert-file and --proxy-client-key-file must be given together")
         if bool(self.kubelet_client_certificate) != bool(self.kubelet_client_key):
             raise ConfigError("--kubelet-client-certificate and --kubelet-client-key must be given together")
         if self.requestheader_client_ca_file and not self.requestheader_username_headers:
@@ -592,6 +600,12 @@ def authentication_config(settings: Settings) -> dict[str, Any]:
         "REQUESTHEADER_EXTRA_HEADERS_PREFIX": settings.requestheader_extra_headers_prefix or (),
         "REQUESTHEADER_CLIENT_CA_FILE": settings.requestheader_client_ca_file,
         "REQUESTHEADER_ALLOWED_NAMES": settings.requestheader_allowed_names or (),
+        "PROXY_CLIENT_CERT_FILE": settings.proxy_client_cert_file
+        or settings.pki_file(defaults.FRONT_PROXY_CLIENT_CERT),
+        "PROXY_CLIENT_KEY_FILE": settings.proxy_client_key_file or settings.pki_file(defaults.FRONT_PROXY_CLIENT_KEY),
+        "FRONT_PROXY_CA_FILE": None if settings.proxy_client_cert_file
+        else settings.pki_file(defaults.FRONT_PROXY_CA_CERT),
+        "CLIENT_CA_BUNDLE_FILE": settings.pki_file(defaults.CLIENT_CA_BUNDLE),
         "KUBELET_CLIENT_CERTIFICATE": settings.kubelet_client_certificate,
         "KUBELET_CLIENT_KEY": settings.kubelet_client_key,
         "KUBELET_CERTIFICATE_AUTHORITY": settings.kubelet_certificate_authority,

@@ -129,10 +129,14 @@ TEST_ADMISSION_PLUGINS = enabled_plugins(disable=["ServiceAccount", "StorageObje
 
 
 def make_app(url: str, tmp_path: Path, **config: object):
+    """An app on a migrated store. Its aggregation layer stays idle (AGGREGATION False): at start it would write
+    ~40 Local APIServices and a ConfigMap that tests counting objects or revisions do not expect; the
+    aggregation tests (tests/aggregation, tests/e2e) run it."""
     from app import create_app
 
     settings = {"DATABASE_URL": url, "DATA_DIR": str(tmp_path), "TESTING": True,
-                "WATCH_POLL_INTERVAL": 0.05, "ADMISSION_PLUGINS": TEST_ADMISSION_PLUGINS, **config}
+                "WATCH_POLL_INTERVAL": 0.05, "ADMISSION_PLUGINS": TEST_ADMISSION_PLUGINS, "AGGREGATION": False,
+                **config}
     return create_app(settings)
 
 

@@ -10,6 +10,7 @@ import base64
 import functools
 import hashlib
 import platform
+from collections.abc import Callable
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 import orjson
 from flask import Blueprint, Response, request
 
+from app.api.aggregation import aggregated_versions, group_priority, proxy, remote_for
 from app.api.render import json_response
 from app.catalog import Catalog, ResourceType, Subresource
 from app.context import services
@@ -133,17 +135,32 @@ def _group_entry(name: str, versions: list[str]) -> dict[str, Any]:
     return {"name": name, "versions": gvs, "preferredVersion": dict(gvs[0])}
 
 
-def api_group_list(catalog: Catalog) -> dict[str, Any]:
-    groups = [_group_entry(g, vs) for g, vs in catalog.group_versions().items() if g]
-    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
+def api_group_list(catalog: Catalog, aggregated: dict[str, list[str]] | None = None,
+                   priority: Callable[[str], int] | None = None) -> dict[str, Any]:
+    """GET /apis: the served groups and the aggregated ones (their versions after the local ones), ordered by
+    group priority (highest first) then name when `priority` is given, as the reference's aggregator."""
+    served = _merged(catalog.group_versions(), aggregated or {})
+    names = [g for g in served if g]
+    if priority is not None:
+        names.sort(key=lambda g: (-priority(g), g))
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [_group_entry(g, served[g]) for g in names]}
 
 
-def api_group(catalog: Catalog, group: str) -> dict[str, Any] | None:
-    """GET /apis/<group>, or None when the catalog serves no such (named) group."""
-    versions = catalog.group_versions().get(group) if group else None
+def api_group(catalog: Catalog, group: str, aggregated: dict[str, list[str]] | None = None
+              ) -> dict[str, Any] | None:
+    """GET /apis/<group>, or None when neither the catalog nor an APIService serves that (named) group."""
+    versions = _merged(catalog.group_versions(), aggregated or {}).get(group) if group else None
     if not versions:
         return None
     return {"kind": "APIGroup", "apiVersion": "v1", **_group_entry(group, versions)}
+
+
+def _merged(local: dict[str, list[str]], aggregated: dict[str, list[str]]) -> dict[str, list[str]]:
+    out = {g: list(vs) for g, vs in local.items()}
+    for group, versions in aggregated.items():
+        known = out.setdefault(group, [])
+        known.extend(v for v in versions if v not in known)
+    return out
 
 
 def _is_stored(rt: ResourceType) -> bool:
@@ -234,12 +251,12 @@ def get_api() -> Response:
 @bp.get("/apis")
 @bp.get("/apis/")
 def get_apis() -> Response:
-    return _respond(api_group_list(services().catalog))
+    return _respond(api_group_list(services().catalog, aggregated_versions(), group_priority))
 
 
 @bp.get("/apis/<group>")
 def get_group(group: str) -> Response:
-    doc = api_group(services().catalog, group)
+    doc = api_group(services().catalog, group, aggregated_versions())
     if doc is None:
         raise RouteNotFound()
     return _respond(doc)
@@ -252,6 +269,9 @@ def get_core_version(version: str) -> Response:
 
 @bp.get("/apis/<group>/<version>")
 def get_group_version(group: str, version: str) -> Response:
+    remote = None if services().catalog.resources(group, version) else remote_for(group, version)
+    if remote is not None:
+        return proxy(remote)
     return _resource_list(group, version)
 
 

@@ -20,6 +20,7 @@ from flask import (
 
 from app import features
 from app.api import fieldvalidation
+from app.api.aggregation import proxy, remote_for
 from app.api.connect import proxy_to_node
 from app.api.handoff import DETACH_KEY, take_stream_end
 from app.api.negotiation import (
@@ -82,6 +83,9 @@ def custom_group_blueprint() -> Blueprint:
 
     @bp.route("/<group>/<version>/<path:rest>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
     def dispatch(group: str, version: str, rest: str) -> Response:
+        remote = None if services().catalog.resources(group, version) else remote_for(group, version)
+        if remote is not None:  # an aggregated group version: the extension server answers
+            return proxy(remote)
         return handle(group, version, parse_resource_path(rest))
 
     return bp

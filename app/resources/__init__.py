@@ -6,6 +6,7 @@ from app.naming import Naming
 from app.resources import (
     admissionregistration,
     apiextensions,
+    apiregistration,
     apps,
     authentication,
     authorization,
@@ -26,9 +27,9 @@ from app.resources import (
 )
 
 #: group modules in the reference's discovery order (core first, then /apis priority order).
-GROUP_MODULES = (core, apps, events, authentication, authorization, autoscaling, batch, certificates, networking, policy,
-                 rbac, storage, admissionregistration, apiextensions, scheduling, coordination, node, discovery,
-                 flowcontrol)
+GROUP_MODULES = (core, apiregistration, apps, events, authentication, authorization, autoscaling, batch, certificates,
+                 networking, policy, rbac, storage, admissionregistration, apiextensions, scheduling, coordination, node,
+                 discovery, flowcontrol)
 
 
 def resource_types(naming: Naming) -> list[ResourceType]:

@@ -17,6 +17,7 @@ from app.naming import Naming
 from app.schema import (
     admissionregistration,
     apiextensions,
+    apiregistration,
     apps,
     authentication,
     authorization,
@@ -58,7 +59,7 @@ from app.schema.wire import LEN, ProtobufError, encode_len_field, iter_fields
 MODULES: tuple[ModuleType, ...] = (
     meta, core, core_volume, core_pod, apps, batch, policy, autoscaling, coordination, events, certificates,
     rbac, networking, discovery, scheduling, storage, node, authentication, authorization, flowcontrol,
-    admissionregistration, apiextensions,
+    admissionregistration, apiextensions, apiregistration,
     # older served versions of the groups above
     policy_v1beta1, events_v1beta1, batch_v1beta1, autoscaling_v2, autoscaling_v2beta1, autoscaling_v2beta2,
     discovery_v1beta1, node_v1beta1, flowcontrol_v1beta1, flowcontrol_v1beta2, storage_v1beta1,

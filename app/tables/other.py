@@ -13,6 +13,7 @@ from app.tables.columns import (
     age,
     age_column,
     dicts,
+    dig,
     format_label_selector,
     human_duration,
     int_or_string,
@@ -31,6 +32,24 @@ LEASE_TABLE = table(
     [name_column(), Column("Holder", description="holderIdentity contains the identity of the holder of a "
                                                  "current lease."), age_column()],
     lambda obj, now: [name_of(obj), text(obj, "spec", "holderIdentity"), age(obj, now)],
+)
+
+def _apiservice_cells(obj: Obj, now: datetime) -> list[Cell]:
+    service = dig(obj, "spec", "service")
+    where = f"{service.get('namespace', '')}/{service.get('name', '')}" if isinstance(service, dict) else "Local"
+    available = "Unknown"
+    found = next((c for c in dicts(obj, "status", "conditions") if c.get("type") == "Available"), None)
+    if found is not None:
+        available = str(found.get("status", ""))
+        if available != "True" and found.get("reason"):
+            available = f"{available} ({found['reason']})"
+    return [name_of(obj), where, available, age(obj, now)]
+
+
+APISERVICE_TABLE = table(
+    [name_column(), Column("Service", description="The reference to the service that hosts this API endpoint."),
+     Column("Available", description="Whether this service is available."), age_column()],
+    _apiservice_cells,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -322,6 +341,7 @@ def tables(naming: Naming) -> dict[tuple[str, str], TableSpec]:
     """(group prefix, plural) -> printer; the prefix is the group without the domain suffix."""
     return {
         ("coordination", "leases"): LEASE_TABLE,
+        ("apiregistration", "apiservices"): APISERVICE_TABLE,
         ("certificates", "certificatesigningrequests"): CSR_TABLE,
         ("rbac.authorization", "rolebindings"): ROLEBINDING_TABLE,
         ("rbac.authorization", "clusterrolebindings"): CLUSTERROLEBINDING_TABLE,

@@ -39,6 +39,7 @@ EXPECTED = {
     ("apiextensions.", "customresourcedefinitions"): ("CustomResourceDefinition", False, ("crd", "crds"),
                                                      ("api-extensions",)),
     ("", "componentstatuses"): ("ComponentStatus", False, ("cs",), ()),
+    ("apiregistration.", "apiservices"): ("APIService", False, (), ("api-extensions",)),
     ("apps", "controllerrevisions"): ("ControllerRevision", True, (), ()),
     ("apps", "daemonsets"): ("DaemonSet", True, ("ds",), ("all",)),
     ("apps", "deployments"): ("Deployment", True, ("deploy",), ("all",)),
@@ -134,7 +135,8 @@ def test_name_rules() -> None:
     labels = {t.plural for t in CATALOG if t.name_rule == "label"}
     assert labels == {"namespaces", "services"}
     paths = {t.plural for t in CATALOG if t.name_rule == "path"}
-    assert paths == {"roles", "rolebindings", "clusterroles", "clusterrolebindings", "certificatesigningrequests"}
+    assert paths == {"roles", "rolebindings", "clusterroles", "clusterrolebindings", "certificatesigningrequests",
+                     "apiservices"}
 
 
 def test_verbs_follow_the_reference() -> None:

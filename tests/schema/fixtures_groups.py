@@ -407,6 +407,18 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "spec": {"replicas": 3},
         "status": {"replicas": 0, "selector": "app=web,tier in (a,b)"},
     },
+    "apiregistration/APIService": {
+        "apiVersion": gv("apiregistration"),
+        "kind": "APIService",
+        "metadata": {**{k: v for k, v in META.items() if k != "namespace"}, "name": "v1beta1.metrics.example.com"},
+        "spec": {
+            "service": {"namespace": "monitoring", "name": "metrics-server", "port": 443},
+            "group": "metrics.example.com", "version": "v1beta1", "caBundle": "LS0tLS1CRUdJTg==",
+            "groupPriorityMinimum": 100, "versionPriority": 100,
+        },
+        "status": {"conditions": [{"type": "Available", "status": "False", "lastTransitionTime": "2024-05-06T07:08:09Z",
+                                   "reason": "FailedDiscoveryCheck", "message": "failing or missing response"}]},
+    },
     "apiextensions/CustomResourceDefinition": {
         "apiVersion": gv("apiextensions"),
         "kind": "CustomResourceDefinition",

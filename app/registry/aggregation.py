@@ -1,0 +1,372 @@
+"""The aggregation layer's state in each server process: which group versions are proxied to which extension
+server, whether each is available, and the Local APIServices kept in step with what this server serves.
+
+`Aggregation` follows APIServices (and CRDs) through the change log, as the live catalog does. Every process
+probes the extension servers itself (on change and every PROBE_INTERVAL, as each reference server runs its
+own availability controller) and writes an APIService's `Available` condition only when it differs from the
+stored one, so replicas that see the same thing write nothing. Local APIServices (no `service`) are created
+for every served built-in and CRD group version and deleted when the group version goes, as the reference's
+autoregister and crdregistration controllers do."""
+from __future__ import annotations
+
+import contextlib
+import copy
+import logging
+import os
+import ssl
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+import urllib3
+
+from app.background import BackgroundThread
+from app.catalog import ResourceType, version_priority
+from app.errors import AlreadyExists, ApiError, Conflict, NotFound
+from app.logs import RepeatedErrors
+from app.naming import Naming
+from app.registry.custom_catalog import established
+from app.registry.keys import resource_prefix
+from app.registry.meta import now_rfc3339
+from app.registry.options import DeleteOptions, ListOptions
+from app.registry.store import Registry
+from app.resources.apiregistration import (
+    CRD_PRIORITY,
+    LOCAL_CONDITION,
+    apiservice_name,
+    automanaged_label,
+    builtin_priorities,
+    condition,
+)
+from app.storage.hub import Subscription, WatchHub
+
+log = logging.getLogger(__name__)
+repeated = RepeatedErrors(log)
+
+AUTHENTICATION_INFO = "extension-apiserver-authentication"
+FRONT_PROXY_CLIENT_NAME = "front-proxy-client"
+PROBE_INTERVAL = 30.0
+PROBE_TIMEOUT = 5.0
+#: (namespace, name, port) -> (address, port) of a ready endpoint; LookupError with the reference's reason
+Resolve = Callable[[str, str, int], tuple[str, int]]
+
+
+@dataclass(frozen=True)
+class Remote:
+    """An APIService served by an extension server."""
+
+    name: str
+    group: str
+    version: str
+    namespace: str
+    service: str
+    port: int
+    ca_bundle: str
+    insecure: bool
+    group_priority: int
+    version_priority: int
+
+    @property
+    def server_name(self) -> str:
+        return f"{self.service}.{self.namespace}.svc"
+
+
+@dataclass(frozen=True)
+class Availability:
+    available: bool
+    reason: str
+    message: str
+
+
+UNCHECKED = Availability(False, "Unknown", "not checked yet")
+
+
+def remote_of(obj: dict) -> Remote | None:
+    spec = obj.get("spec") or {}
+    service = spec.get("service")
+    if not isinstance(service, dict):
+        return None
+    return Remote(str((obj.get("metadata") or {}).get("name", "")), str(spec.get("group") or ""),
+                  str(spec.get("version") or ""), str(service.get("namespace", "")), str(service.get("name", "")),
+                  int(service.get("port") or 443), str(spec.get("caBundle") or ""),
+                  bool(spec.get("insecureSkipTLSVerify")), int(spec.get("groupPriorityMinimum") or 0),
+                  int(spec.get("versionPriority") or 0))
+
+
+class Aggregation(BackgroundThread):
+    name = "aggregation"
+
+    def __init__(self, registry: Registry, hub: WatchHub, naming: Naming, resolve: Resolve,
+                 client_cert: tuple[str, str] | None = None, probe_interval: float = PROBE_INTERVAL,
+                 retry: float = 1.0) -> None:
+        super().__init__()
+        self.registry, self.hub, self.naming, self.resolve = registry, hub, naming, resolve
+        self.client_cert, self.probe_interval, self.retry = client_cert, probe_interval, retry
+        catalog = registry.catalog
+        self.apiservices = catalog.known_type(naming.group("apiregistration"), "v1", "apiservices")
+        self.crds = catalog.known_type(naming.group("apiextensions"), "v1", "customresourcedefinitions")
+        self._remotes: dict[tuple[str, str], Remote] = {}
+        self._availability: dict[str, Availability] = {}
+        self._stored: dict[str, dict] = {}
+        self._subscription: Subscription | None = None
+        self._dirty = threading.Event()
+        self._probe_pool: urllib3.PoolManager | None = None
+        self.loaded = threading.Event()
+
+    # -- what the HTTP layer asks ------------------------------------------------------------------------
+
+    def remote(self, group: str, version: str) -> Remote | None:
+        return self._remotes.get((group, version))
+
+    def availability(self, remote: Remote) -> Availability:
+        return self._availability.get(remote.name, UNCHECKED)
+
+    def remotes(self) -> list[Remote]:
+        return list(self._remotes.values())
+
+    def states(self) -> dict[str, bool]:
+        """APIService name -> whether it is Available (the reference's aggregator_unavailable_apiservice)."""
+        return {name: (condition(obj) or {}).get("status") == "True" for name, obj in self._stored.items()}
+
+    def group_priority(self, group: str) -> int | None:
+        """The highest groupPriorityMinimum among the group's APIServices (None: no APIService names it)."""
+        found = [int((obj.get("spec") or {}).get("groupPriorityMinimum") or 0) for obj in self._stored.values()
+                 if (obj.get("spec") or {}).get("group") == group]
+        return max(found) if found else None
+
+    # -- the loop ------------------------------------------------------------------------------------------
+
+    def wake(self) -> None:
+        self._dirty.set()
+        subscription = self._subscription
+        if subscription is not None:
+            subscription.wake()
+
+    def run(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                self._follow()
+            except Exception as err:  # noqa: BLE001 - the database may be briefly unavailable; start over
+                repeated.log(logging.ERROR, "aggregation round failed", error=err)
+            self.stopping.wait(self.retry)
+
+    def _follow(self) -> None:
+        start = self.registry.storage.current_revision()
+        subscription, _backlog = self.hub.subscribe(resource_prefix(self.apiservices), start)
+        crds = self.hub.follow(resource_prefix(self.crds), start, lambda _change: self.wake())
+        self._subscription = subscription
+        try:
+            self._round(probe=True)
+            next_probe = self._now() + self.probe_interval
+            while not self.stopping.is_set() and not subscription.overflowed and not subscription.closed:
+                changed = subscription.take(min(self.retry, max(0.0, next_probe - self._now())))
+                due = self._now() >= next_probe
+                if changed or due or self._dirty.is_set():
+                    self._dirty.clear()
+                    self._round(probe=due or bool(changed))
+                if due:
+                    next_probe = self._now() + self.probe_interval
+        finally:
+            self._subscription = None
+            self.hub.unsubscribe(subscription)
+            self.hub.unsubscribe(crds)
+
+    @staticmethod
+    def _now() -> float:
+        import time
+
+        return time.monotonic()
+
+    def _round(self, probe: bool) -> None:
+        stored = {str(obj["metadata"]["name"]): obj for obj in self._list(self.apiservices)}
+        self._reconcile_local(stored)
+        stored = {str(obj["metadata"]["name"]): obj for obj in self._list(self.apiservices)}
+        remotes = {}
+        for obj in stored.values():
+            remote = remote_of(obj)
+            if remote is not None:
+                remotes[(remote.group, remote.version)] = remote
+        changed = [r for key, r in remotes.items() if self._remotes.get(key) != r]
+        self._stored, self._remotes = stored, remotes
+        for remote in remotes.values() if probe else changed:
+            self._availability[remote.name] = self._probe(remote)
+            self._write_condition(stored[remote.name], self._availability[remote.name])
+        self.loaded.set()
+
+    def _list(self, rt: ResourceType) -> list[dict]:
+        return [orjson.loads(raw) for raw in self.registry.list(rt, None, ListOptions()).items]
+
+    # -- Local APIServices (autoregister) ------------------------------------------------------------------
+
+    def wanted_local(self) -> dict[str, dict]:
+        """name -> the Local APIService of every group version served here: built-in kinds (the reference's
+        priorities) and established CRDs (priority 1000/100)."""
+        priorities = builtin_priorities(self.naming)
+        wanted: dict[str, tuple[str, str, tuple[int, int]]] = {}
+        for rt in self.registry.catalog.known():
+            if rt.custom is None and (rt.group, rt.version) in priorities and self._served(rt):
+                wanted[apiservice_name(rt.group, rt.version)] = (rt.group, rt.version, priorities[(rt.group,
+                                                                                                   rt.version)])
+        for crd in self._list(self.crds):
+            if not established(crd) or (crd.get("metadata") or {}).get("deletionTimestamp"):
+                continue
+            spec = crd.get("spec") or {}
+            for version in spec.get("versions") or []:
+                if isinstance(version, dict) and version.get("served"):
+                    name = apiservice_name(str(spec.get("group")), str(version.get("name")))
+                    wanted.setdefault(name, (str(spec.get("group")), str(version.get("name")), CRD_PRIORITY))
+        return {name: self._local(name, group, version, prio) for name, (group, version, prio) in wanted.items()}
+
+    def _served(self, rt: ResourceType) -> bool:
+        return self.registry.catalog.lookup(rt.group, rt.version, rt.plural) is not None
+
+    def _local(self, name: str, group: str, version: str, priority: tuple[int, int]) -> dict:
+        return {"apiVersion": self.apiservices.group_version, "kind": "APIService",
+                "metadata": {"name": name, "labels": {automanaged_label(self.naming): "true"}},
+                "spec": {"group": group, "version": version, "groupPriorityMinimum": priority[0],
+                         "versionPriority": priority[1]}}
+
+    def _reconcile_local(self, stored: dict[str, dict]) -> None:
+        wanted = self.wanted_local()
+        label = automanaged_label(self.naming)
+        for name, obj in wanted.items():
+            have = stored.get(name)
+            try:
+                if have is None:
+                    have = self.registry.create(self.apiservices, None, obj, manager=self.naming.apiserver_name)
+                elif (have.get("metadata") or {}).get("labels", {}).get(label) and have.get("spec") != obj["spec"]:
+                    updated = {**copy.deepcopy(have), "spec": obj["spec"]}  # the server's own: put back
+                    have, _ = self.registry.update(self.apiservices, None, name, updated,
+                                                   manager=self.naming.apiserver_name)
+                if remote_of(have) is None:
+                    self._write_condition(have, None)
+            except (AlreadyExists, Conflict, NotFound):
+                self.wake()  # another process wrote first: look again
+        for name, obj in stored.items():
+            if name not in wanted and remote_of(obj) is None and (obj.get("metadata") or {}).get(
+                    "labels", {}).get(label):
+                try:
+                    self.registry.delete(self.apiservices, None, name, DeleteOptions())
+                except NotFound:
+                    pass
+
+    # -- availability --------------------------------------------------------------------------------------
+
+    def _write_condition(self, obj: dict, found: Availability | None) -> None:
+        """Set `Available` (Local when `found` is None) unless the stored condition already says it."""
+        want = dict(LOCAL_CONDITION) if found is None else {
+            "type": "Available", "status": "True" if found.available else "False", "reason": found.reason,
+            "message": found.message}
+        have = condition(obj) or {}
+        if all(have.get(k) == v for k, v in want.items()):
+            return
+        kept = have.get("status") == want["status"] and have.get("lastTransitionTime")
+        want["lastTransitionTime"] = str(kept) if kept else now_rfc3339()
+        updated = copy.deepcopy(obj)
+        others = [c for c in (updated.get("status") or {}).get("conditions") or [] if c.get("type") != "Available"]
+        updated["status"] = {"conditions": [*others, {k: want[k] for k in ("type", "status", "lastTransitionTime",
+                                                                             "reason", "message")}]}
+        try:
+            self.registry.update(self.apiservices, None, obj["metadata"]["name"], updated, subresource="status",
+                                 manager=self.naming.apiserver_name)
+        except (Conflict, NotFound):
+            self.wake()
+        except ApiError as err:
+            repeated.log(logging.WARNING, "APIService %s status not written", obj["metadata"]["name"], error=err)
+
+    def _probe(self, remote: Remote) -> Availability:
+        """The reference's availability checks: the Service, its endpoints, then discovery of the group version."""
+        where = f'service/{remote.service} in "{remote.namespace}"'
+        try:
+            services = self.registry.catalog.known_type("", "v1", "services")
+            service = self.registry.get(services, remote.namespace, remote.service)
+        except NotFound:
+            return Availability(False, "ServiceNotFound", f"{where} is not present")
+        ports = [p for p in (service.get("spec") or {}).get("ports") or [] if p.get("port") == remote.port]
+        if not ports:
+            return Availability(False, "ServicePortError", f"{where} is not listening on port {remote.port}")
+        try:
+            address, port = self.resolve(remote.namespace, remote.service, remote.port)
+        except LookupError as err:
+            if "not found" in str(err):
+                return Availability(False, "EndpointsNotFound", f"cannot find endpoints for {where}")
+            return Availability(False, "MissingEndpoints",
+                                f'endpoints for {where} have no addresses with port name "{ports[0].get("name", "")}"')
+        host = f"[{address}]" if ":" in address else address
+        path = f"/apis/{remote.group}/{remote.version}" if remote.group else f"/api/{remote.version}"
+        url = f"https://{host}:{port}{path}"
+        try:
+            reply = self._pool().request("GET", url, timeout=urllib3.Timeout(total=PROBE_TIMEOUT), redirect=False,
+                                         headers={"Accept": "application/json"})
+        except (urllib3.exceptions.HTTPError, OSError) as err:
+            reason = getattr(err, "reason", None) or err
+            return Availability(False, "FailedDiscoveryCheck", f"failing or missing response from {url}: {reason}")
+        if not 200 <= reply.status < 300:
+            return Availability(False, "FailedDiscoveryCheck",
+                                f"failing or missing response from {url}: bad status from {url}: {reply.status}")
+        return Availability(True, "Passed", "all checks passed")
+
+    def _pool(self) -> urllib3.PoolManager:
+        """The discovery check trusts any serving certificate (as the reference's) and shows the proxy's
+        client certificate."""
+        if self._probe_pool is None:
+            context = ssl.create_default_context()
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+            if self.client_cert:
+                context.load_cert_chain(*self.client_cert)
+            self._probe_pool = urllib3.PoolManager(ssl_context=context, retries=False, maxsize=2,
+                                                   cert_reqs="CERT_NONE", assert_hostname=False)
+        return self._probe_pool
+
+
+def sorted_versions(versions: list[tuple[str, int]]) -> list[str]:
+    """Versions of a group as discovery lists them: by versionPriority, then the reference's version order."""
+    return [v for v, _ in sorted(versions, key=lambda item: (-item[1], version_priority(item[0])))]
+
+
+def authentication_info(config: dict[str, Any]) -> dict[str, str]:
+    """The `extension-apiserver-authentication` ConfigMap's data: the CAs and request headers an extension
+    server needs to trust this server's clients and its front proxy (as the reference publishes them)."""
+    data: dict[str, str] = {}
+    bundle = config.get("CLIENT_CA_BUNDLE_FILE")
+    if bundle and os.path.exists(bundle):
+        data["client-ca-file"] = _read(bundle)
+    front_proxy_ca = config.get("REQUESTHEADER_CLIENT_CA_FILE") or config.get("FRONT_PROXY_CA_FILE")
+    if front_proxy_ca and os.path.exists(front_proxy_ca):
+        data["requestheader-client-ca-file"] = _read(front_proxy_ca)
+        generated = not config.get("REQUESTHEADER_CLIENT_CA_FILE")
+        names = list(config.get("REQUESTHEADER_ALLOWED_NAMES") or ()) or (
+            [FRONT_PROXY_CLIENT_NAME] if generated else [])
+        data["requestheader-allowed-names"] = orjson.dumps(names).decode()
+        data["requestheader-username-headers"] = orjson.dumps(
+            list(config.get("REQUESTHEADER_USERNAME_HEADERS") or ("X-Remote-User",))).decode()
+        data["requestheader-group-headers"] = orjson.dumps(
+            list(config.get("REQUESTHEADER_GROUP_HEADERS") or ("X-Remote-Group",))).decode()
+        data["requestheader-extra-headers-prefix"] = orjson.dumps(
+            list(config.get("REQUESTHEADER_EXTRA_HEADERS_PREFIX") or ("X-Remote-Extra-",))).decode()
+    return data
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def publish_authentication_info(registry: Registry, naming: Naming, data: dict[str, str]) -> None:
+    """Write the ConfigMap in the system namespace (created, or updated when its data differ)."""
+    configmaps = registry.catalog.known_type("", "v1", "configmaps")
+    name, namespace = AUTHENTICATION_INFO, naming.system_namespace
+    try:
+        have = registry.get(configmaps, namespace, name)
+    except NotFound:
+        obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": namespace},
+               "data": data}
+        with contextlib.suppress(AlreadyExists):
+            registry.create(configmaps, namespace, obj, manager=naming.apiserver_name)
+        return
+    if have.get("data") != data:
+        with contextlib.suppress(Conflict):
+            registry.update(configmaps, namespace, name, {**have, "data": data}, manager=naming.apiserver_name)

@@ -1,0 +1,188 @@
+"""The aggregation layer end to end: an extension API server (tests/extension_server.py, real HTTPS) registered
+with a Service, its Endpoints and an APIService, reached through this server by kubectl (`top`, `get --raw`,
+`api-resources`, `get apiservices`), with the front proxy's identity, RBAC first, streaming, and faults."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+import yaml
+
+from app import pki
+from tests.extension_server import Extension, extension_server, registration
+
+from . import RunningServer, poll, start_server
+from .test_custom_resources import kubectl_run
+
+pytestmark = pytest.mark.e2e
+
+ORCH_GROUP = "metrics.orch.io"
+
+
+@pytest.fixture(scope="module")
+def ca() -> pki.CertKey:
+    return pki.create_ca("extension-ca")
+
+
+@pytest.fixture(scope="module")
+def orch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    running = start_server(tmp_path_factory.mktemp("aggregation"))
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def metrics(orch: RunningServer, ca: pki.CertKey, kubectl: str, tmp_path_factory: pytest.TempPathFactory
+            ) -> Iterator[Extension]:
+    tmp = tmp_path_factory.mktemp("extension")
+    with extension_server(ca, tmp, ORCH_GROUP, "metrics-server", "orch-system",
+                          orch.data_dir / "pki" / "front-proxy-ca.crt") as ext:
+        objects = registration(ORCH_GROUP, "metrics-server", "orch-system", ext.port, ca, "apiregistration.orch.io")
+        kubectl_run(kubectl, orch, "apply", "-f", "-", stdin=yaml.safe_dump_all(objects))
+        kubectl_run(kubectl, orch, "wait", "--for", "condition=Available", f"apiservice/v1beta1.{ORCH_GROUP}",
+                    "--timeout", "30s")
+        yield ext
+
+
+def test_kubectl_reaches_the_extension_with_the_callers_identity(kubectl: str, orch: RunningServer,
+                                                                  metrics: Extension):
+    raw = json.loads(kubectl_run(kubectl, orch, "get", "--raw",
+                                 f"/apis/{ORCH_GROUP}/v1beta1/namespaces/default/pods").stdout)
+    assert raw["kind"] == "PodMetricsList" and raw["items"][0]["containers"][0]["usage"]["cpu"] == "150m"
+    call = metrics.api_calls()[-1]
+    assert call.header("X-Remote-User") == ["admin"]
+    assert set(call.header("X-Remote-Group")) == {"system:masters", "system:authenticated"}
+    assert call.header("Authorization") == []
+    assert "CN=front-proxy-client" in call.client.replace("commonName", "CN")
+    resources = kubectl_run(kubectl, orch, "api-resources", "--api-group", ORCH_GROUP).stdout
+    assert "NodeMetrics" in resources and "PodMetrics" in resources
+    group = orch.get(f"/apis/{ORCH_GROUP}").json()
+    assert group["preferredVersion"]["groupVersion"] == f"{ORCH_GROUP}/v1beta1"
+    names = [g["name"] for g in orch.get("/apis").json()["groups"]]
+    assert names[0] == "apiregistration.orch.io" and names.index(ORCH_GROUP) > names.index("flowcontrol.apiserver.orch.io")
+    described = kubectl_run(kubectl, orch, "describe", "apiservice", f"v1beta1.{ORCH_GROUP}").stdout
+    assert "all checks passed" in described and "metrics-server" in described
+
+
+def test_a_caller_without_permission_never_reaches_the_extension(orch: RunningServer, metrics: Extension,
+                                                                 tmp_path: Path):
+    ca = pki.load_pair(orch.data_dir / "pki" / "ca.crt", orch.data_dir / "pki" / "ca.key")
+    pki.write_pair(pki.issue_client_cert(ca, "nobody", ["team"]), tmp_path / "u.crt", tmp_path / "u.key")
+    before = len(metrics.calls)
+    denied = orch.new_session((str(tmp_path / "u.crt"), str(tmp_path / "u.key"))).get(
+        f"/apis/{ORCH_GROUP}/v1beta1/namespaces/default/pods")
+    assert denied.status_code == 403
+    assert denied.json()["message"] == (f'pods.{ORCH_GROUP} is forbidden: User "nobody" cannot list resource "pods" '
+                                        f'in API group "{ORCH_GROUP}" in the namespace "default"')
+    assert len(metrics.calls) == before
+
+
+def test_a_watch_streams_through_unbuffered(orch: RunningServer, metrics: Extension):
+    metrics.release.clear()
+    url = f"{orch.url}/apis/{ORCH_GROUP}/v1beta1/namespaces/default/pods?watch=true"
+    with orch.session.get(url, stream=True, timeout=30) as answer:
+        lines = answer.iter_lines()
+        first = json.loads(next(lines))  # arrives while the extension still holds the stream open
+        assert first["type"] == "ADDED" and not metrics.release.is_set()
+        metrics.release.set()
+        assert json.loads(next(lines))["type"] == "MODIFIED"
+
+
+def test_faults_of_the_extension_end_clearly(orch: RunningServer, metrics: Extension):
+    pods = f"/apis/{ORCH_GROUP}/v1beta1/namespaces/default/pods"
+    try:
+        metrics.mode, metrics.release = "hang", threading.Event()
+        started = time.monotonic()
+        hung = orch.get(pods, params={"timeout": "2s"})
+        assert hung.status_code == 504 and hung.json()["reason"] == "Timeout"
+        assert time.monotonic() - started < 10
+        metrics.release.set()
+        metrics.mode = "fail"
+        failed = orch.get(pods)
+        assert failed.status_code == 500 and failed.json()["message"] == "the metrics backend is down"
+        metrics.mode = "cut"
+        with pytest.raises(requests.exceptions.RequestException):
+            orch.get(pods).json()
+    finally:
+        metrics.mode = "ok"
+    assert orch.get("/api/v1/namespaces/default").status_code == 200  # everything else still served
+    assert orch.get(pods).status_code == 200
+
+
+def test_an_apiservice_without_its_service_is_unavailable(kubectl: str, orch: RunningServer, ca: pki.CertKey):
+    objects = registration("missing.example.com", "nowhere", "default", 1, ca, "apiregistration.orch.io")
+    kubectl_run(kubectl, orch, "apply", "-f", "-", stdin=yaml.safe_dump(objects[2]))
+    name = "v1beta1.missing.example.com"
+    poll(lambda: _condition(orch, name).get("reason") == "ServiceNotFound")
+    assert _condition(orch, name)["message"] == 'service/nowhere in "default" is not present'
+    table = orch.get(f"/apis/apiregistration.orch.io/v1/apiservices/{name}",
+                     headers={"Accept": "application/json;as=Table;v=v1;g=meta.orch.io"}).json()
+    assert table["rows"][0]["cells"][1:3] == ["default/nowhere", "False (ServiceNotFound)"]
+    refused = orch.get("/apis/missing.example.com/v1beta1/things")
+    assert refused.status_code == 503 and refused.json()["reason"] == "ServiceUnavailable"
+    scraped = orch.get("/metrics").text
+    assert f'aggregator_unavailable_apiservice{{name="{name}"}} 1.0' in scraped
+    assert 'aggregator_unavailable_apiservice{name="v1.apps"} 0.0' in scraped
+    kubectl_run(kubectl, orch, "delete", "apiservice", name)
+
+
+def test_the_front_proxys_trust_is_published(orch: RunningServer):
+    cm = poll(lambda: orch.get("/api/v1/namespaces/orch-system/configmaps/extension-apiserver-authentication"
+                               ).json() if orch.get("/api/v1/namespaces/orch-system/configmaps/"
+                                                    "extension-apiserver-authentication").status_code == 200 else None)
+    data = cm["data"]
+    assert data["client-ca-file"].startswith("-----BEGIN CERTIFICATE-----")
+    front_proxy_ca = (orch.data_dir / "pki" / "front-proxy-ca.crt").read_text()
+    assert data["requestheader-client-ca-file"] == front_proxy_ca
+    assert json.loads(data["requestheader-allowed-names"]) == ["front-proxy-client"]
+    assert json.loads(data["requestheader-username-headers"]) == ["X-Remote-User"]
+    assert json.loads(data["requestheader-extra-headers-prefix"]) == ["X-Remote-Extra-"]
+
+
+def _condition(server: RunningServer, name: str) -> dict:
+    got = server.get(f"/apis/apiregistration.orch.io/v1/apiservices/{name}").json()
+    return next((c for c in (got.get("status") or {}).get("conditions") or [] if c["type"] == "Available"), {})
+
+
+# ---------------------------------------------------------------------------------------------
+# the reference's domain (kubectl's tables): Local APIServices, kubectl top against a stand-in metrics-server
+
+
+def test_every_served_group_version_has_a_local_apiservice(kubectl: str, k8s: RunningServer):
+    poll(lambda: k8s.get("/apis/apiregistration.k8s.io/v1/apiservices/v1.apps").status_code == 200)
+    rows = kubectl_run(kubectl, k8s, "get", "apiservices").stdout.splitlines()
+    assert rows[0].split() == ["NAME", "SERVICE", "AVAILABLE", "AGE"]
+    local = {r.split()[0]: r.split()[1:3] for r in rows[1:]}
+    for name in ("v1.", "v1.apps", "v1.apiregistration.k8s.io", "v1.rbac.authorization.k8s.io", "v2.autoscaling"):
+        assert local.get(name) == ["Local", "True"], rows
+    described = kubectl_run(kubectl, k8s, "describe", "apiservice", "v1.apps").stdout
+    assert "Local APIServices are always available" in described
+    # deleted, it comes back (the server keeps its own)
+    kubectl_run(kubectl, k8s, "delete", "apiservice", "v1.batch")
+    poll(lambda: k8s.get("/apis/apiregistration.k8s.io/v1/apiservices/v1.batch").status_code == 200)
+
+
+
+def test_kubectl_top(kubectl: str, k8s: RunningServer, ca: pki.CertKey, tmp_path: Path):
+    group = "metrics.k8s.io"
+    with extension_server(ca, tmp_path, group, "metrics-server", "kube-system",
+                          k8s.data_dir / "pki" / "front-proxy-ca.crt") as ext:
+        node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"},
+                "status": {"capacity": {"cpu": "2", "memory": "4Gi"}, "allocatable": {"cpu": "2", "memory": "4Gi"}}}
+        objects = [node, *registration(group, "metrics-server", "kube-system", ext.port, ca, "apiregistration.k8s.io")]
+        kubectl_run(kubectl, k8s, "apply", "-f", "-", stdin=yaml.safe_dump_all(objects))
+        kubectl_run(kubectl, k8s, "wait", "--for", "condition=Available", f"apiservice/v1beta1.{group}",
+                    "--timeout", "30s")
+        pods = kubectl_run(kubectl, k8s, "top", "pod", "-n", "default").stdout.splitlines()
+        assert pods[0].split() == ["NAME", "CPU(cores)", "MEMORY(bytes)"]
+        assert pods[1].split() == ["web", "150m", "64Mi"]
+        nodes = kubectl_run(kubectl, k8s, "top", "node").stdout.splitlines()
+        assert nodes[0].split()[:2] == ["NAME", "CPU(cores)"]
+        assert nodes[1].split()[:3] == ["node-1", "500m", "25%"]
+        assert ext.api_calls()[-1].header("X-Remote-User") == ["admin"]
+        kubectl_run(kubectl, k8s, "delete", "apiservice", f"v1beta1.{group}")
