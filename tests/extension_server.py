@@ -52,6 +52,27 @@ def resource_list(group: str) -> dict:
         {"name": "pods", "singularName": "", "namespaced": True, "kind": "PodMetrics", "verbs": verbs}]}
 
 
+def openapi_v3(group: str) -> dict:
+    """The group version's OpenAPI v3 document (what `kubectl explain` reads)."""
+    string = {"type": "string"}
+    pod_metrics_schema = {
+        "description": "PodMetrics sets resource usage metrics of a pod.", "type": "object",
+        "properties": {"apiVersion": string, "kind": string, "metadata": {"type": "object"},
+                       "timestamp": {"type": "string", "format": "date-time",
+                                     "description": "The end of the window in which the usage was measured."},
+                       "window": {"type": "string", "description": "The length of that window."},
+                       "containers": {"type": "array", "items": {"type": "object"},
+                                      "description": "Metrics for all containers, collected within the same window."}},
+        "x-kubernetes-group-version-kind": [{"group": group, "version": "v1beta1", "kind": "PodMetrics"}]}
+    gvk = {"group": group, "version": "v1beta1", "kind": "PodMetrics"}
+    ref = {"$ref": "#/components/schemas/io.example.metrics.v1beta1.PodMetrics"}
+    get = {"x-kubernetes-group-version-kind": gvk, "responses": {"200": {
+        "description": "OK", "content": {"application/json": {"schema": ref}}}}}
+    return {"openapi": "3.0.0", "info": {"title": "metrics", "version": "v1beta1"},
+            "paths": {f"/apis/{group}/v1beta1/namespaces/{{namespace}}/pods/{{name}}": {"get": get}},
+            "components": {"schemas": {"io.example.metrics.v1beta1.PodMetrics": pod_metrics_schema}}}
+
+
 def pod_metrics(group: str, namespace: str) -> dict:
     return {"kind": "PodMetricsList", "apiVersion": f"{group}/v1beta1", "metadata": {}, "items": [
         {"metadata": {"name": "web", "namespace": namespace, "creationTimestamp": STAMP}, "timestamp": STAMP,
@@ -91,6 +112,9 @@ def extension_server(ca: pki.CertKey, tmp: Path, group: str, service: str, names
             base = f"/apis/{group}/v1beta1"
             if parts.path == base:
                 self._json(200, resource_list(group))
+                return
+            if parts.path == f"/openapi/v3{base}":
+                self._json(200, openapi_v3(group))
                 return
             if state.mode == "hang":
                 state.release.wait(30)

@@ -54,6 +54,23 @@ def aggregated_versions() -> dict[str, list[str]]:
     return {group: sorted_versions(versions) for group, versions in by_group.items()}
 
 
+def aggregated_v3_paths() -> list[str]:
+    """The /openapi/v3 index paths (`apis/<group>/<version>`) of available aggregated group versions."""
+    found = aggregation()
+    if found is None:
+        return []
+    return [_v3_path(r) for r in found.remotes() if found.availability(r).available]
+
+
+def remote_for_v3_path(path: str) -> Remote | None:
+    found = aggregation()
+    return next((r for r in found.remotes() if _v3_path(r) == path), None) if found is not None else None
+
+
+def _v3_path(remote: Remote) -> str:
+    return f"apis/{remote.group}/{remote.version}" if remote.group else f"api/{remote.version}"
+
+
 def group_priority(group: str) -> int:
     """A group's place in /apis: its APIServices' highest groupPriorityMinimum (the built-in table before the
     Local APIServices exist; a CRD's group otherwise)."""

@@ -165,6 +165,11 @@ def test_every_served_group_version_has_a_local_apiservice(kubectl: str, k8s: Ru
     # deleted, it comes back (the server keeps its own)
     kubectl_run(kubectl, k8s, "delete", "apiservice", "v1.batch")
     poll(lambda: k8s.get("/apis/apiregistration.k8s.io/v1/apiservices/v1.batch").status_code == 200)
+    # pointed elsewhere, it is put back: a group version served here stays served here
+    kubectl_run(kubectl, k8s, "patch", "apiservice", "v1.apps", "--type", "merge", "-p", json.dumps(
+        {"spec": {"service": {"namespace": "default", "name": "elsewhere"}, "insecureSkipTLSVerify": True}}))
+    poll(lambda: "service" not in k8s.get("/apis/apiregistration.k8s.io/v1/apiservices/v1.apps").json()["spec"])
+    assert k8s.get("/apis/apps/v1/namespaces/default/deployments").status_code == 200
 
 
 
@@ -185,4 +190,6 @@ def test_kubectl_top(kubectl: str, k8s: RunningServer, ca: pki.CertKey, tmp_path
         assert nodes[0].split()[:2] == ["NAME", "CPU(cores)"]
         assert nodes[1].split()[:3] == ["node-1", "500m", "25%"]
         assert ext.api_calls()[-1].header("X-Remote-User") == ["admin"]
+        explained = kubectl_run(kubectl, k8s, "explain", "podmetrics.window").stdout
+        assert "The length of that window." in explained  # the extension's OpenAPI v3 document, through here
         kubectl_run(kubectl, k8s, "delete", "apiservice", f"v1beta1.{group}")

@@ -32,6 +32,7 @@ REFERENCE_SPELLINGS = {
     "rbac.authorization.kubernetes.io/autoupdate", "kubernetes.io/kube-apiserver-client",
     "kubernetes.io/kube-apiserver-client-kubelet", "kubernetes.io/kubelet-serving", "kubernetes.io/legacy-unknown",
     "kubernetes.io/*", "apiserver.kubernetes.io/identity", "kube-root-ca.crt",
+    "kube-aggregator.kubernetes.io/automanaged",
 }
 #: rbac.authorization.k8s.io/aggregate-to-*: the reference's aggregation labels live under the API group
 REFERENCE_PATTERNS = [re.compile(p) for p in (

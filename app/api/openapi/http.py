@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import orjson
 from flask import Blueprint, Response, redirect, request
 from werkzeug.wrappers import Response as BaseResponse
 
+from app.api.aggregation import aggregated_v3_paths, proxy, remote_for_v3_path
 from app.api.negotiation import parse_accept
 from app.api.openapi.cache import Encoded, v2_document, v3_documents
 from app.api.openapi.operations import JSON
@@ -48,6 +50,11 @@ def get_v3_index() -> Response:
     s = services()
     index = v3_documents(s.catalog, s.naming).index
     assert index is not None  # filled by v3_documents
+    remotes = aggregated_v3_paths()
+    if remotes:  # extension servers' group versions: their documents are fetched from them (get_v3_document)
+        merged = orjson.loads(index.body)
+        merged["paths"].update({path: {"serverRelativeURL": f"/openapi/v3/{path}"} for path in remotes})
+        index = Encoded.of(merged)
     return _serve(index)
 
 
@@ -56,6 +63,9 @@ def get_v3_document(gv: str) -> BaseResponse:
     s = services()
     doc = v3_documents(s.catalog, s.naming).v3.get(gv.strip("/"))
     if doc is None:
+        remote = remote_for_v3_path(gv.strip("/"))
+        if remote is not None:
+            return proxy(remote)
         raise RouteNotFound()
     wanted = request.args.get("hash")
     if wanted is None:
