@@ -116,6 +116,13 @@ def extension_server(ca: pki.CertKey, tmp: Path, group: str, service: str, names
             if parts.path == f"/openapi/v3{base}":
                 self._json(200, openapi_v3(group))
                 return
+            if parts.path == "/openapi/v2":
+                v3 = openapi_v3(group)
+                self._json(200, {"swagger": "2.0", "info": {"title": "metrics", "version": "v1beta1"},
+                                 "paths": {p: {"get": {"x-kubernetes-group-version-kind": op["get"][
+                                     "x-kubernetes-group-version-kind"]}} for p, op in v3["paths"].items()},
+                                 "definitions": v3["components"]["schemas"]})
+                return
             if state.mode == "hang":
                 state.release.wait(30)
                 return

@@ -62,6 +62,11 @@ def aggregated_v3_paths() -> list[str]:
     return [_v3_path(r) for r in found.remotes() if found.availability(r).available]
 
 
+def aggregated_openapi_v2() -> dict[str, dict]:
+    found = aggregation()
+    return found.openapi_v2() if found is not None else {}
+
+
 def remote_for_v3_path(path: str) -> Remote | None:
     found = aggregation()
     return next((r for r in found.remotes() if _v3_path(r) == path), None) if found is not None else None

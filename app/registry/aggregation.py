@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import hashlib
 import logging
 import os
 import ssl
@@ -113,6 +114,7 @@ class Aggregation(BackgroundThread):
         self._subscription: Subscription | None = None
         self._dirty = threading.Event()
         self._probe_pool: urllib3.PoolManager | None = None
+        self._openapi_v2: dict[str, dict] = {}  # APIService name -> its extension's /openapi/v2 document
         self.loaded = threading.Event()
 
     # -- what the HTTP layer asks ------------------------------------------------------------------------
@@ -125,6 +127,11 @@ class Aggregation(BackgroundThread):
 
     def remotes(self) -> list[Remote]:
         return list(self._remotes.values())
+
+    def openapi_v2(self) -> dict[str, dict]:
+        """The /openapi/v2 documents of the available extension servers (fetched when they are probed)."""
+        return {r.name: self._openapi_v2[r.name] for r in self._remotes.values()
+                if r.name in self._openapi_v2 and self.availability(r).available}
 
     def states(self) -> dict[str, bool]:
         """APIService name -> whether it is Available (the reference's aggregator_unavailable_apiservice)."""
@@ -193,6 +200,10 @@ class Aggregation(BackgroundThread):
         for remote in remotes.values() if probe else changed:
             self._availability[remote.name] = self._probe(remote)
             self._write_condition(stored[remote.name], self._availability[remote.name])
+            if self._availability[remote.name].available:
+                self._fetch_openapi_v2(remote)
+        for name in set(self._openapi_v2) - set(stored):
+            del self._openapi_v2[name]
         self.loaded.set()
 
     def _list(self, rt: ResourceType) -> list[dict]:
@@ -307,6 +318,21 @@ class Aggregation(BackgroundThread):
             return Availability(False, "FailedDiscoveryCheck",
                                 f"failing or missing response from {url}: bad status from {url}: {reply.status}")
         return Availability(True, "Passed", "all checks passed")
+
+    def _fetch_openapi_v2(self, remote: Remote) -> None:
+        """Keep the extension's OpenAPI v2 paths and definitions (the last good ones when it fails now)."""
+        try:
+            address, port = self.resolve(remote.namespace, remote.service, remote.port)
+            host = f"[{address}]" if ":" in address else address
+            reply = self._pool().request("GET", f"https://{host}:{port}/openapi/v2", redirect=False,
+                                         timeout=urllib3.Timeout(total=PROBE_TIMEOUT),
+                                         headers={"Accept": "application/json"})
+            doc = orjson.loads(reply.data) if reply.status == 200 else None
+        except (LookupError, urllib3.exceptions.HTTPError, OSError, orjson.JSONDecodeError):
+            return
+        if isinstance(doc, dict) and isinstance(doc.get("paths"), dict):
+            self._openapi_v2[remote.name] = {"paths": doc["paths"], "definitions": doc.get("definitions") or {},
+                                             "hash": hashlib.sha256(reply.data).hexdigest()}
 
     def _pool(self) -> urllib3.PoolManager:
         """The discovery check trusts any serving certificate (as the reference's) and shows the proxy's

@@ -67,6 +67,12 @@ def test_kubectl_reaches_the_extension_with_the_callers_identity(kubectl: str, o
     assert names[0] == "apiregistration.orch.io" and names.index(ORCH_GROUP) > names.index("flowcontrol.apiserver.orch.io")
     described = kubectl_run(kubectl, orch, "describe", "apiservice", f"v1beta1.{ORCH_GROUP}").stdout
     assert "all checks passed" in described and "metrics-server" in described
+    v2 = orch.get("/openapi/v2").json()  # the extension's document merged into the server's
+    assert v2["definitions"]["io.example.metrics.v1beta1.PodMetrics"]["properties"]["window"]
+    assert f"/apis/{ORCH_GROUP}/v1beta1/namespaces/{{namespace}}/pods/{{name}}" in v2["paths"]
+    assert "core.v1.Pod" in v2["definitions"]  # and the server's own
+    v3 = orch.get("/openapi/v3").json()["paths"]
+    assert v3[f"apis/{ORCH_GROUP}/v1beta1"] == {"serverRelativeURL": f"/openapi/v3/apis/{ORCH_GROUP}/v1beta1"}
 
 
 def test_a_caller_without_permission_never_reaches_the_extension(orch: RunningServer, metrics: Extension,

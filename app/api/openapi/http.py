@@ -7,7 +7,12 @@ import orjson
 from flask import Blueprint, Response, redirect, request
 from werkzeug.wrappers import Response as BaseResponse
 
-from app.api.aggregation import aggregated_v3_paths, proxy, remote_for_v3_path
+from app.api.aggregation import (
+    aggregated_openapi_v2,
+    aggregated_v3_paths,
+    proxy,
+    remote_for_v3_path,
+)
 from app.api.negotiation import parse_accept
 from app.api.openapi.cache import Encoded, v2_document, v3_documents
 from app.api.openapi.operations import JSON
@@ -41,7 +46,28 @@ def _serve(doc: Encoded, cache_control: str = CACHE_NO) -> Response:
 @bp.get("/openapi/v2")
 def get_v2() -> Response:
     s = services()
-    return _serve(v2_document(s.catalog, s.naming))
+    return _serve(with_extensions(v2_document(s.catalog, s.naming), aggregated_openapi_v2()))
+
+
+_merged: dict[tuple, Encoded] = {}
+
+
+def with_extensions(local: Encoded, extensions: dict[str, dict]) -> Encoded:
+    """The local document with the extension servers' paths and definitions (the local ones win), built once
+    per combination of documents."""
+    if not extensions:
+        return local
+    key = (local.hash, *sorted((name, doc["hash"]) for name, doc in extensions.items()))
+    found = _merged.get(key)
+    if found is None:
+        merged = orjson.loads(local.body)
+        for doc in extensions.values():
+            merged["paths"].update({p: v for p, v in doc["paths"].items() if p not in merged["paths"]})
+            merged.setdefault("definitions", {}).update(
+                {n: v for n, v in doc["definitions"].items() if n not in merged["definitions"]})
+        _merged.clear()  # one combination is current; older ones are never asked for again
+        found = _merged[key] = Encoded.of(merged)
+    return found
 
 
 @bp.get("/openapi/v3")
