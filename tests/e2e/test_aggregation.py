@@ -14,9 +14,10 @@ import requests
 import yaml
 
 from app import pki
+from app.storage.schema import ensure_schema
 from tests.extension_server import Extension, extension_server, registration
 
-from . import RunningServer, poll, start_server
+from . import RunningServer, poll, scratch_database, start_server
 from .test_custom_resources import kubectl_run
 
 pytestmark = pytest.mark.e2e
@@ -73,6 +74,21 @@ def test_kubectl_reaches_the_extension_with_the_callers_identity(kubectl: str, o
     assert "core.v1.Pod" in v2["definitions"]  # and the server's own
     v3 = orch.get("/openapi/v3").json()["paths"]
     assert v3[f"apis/{ORCH_GROUP}/v1beta1"] == {"serverRelativeURL": f"/openapi/v3/apis/{ORCH_GROUP}/v1beta1"}
+
+
+def test_an_impersonated_users_extras_reach_the_extension_and_the_callers_headers_do_not(orch: RunningServer,
+                                                                                          metrics: Extension):
+    answer = orch.get(f"/apis/{ORCH_GROUP}/v1beta1/namespaces/default/pods", headers={
+        "Impersonate-User": "jane", "Impersonate-Group": "system:masters", "Impersonate-Extra-Scopes": "view",
+        "X-Remote-User": "mallory", "X-Remote-Extra-Forged": "yes"})
+    assert answer.status_code == 200, answer.text
+    call = metrics.api_calls()[-1]
+    assert call.header("X-Remote-User") == ["jane"]
+    assert call.header("X-Remote-Extra-Scopes") == ["view"]
+    assert call.header("X-Remote-Extra-Forged") == [] and call.header("Impersonate-User") == []
+    upgrade = orch.get(f"/apis/{ORCH_GROUP}/v1beta1/namespaces/default/pods/web/exec",
+                       headers={"Connection": "Upgrade", "Upgrade": "SPDY/3.1"})
+    assert upgrade.status_code == 400 and "upgrade requests are not proxied" in upgrade.json()["message"]
 
 
 def test_a_caller_without_permission_never_reaches_the_extension(orch: RunningServer, metrics: Extension,
@@ -199,3 +215,31 @@ def test_kubectl_top(kubectl: str, k8s: RunningServer, ca: pki.CertKey, tmp_path
         explained = kubectl_run(kubectl, k8s, "explain", "podmetrics.window").stdout
         assert "The length of that window." in explained  # the extension's OpenAPI v3 document, through here
         kubectl_run(kubectl, k8s, "delete", "apiservice", f"v1beta1.{group}")
+
+
+def test_two_replicas_serve_an_extension_without_fighting_over_it(ca: pki.CertKey, tmp_path: Path):
+    with scratch_database() as url:
+        ensure_schema(url, upgrade=True)
+        first = start_server(tmp_path / "shared", database_url=url)
+        second = start_server(tmp_path / "shared", database_url=url)  # same data dir: same CAs and certificates
+        try:
+            with extension_server(ca, tmp_path, ORCH_GROUP, "metrics-server", "orch-system",
+                                  tmp_path / "shared" / "pki" / "front-proxy-ca.crt") as ext:
+                objects = registration(ORCH_GROUP, "metrics-server", "orch-system", ext.port, ca,
+                                       "apiregistration.orch.io")
+                paths = ["/api/v1/namespaces/orch-system/services", "/api/v1/namespaces/orch-system/endpoints",
+                         "/apis/apiregistration.orch.io/v1/apiservices"]
+                for path, obj in zip(paths, objects):
+                    assert first.session.post(f"{first.url}{path}", json=obj).status_code == 201
+                pods = f"/apis/{ORCH_GROUP}/v1beta1/namespaces/default/pods"
+                poll(lambda: second.get(pods).status_code == 200)  # learnt and checked on its own
+                assert first.get(pods).status_code == 200
+                apiservice = f"/apis/apiregistration.orch.io/v1/apiservices/v1beta1.{ORCH_GROUP}"
+                settled = first.get(apiservice).json()["metadata"]["resourceVersion"]
+                time.sleep(1.5)  # a window for a second writer to show itself; both have probed by now
+                assert second.get(apiservice).json()["metadata"]["resourceVersion"] == settled
+                local = second.get("/apis/apiregistration.orch.io/v1/apiservices").json()["items"]
+                assert len([i for i in local if i["metadata"]["name"] == "v1.apps"]) == 1
+        finally:
+            second.stop()
+            first.stop()
