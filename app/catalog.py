@@ -105,6 +105,16 @@ class Subresource:
     create: Callable[[Obj, Obj, CreateCall], Obj] | None = None
     #: a connect subresource (pods/log): (parent, query) -> where on a node agent the server proxies the request
     connect: Callable[[Obj, Mapping[str, str]], NodeCall | None] | None = None
+    #: a proxy subresource (pods/proxy, services/proxy, nodes/proxy): what the request is proxied to
+    proxy: str | None = None  # "pod", "service" or "node"
+
+
+PROXY_VERBS = ("create", "delete", "get", "patch", "update")
+
+
+def proxy_subresource(target: str, kind: str) -> Subresource:
+    """`<plural>/proxy`: any request below it goes on to the pod, the service's endpoints or the node agent."""
+    return Subresource("proxy", verbs=PROXY_VERBS, kind=kind, proxy=target)
 
 
 @dataclass(frozen=True)

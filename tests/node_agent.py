@@ -45,7 +45,7 @@ def agent_certificates(tmp: Path) -> AgentCertificates:
 
 
 @contextmanager
-def node_agent(certs: AgentCertificates, tmp: Path) -> Iterator[NodeAgent]:
+def node_agent(certs: AgentCertificates, tmp: Path, host: str = "127.0.0.1") -> Iterator[NodeAgent]:
     pki.write_pair(pki.issue_serving_cert(certs.client_ca, "node-1", ["127.0.0.1", "node-1"]),
                    tmp / "agent.crt", tmp / "agent.key")
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -93,7 +93,7 @@ def node_agent(certs: AgentCertificates, tmp: Path) -> Iterator[NodeAgent]:
             self.end_headers()
             self.wfile.write(body)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handle)
+    server = ThreadingHTTPServer((host, 0), Handle)
     server.daemon_threads = True
     server.socket = context.wrap_socket(server.socket, server_side=True)
     agent.port = server.server_address[1]

@@ -6,34 +6,21 @@ from __future__ import annotations
 import base64
 import ssl
 import threading
-from collections.abc import Iterator
 from urllib.parse import quote
 
 import urllib3
 from flask import Response, current_app, request
 
+from app.api import upstream
 from app.auth.user import current_user
 from app.context import services
-from app.durations import parse_duration
-from app.errors import ApiError, ServiceUnavailable
+from app.errors import ServiceUnavailable
 from app.registry.aggregation import Aggregation, Remote, sorted_versions
 from app.resources.apiregistration import CRD_PRIORITY, builtin_priorities
 
 EXTENSION_KEY = "orch.aggregation"
-CONNECT_TIMEOUT = 10.0
-DEFAULT_TIMEOUT = 60.0  # the reference's --request-timeout
-#: request headers that describe the hop or the caller's credentials, never forwarded
-_DROPPED = frozenset({"host", "authorization", "connection", "keep-alive", "proxy-connection", "te", "trailer",
-                      "transfer-encoding", "upgrade", "content-length", "proxy-authorization"})
-_DROPPED_ANSWER = frozenset({"connection", "keep-alive", "transfer-encoding", "trailer", "upgrade"})
 _pools: dict[tuple, urllib3.PoolManager] = {}
 _pools_lock = threading.Lock()
-
-
-class Timeout(ApiError):
-    def __init__(self) -> None:
-        super().__init__(504, "Timeout", "Timeout: request did not complete within requested timeout - "
-                                         "context deadline exceeded", {})
 
 
 def aggregation() -> Aggregation | None:
@@ -93,58 +80,22 @@ def proxy(remote: Remote) -> Response:
     assert found is not None
     if not found.availability(remote).available:
         raise ServiceUnavailable("service unavailable")
-    if request.headers.get("Upgrade"):
-        raise ApiError(400, "BadRequest", "upgrade requests are not proxied to extension servers", {})
     try:
         address, port = found.resolve(remote.namespace, remote.service, remote.port)
     except LookupError:
         raise ServiceUnavailable("service unavailable") from None
     host = f"[{address}]" if ":" in address else address
     url = f"https://{host}:{port}{request.full_path if request.query_string else request.path}"
-    streaming = _is_stream()
-    try:
-        upstream = _pool(remote).request(
-            request.method, url, body=request.get_data() or None, headers=_forwarded_headers(),
-            preload_content=False, redirect=False, decode_content=False,
-            timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT, read=None if streaming else _timeout()))
-    except urllib3.exceptions.ReadTimeoutError:
-        raise Timeout() from None
-    except (urllib3.exceptions.HTTPError, OSError) as err:
-        raise ServiceUnavailable(f"error trying to reach service: {getattr(err, 'reason', None) or err}") from None
-    headers = [(k, v) for k, v in upstream.headers.items() if k.lower() not in _DROPPED_ANSWER]
-    response = Response(_body(upstream), upstream.status, headers=headers)
-    response.headers["X-Accel-Buffering"] = "no"
-    return response
-
-
-def _is_stream() -> bool:
-    args = request.args
-    return args.get("watch") in ("1", "true", "True") or args.get("follow") in ("1", "true") or \
-        "/watch/" in request.path
-
-
-def _timeout() -> float:
-    text = request.args.get("timeout")
-    if text:
-        try:
-            return min(parse_duration(text), DEFAULT_TIMEOUT) or DEFAULT_TIMEOUT
-        except ValueError:
-            pass
-    return DEFAULT_TIMEOUT
+    return upstream.forward(_pool(remote), url, _forwarded_headers())
 
 
 def _forwarded_headers() -> urllib3.HTTPHeaderDict:
+    """The client's headers less any identity it claims, then the identity this server authenticated."""
     config = current_app.config
     user_header = (config.get("REQUESTHEADER_USERNAME_HEADERS") or ("X-Remote-User",))[0]
     group_header = (config.get("REQUESTHEADER_GROUP_HEADERS") or ("X-Remote-Group",))[0]
     extra_prefix = (config.get("REQUESTHEADER_EXTRA_HEADERS_PREFIX") or ("X-Remote-Extra-",))[0]
-    identity = {user_header.lower(), group_header.lower()}
-    headers = urllib3.HTTPHeaderDict()
-    for key, value in request.headers.items():
-        lower = key.lower()
-        if lower in _DROPPED or lower in identity or lower.startswith((extra_prefix.lower(), "impersonate-")):
-            continue
-        headers.add(key, value)
+    headers = upstream.client_headers((user_header.lower(), group_header.lower(), extra_prefix.lower()))
     user = current_user.get()
     if user is not None:
         headers[user_header] = user.username
@@ -154,21 +105,6 @@ def _forwarded_headers() -> urllib3.HTTPHeaderDict:
             for value in values:
                 headers.add(extra_prefix + quote(key, safe=""), value)
     return headers
-
-
-def _body(upstream: urllib3.BaseHTTPResponse) -> Iterator[bytes]:
-    """What the extension sent, as it arrives (read1: a long answer without chunks is not held back); an answer
-    cut short aborts this one too, so the client sees the break instead of a shorter body."""
-    try:
-        if upstream.chunked:
-            yield from upstream.stream(64 * 1024, decode_content=False)
-        else:
-            while data := upstream.read1(64 * 1024, decode_content=False):
-                yield data
-    except (urllib3.exceptions.HTTPError, OSError):
-        raise ConnectionAbortedError("the extension server closed the connection mid-answer") from None
-    finally:
-        upstream.release_conn()
 
 
 def _pool(remote: Remote) -> urllib3.PoolManager:

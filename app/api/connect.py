@@ -1,5 +1,6 @@
-"""Connect subresources (pods/log): the server calls the node agent with its own client certificate
-(--kubelet-client-certificate) and streams the answer to the client as it comes."""
+"""Connect subresources: pods/log (the server calls the node agent with its own client certificate,
+--kubelet-client-certificate, and streams the answer as it comes) and the proxy subresources of pods, services
+and nodes (any request below `<object>/proxy/` passed on to the pod, a ready endpoint or the node agent)."""
 from __future__ import annotations
 
 import threading
@@ -7,14 +8,17 @@ from collections.abc import Iterator
 from urllib.parse import urlencode
 
 import urllib3
-from flask import Response, current_app
+from flask import Response, current_app, request
 
+from app.api import upstream
 from app.errors import InternalError
-from app.registry.connect import NodeLocation
+from app.registry.connect import NodeLocation, ProxyTarget
 
 CONNECT_TIMEOUT = 10.0
 _pools: dict[tuple, urllib3.PoolManager] = {}
 _pools_lock = threading.Lock()
+#: pods and services answer over plain HTTP, or HTTPS whose certificate is not checked (the reference's)
+_plain = urllib3.PoolManager(cert_reqs="CERT_NONE", assert_hostname=False, retries=False, maxsize=8)
 
 
 def _pool() -> urllib3.PoolManager:
@@ -55,3 +59,9 @@ def proxy_to_node(location: NodeLocation | None) -> Response:
     response = Response(body(), upstream.status, content_type=upstream.headers.get("Content-Type", "text/plain"))
     response.headers["X-Accel-Buffering"] = "no"
     return response
+
+
+def proxy_to_target(target: ProxyTarget, path: str) -> Response:
+    """The request passed on to `path` below the target (a pod, a service's endpoint, a node agent)."""
+    url = target.base_url + path + (f"?{request.query_string.decode()}" if request.query_string else "")
+    return upstream.forward(_pool() if target.node_agent else _plain, url, upstream.client_headers())

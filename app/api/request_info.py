@@ -8,12 +8,17 @@ from app.errors import RouteNotFound
 NAMESPACE_SUBRESOURCES = ("status", "finalize")
 
 
+PROXY = "proxy"
+
+
 @dataclass(frozen=True)
 class RequestInfo:
     resource: str
     namespace: str | None = None
     name: str | None = None
     subresource: str | None = None
+    #: below a proxy subresource: the path the request goes on to (`/` at least)
+    proxy_path: str | None = None
 
 
 def parse_resource_path(path: str) -> RequestInfo:
@@ -25,6 +30,10 @@ def parse_resource_path(path: str) -> RequestInfo:
     if parts[0] == "namespaces" and len(parts) > 2 and parts[2] not in NAMESPACE_SUBRESOURCES:
         namespace = parts[1]
         parts = parts[2:]
+    if len(parts) >= 3 and parts[2] == PROXY:  # what follows is the target's own path, trailing slash kept
+        rest = "/".join(parts[3:])
+        trailing = "/" if path.endswith("/") and rest else ""
+        return RequestInfo(parts[0], namespace, parts[1], PROXY, f"/{rest}{trailing}")
     if len(parts) > 3:
         raise RouteNotFound()
     return RequestInfo(

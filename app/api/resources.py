@@ -21,7 +21,7 @@ from flask import (
 from app import features
 from app.api import fieldvalidation
 from app.api.aggregation import proxy, remote_for
-from app.api.connect import proxy_to_node
+from app.api.connect import proxy_to_node, proxy_to_target
 from app.api.handoff import DETACH_KEY, take_stream_end
 from app.api.negotiation import (
     body_media_type,
@@ -49,7 +49,7 @@ from app.errors import (
     UnsupportedMediaType,
     forbidden,
 )
-from app.registry.connect import node_location
+from app.registry.connect import node_location, proxy_target
 from app.registry.options import DeleteOptions, ListOptions, parse_bool, parse_dry_run
 from app.registry.patch import (
     APPLY_PATCH,
@@ -155,6 +155,9 @@ def _item(rt: ResourceType, info: RequestInfo) -> Response:
     if method == "GET" and sub is None and parse_bool(request.args.get("watch")):
         return _watch_one(rt, ns, name)
     view = rt.subresource(sub) if sub is not None else None
+    if view is not None and view.proxy is not None:
+        _, target = proxy_target(registry, rt, ns, name)
+        return proxy_to_target(target, info.proxy_path or "/")
     if view is not None and view.connect is not None:
         if method != "GET":
             raise MethodNotAllowed()

@@ -5,7 +5,13 @@ import base64
 import copy
 from typing import ClassVar
 
-from app.catalog import Obj, ResourceType, Subresource, status_subresource
+from app.catalog import (
+    Obj,
+    ResourceType,
+    Subresource,
+    proxy_subresource,
+    status_subresource,
+)
 from app.errors import FieldError, forbidden, invalid, not_supported, required
 from app.naming import Naming
 from app.resources.common import (
@@ -517,7 +523,8 @@ def resource_types(naming: Naming) -> list[ResourceType]:
         ResourceType("", "v1", "Namespace", "namespaces", False, short_names=("ns",), verbs=NO_DELETECOLLECTION,
                      subresources=(finalize_subresource(), status), strategy=NamespaceStrategy(naming),
                      name_rule="label", return_deleted_object=True, has_status=True, example={"spec": {}}),
-        ResourceType("", "v1", "Node", "nodes", False, short_names=("no",), subresources=(status,),
+        ResourceType("", "v1", "Node", "nodes", False, short_names=("no",),
+                     subresources=(proxy_subresource("node", "NodeProxyOptions"), status),
                      strategy=NodeStrategy(naming), has_status=True,
                      example={"spec": {"podCIDR": "10.244.1.0/24"}}),
         ResourceType("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", True, short_names=("pvc",),
@@ -550,7 +557,8 @@ def resource_types(naming: Naming) -> list[ResourceType]:
                      subresources=(token_subresource(naming),),
                      strategy=ServiceAccountStrategy(naming), return_deleted_object=True, example={}),
         ResourceType("", "v1", "Service", "services", True, short_names=("svc",), categories=ALL,
-                     verbs=NO_DELETECOLLECTION, subresources=(status,), strategy=ServiceStrategy(naming),
+                     verbs=NO_DELETECOLLECTION, strategy=ServiceStrategy(naming),
+                     subresources=(proxy_subresource("service", "ServiceProxyOptions"), status),
                      name_rule="label", return_deleted_object=True, has_status=True,
                      example={"spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}}),
     ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.catalog import NodeCall, Obj, Subresource
+from app.catalog import NodeCall, Obj, Subresource, proxy_subresource
 from app.errors import BadRequest, FieldError, Invalid, forbidden, invalid
 
 BOOL_OPTIONS = ("follow", "previous", "timestamps", "insecureSkipTLSVerifyBackend")
@@ -78,4 +78,4 @@ def pod_log_location(pod: Obj, query: Mapping[str, str]) -> NodeCall | None:
 
 
 def pod_connect_subresources() -> tuple[Subresource, ...]:
-    return (Subresource("log", verbs=("get",), connect=pod_log_location),)
+    return (Subresource("log", verbs=("get",), connect=pod_log_location), proxy_subresource("pod", "PodProxyOptions"))
