@@ -105,6 +105,8 @@ class Subresource:
     create: Callable[[Obj, Obj, CreateCall], Obj] | None = None
     #: a connect subresource (pods/log): (parent, query) -> where on a node agent the server proxies the request
     connect: Callable[[Obj, Mapping[str, str]], NodeCall | None] | None = None
+    #: the connect request switches protocols (exec, attach, portforward): the node agent's connection is relayed
+    upgrade: bool = False
     #: a proxy subresource (pods/proxy, services/proxy, nodes/proxy): what the request is proxied to
     proxy: str | None = None  # "pod", "service" or "node"
 

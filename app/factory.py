@@ -93,9 +93,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from app.storage.cli import db_cli
 
     app.cli.add_command(db_cli)
+    from app.api.upgrade import websocket_routing
     from app.api.wire import go_reason_phrases
 
-    app.wsgi_app = go_reason_phrases(app.wsgi_app)  # type: ignore[method-assign,assignment]
+    app.wsgi_app = go_reason_phrases(websocket_routing(app.wsgi_app))  # type: ignore[method-assign,assignment]
     return app
 
 

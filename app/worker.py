@@ -326,8 +326,15 @@ class ApiWorker(ThreadWorker):
             _request_local.detach = None
             self._uncount(conn)  # answered: no longer in flight (before the loop hears of it)
 
-    def _detach(self, conn: ApiConn, response: Any) -> Handoff:
-        """Called by the app on this request's thread: from now on the connection is the stream's."""
+    def _detach(self, conn: ApiConn, response: Any, raw: bool = False) -> Handoff:
+        """Called by the app on this request's thread: from now on the connection is the stream's. `raw`: the new
+        owner writes the whole answer, head included (a protocol switch relayed from another server), and the
+        connection closes after it."""
+        if raw:
+            response.headers_sent = True  # gunicorn writes nothing more on it
+            response.chunked = False
+            _request_local.detached = True
+            return Handoff(conn.sock, False, lambda _clean: self.method_queue.defer(self._reclaim, conn, False))
         response.send_headers()
         chunked = bool(response.chunked)
         reusable = chunked and not response.should_close()

@@ -2,6 +2,9 @@
 as the kubelet does (plain text; with `follow=true` a chunked body that goes on until the test lets it end)."""
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import ssl
 import threading
 from collections.abc import Iterator
@@ -24,6 +27,8 @@ class NodeAgent:
     #: set by a test to end a followed log (the agent then writes `later` and closes the body)
     release: threading.Event = field(default_factory=threading.Event)
     later: str = "line after follow\n"
+    #: the commands run by exec
+    executed: list[list[str]] = field(default_factory=list)
 
 
 @dataclass
@@ -66,6 +71,9 @@ def node_agent(certs: AgentCertificates, tmp: Path, host: str = "127.0.0.1") -> 
             peer = self.connection.getpeercert() or {}  # type: ignore[attr-defined]
             subject = ",".join(f"{k}={v}" for rdn in peer.get("subject", ()) for k, v in rdn)
             agent.calls.append((parts.path, query, subject))
+            if parts.path.startswith("/exec/"):
+                self._exec(query)
+                return
             lines = agent.logs.get(parts.path.removeprefix("/containerLogs/"))
             if lines is None:
                 self._send(404, b"container not found\n")
@@ -86,6 +94,30 @@ def node_agent(certs: AgentCertificates, tmp: Path, host: str = "127.0.0.1") -> 
                 self.wfile.flush()
             self.wfile.write(b"0\r\n\r\n")
 
+        do_POST = do_GET
+
+        def _exec(self, query: dict[str, list[str]]) -> None:
+            """`echo` run over the WebSocket channel protocol (v5 or v4.channel.k8s.io), as the node agent does:
+            its output on channel 1, then a Success status on channel 3, then the close frame."""
+            offered = [p.strip() for p in self.headers.get("Sec-WebSocket-Protocol", "").split(",")]
+            protocol = next((p for p in ("v5.channel.k8s.io", "v4.channel.k8s.io") if p in offered), None)
+            key = self.headers.get("Sec-WebSocket-Key", "")
+            if self.headers.get("Upgrade", "").lower() != "websocket" or protocol is None or not key:
+                self._send(400, b"only WebSocket exec (v5 or v4.channel.k8s.io) is spoken here\n")
+                return
+            accept = base64.b64encode(hashlib.sha1((key + WEBSOCKET_GUID).encode()).digest()).decode()
+            self.wfile.write((f"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                              f"Sec-WebSocket-Accept: {accept}\r\nSec-WebSocket-Protocol: {protocol}\r\n\r\n"
+                              ).encode())
+            command = query.get("command", [])
+            output = " ".join(command[1:]) + "\n" if command[:1] == ["echo"] else ""
+            agent.executed.append(command)
+            self.wfile.write(_frame(b"\x01" + output.encode()))
+            self.wfile.write(_frame(b"\x03" + json.dumps({"metadata": {}, "status": "Success"}).encode()))
+            self.wfile.write(b"\x88\x02\x03\xe8")  # close, 1000: normal closure
+            self.wfile.flush()
+            self.close_connection = True
+
         def _send(self, status: int, body: bytes) -> None:
             self.send_response(status)
             self.send_header("Content-Type", "text/plain")
@@ -105,6 +137,17 @@ def node_agent(certs: AgentCertificates, tmp: Path, host: str = "127.0.0.1") -> 
         agent.release.set()
         server.shutdown()
         server.server_close()
+
+
+WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+
+def _frame(payload: bytes) -> bytes:
+    """One unmasked binary WebSocket frame (a server's)."""
+    size = len(payload)
+    if size < 126:
+        return bytes([0x82, size]) + payload
+    return bytes([0x82, 126]) + size.to_bytes(2, "big") + payload
 
 
 def node(name: str, port: int, address: str = "127.0.0.1") -> dict:

@@ -37,6 +37,7 @@ from app.api.representation import (
     object_body,
 )
 from app.api.request_info import RequestInfo, parse_resource_path
+from app.api.upgrade import upgrade_to_node
 from app.api.watch import Framing, WatchStream, socket_closed_check
 from app.catalog import ResourceType
 from app.context import services
@@ -159,7 +160,9 @@ def _item(rt: ResourceType, info: RequestInfo) -> Response:
         _, target = proxy_target(registry, rt, ns, name)
         return proxy_to_target(target, info.proxy_path or "/")
     if view is not None and view.connect is not None:
-        if method != "GET":
+        if view.upgrade and method in ("GET", "POST"):
+            return upgrade_to_node(node_location(registry, rt, ns, name, view.name, request.args))
+        if method != "GET" or view.upgrade:
             raise MethodNotAllowed()
         return proxy_to_node(node_location(registry, rt, ns, name, view.name, request.args.to_dict()))
     rep = _negotiate(rt, table=method == "GET", sub=sub)

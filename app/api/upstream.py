@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import urllib3
 from flask import Response, request
 
+from app.api.upgrade import UPGRADE_KEY
 from app.durations import parse_duration
 from app.errors import ApiError, ServiceUnavailable
 
@@ -39,7 +40,7 @@ def client_headers(also_dropped: tuple[str, ...] = ()) -> urllib3.HTTPHeaderDict
 def forward(pool: urllib3.PoolManager, url: str, headers: urllib3.HTTPHeaderDict) -> Response:
     """The request sent on to `url`; its answer as a streamed response. Watches and followed logs wait for
     ever; other requests DEFAULT_TIMEOUT or the request's shorter `?timeout=` (then 504)."""
-    if request.headers.get("Upgrade"):
+    if request.headers.get("Upgrade") or request.environ.get(UPGRADE_KEY):
         raise ApiError(400, "BadRequest", "upgrade requests are not proxied here", {})
     try:
         upstream = pool.request(

@@ -77,5 +77,53 @@ def pod_log_location(pod: Obj, query: Mapping[str, str]) -> NodeCall | None:
                     options)
 
 
+def _streams(query: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The client's stdin/stdout/stderr/tty flags as the node agent names them (input, output, error, tty)."""
+    wanted = {key: str(query.get(key, "")).lower() in ("true", "1") for key in ("stdin", "stdout", "stderr", "tty")}
+    if not (wanted["stdin"] or wanted["stdout"] or wanted["stderr"]):
+        raise BadRequest("you must specify at least 1 of stdin, stdout, stderr")
+    names = {"stdin": "input", "stdout": "output", "stderr": "error", "tty": "tty"}
+    return tuple((names[key], "1") for key, on in wanted.items() if on)
+
+
+def _node_of(pod: Obj) -> str | None:
+    return str((pod.get("spec") or {}).get("nodeName") or "") or None
+
+
+def _where(pod: Obj) -> str:
+    metadata = pod.get("metadata") or {}
+    return f"{metadata.get('namespace', '')}/{metadata.get('name', '')}"
+
+
+def pod_exec_location(pod: Obj, query: Mapping[str, str]) -> NodeCall | None:
+    container = choose_container(pod, query.get("container", ""))
+    commands = list(getattr(query, "getlist", lambda _key: [query.get("command")])("command"))
+    if not [c for c in commands if c]:
+        raise BadRequest("you must specify at least one command for the container")
+    node = _node_of(pod)
+    if node is None:
+        return None
+    return NodeCall(node, f"/exec/{_where(pod)}/{container}",
+                    (*(("command", str(c)) for c in commands), *_streams(query)))
+
+
+def pod_attach_location(pod: Obj, query: Mapping[str, str]) -> NodeCall | None:
+    container = choose_container(pod, query.get("container", ""))
+    node = _node_of(pod)
+    return None if node is None else NodeCall(node, f"/attach/{_where(pod)}/{container}", _streams(query))
+
+
+def pod_portforward_location(pod: Obj, query: Mapping[str, str]) -> NodeCall | None:
+    ports = list(getattr(query, "getlist", lambda _key: [])("ports"))
+    node = _node_of(pod)
+    return None if node is None else NodeCall(node, f"/portForward/{_where(pod)}",
+                                              tuple(("port", str(p)) for p in ports))
+
+
 def pod_connect_subresources() -> tuple[Subresource, ...]:
-    return (Subresource("log", verbs=("get",), connect=pod_log_location), proxy_subresource("pod", "PodProxyOptions"))
+    upgrades = (("exec", "PodExecOptions", pod_exec_location), ("attach", "PodAttachOptions", pod_attach_location),
+                ("portforward", "PodPortForwardOptions", pod_portforward_location))
+    return (Subresource("log", verbs=("get",), connect=pod_log_location),
+            *(Subresource(name, verbs=("create", "get"), kind=kind, connect=where, upgrade=True)
+              for name, kind, where in upgrades),
+            proxy_subresource("pod", "PodProxyOptions"))

@@ -30,6 +30,7 @@ from app.schema import (
     certificates,
     coordination,
     core,
+    core_options,
     core_pod,
     core_volume,
     discovery,
@@ -57,7 +58,7 @@ from app.schema.wire import LEN, ProtobufError, encode_len_field, iter_fields
 
 #: every declaration module; those with KINDS contribute top-level kinds to the registry.
 MODULES: tuple[ModuleType, ...] = (
-    meta, core, core_volume, core_pod, apps, batch, policy, autoscaling, coordination, events, certificates,
+    meta, core, core_volume, core_pod, core_options, apps, batch, policy, autoscaling, coordination, events, certificates,
     rbac, networking, discovery, scheduling, storage, node, authentication, authorization, flowcontrol,
     admissionregistration, apiextensions, apiregistration,
     # older served versions of the groups above

@@ -72,3 +72,32 @@ def test_reading_logs_needs_get_on_pods_log(kubectl: str, agent_and_server):
     assert refused.returncode == 1
     assert ('pods "web" is forbidden: User "jane" cannot get resource "pods/log" in API group "" in the namespace '
             '"default"') in refused.stderr
+
+
+def test_kubectl_exec_runs_through_to_the_node_agent(kubectl: str, agent_and_server):
+    agent, server = agent_and_server
+    ran = subprocess.run(kubectl_args(kubectl, server, "exec", "web", "--", "echo", "hello", "there"),
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == "hello there\n"  # written by the agent over the switched protocol, relayed byte for byte
+    assert agent.executed[-1] == ["echo", "hello", "there"]
+    path, query, subject = agent.calls[-1]
+    assert path == "/exec/default/web/app" and query["output"] == ["1"] and query["error"] == ["1"]
+    assert "commonName=apiserver-kubelet-client" in subject
+    assert server.get("/api/v1/namespaces/default/pods/web").status_code == 200  # the server serves on
+
+
+def test_exec_without_an_upgrade_or_a_command_is_refused(agent_and_server):
+    _, server = agent_and_server
+    plain = server.session.post(f"{server.url}/api/v1/namespaces/default/pods/web/exec?command=ls&stdout=true")
+    assert plain.status_code == 400 and plain.json()["message"] == "Upgrade request required"
+    upgrade = {"Connection": "Upgrade", "Upgrade": "SPDY/3.1"}
+    nothing = server.session.post(f"{server.url}/api/v1/namespaces/default/pods/web/exec?stdout=true",
+                                  headers=upgrade)
+    assert nothing.status_code == 400
+    assert nothing.json()["message"] == "you must specify at least one command for the container"
+    quiet = server.session.post(f"{server.url}/api/v1/namespaces/default/pods/web/exec?command=ls", headers=upgrade)
+    assert quiet.json()["message"] == "you must specify at least 1 of stdin, stdout, stderr"
+    refused = server.session.post(f"{server.url}/api/v1/namespaces/default/pods/web/exec?command=ls&stdout=true",
+                                  headers=upgrade)  # the agent speaks WebSocket only: its 400, passed on
+    assert refused.status_code == 400 and "only WebSocket exec" in refused.text

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+import requests
 
 from app import pki
 from tests.node_agent import agent_certificates, node, node_agent
@@ -128,6 +130,29 @@ def test_service_proxy_goes_to_a_ready_endpoint(served, echo, address: str):
         assert got.status_code == 200 and got.json()["path"] == "/index.html", (name, got.text)
     wrong = server.get(f"{base}/web:9999/proxy/")
     assert wrong.status_code == 400 and wrong.json()["message"] == 'no service port "9999" found for service "web"'
+
+
+def test_kubectl_proxy_reaches_a_service(served, echo, address: str, kubectl: str):
+    """kubectl's local proxy, then this server, then the echo behind a service."""
+    server, _ = served
+    port, _seen = echo
+    assert server.session.post("/api/v1/namespaces/default/services", json={
+        "apiVersion": "v1", "kind": "Service", "metadata": {"name": "echo"},
+        "spec": {"ports": [{"name": "http", "port": 80}]}}).status_code == 201
+    assert server.session.post("/api/v1/namespaces/default/endpoints", json={
+        "apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "echo"},
+        "subsets": [{"addresses": [{"ip": address}], "ports": [{"name": "http", "port": port}]}]}).status_code == 201
+    with subprocess.Popen([kubectl, "--kubeconfig", str(server.kubeconfig), "proxy", "--port", "0"],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as local:
+        try:
+            assert local.stdout is not None
+            line = local.stdout.readline()  # "Starting to serve on 127.0.0.1:<port>"
+            listening = line.strip().rsplit(" ", 1)[-1]
+            got = requests.get(f"http://{listening}/api/v1/namespaces/default/services/echo:http/proxy/via-kubectl",
+                               timeout=30)
+            assert got.status_code == 200 and got.json()["path"] == "/via-kubectl", (line, got.text)
+        finally:
+            local.kill()
 
 
 def test_node_proxy_reaches_the_node_agent_with_the_servers_certificate(served, address: str):
