@@ -86,8 +86,12 @@ def _streams(query: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple((names[key], "1") for key, on in wanted.items() if on)
 
 
-def _node_of(pod: Obj) -> str | None:
-    return str((pod.get("spec") or {}).get("nodeName") or "") or None
+def _node_of(pod: Obj) -> str:
+    """The pod's node; a pod not on one yet has nothing to connect to (the reference's 400)."""
+    node = str((pod.get("spec") or {}).get("nodeName") or "")
+    if not node:
+        raise BadRequest(f"pod {(pod.get('metadata') or {}).get('name', '')} does not have a host assigned")
+    return node
 
 
 def _where(pod: Obj) -> str:
@@ -100,24 +104,18 @@ def pod_exec_location(pod: Obj, query: Mapping[str, str]) -> NodeCall | None:
     commands = list(getattr(query, "getlist", lambda _key: [query.get("command")])("command"))
     if not [c for c in commands if c]:
         raise BadRequest("you must specify at least one command for the container")
-    node = _node_of(pod)
-    if node is None:
-        return None
-    return NodeCall(node, f"/exec/{_where(pod)}/{container}",
+    return NodeCall(_node_of(pod), f"/exec/{_where(pod)}/{container}",
                     (*(("command", str(c)) for c in commands), *_streams(query)))
 
 
 def pod_attach_location(pod: Obj, query: Mapping[str, str]) -> NodeCall | None:
     container = choose_container(pod, query.get("container", ""))
-    node = _node_of(pod)
-    return None if node is None else NodeCall(node, f"/attach/{_where(pod)}/{container}", _streams(query))
+    return NodeCall(_node_of(pod), f"/attach/{_where(pod)}/{container}", _streams(query))
 
 
 def pod_portforward_location(pod: Obj, query: Mapping[str, str]) -> NodeCall | None:
     ports = list(getattr(query, "getlist", lambda _key: [])("ports"))
-    node = _node_of(pod)
-    return None if node is None else NodeCall(node, f"/portForward/{_where(pod)}",
-                                              tuple(("port", str(p)) for p in ports))
+    return NodeCall(_node_of(pod), f"/portForward/{_where(pod)}", tuple(("port", str(p)) for p in ports))
 
 
 def pod_connect_subresources() -> tuple[Subresource, ...]:

@@ -101,3 +101,9 @@ def test_exec_without_an_upgrade_or_a_command_is_refused(agent_and_server):
     refused = server.session.post(f"{server.url}/api/v1/namespaces/default/pods/web/exec?command=ls&stdout=true",
                                   headers=upgrade)  # the agent speaks WebSocket only: its 400, passed on
     assert refused.status_code == 400 and "only WebSocket exec" in refused.text
+    assert server.session.post("/api/v1/namespaces/default/pods", json={
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "unplaced"},
+        "spec": {"containers": [{"name": "app", "image": "nginx"}]}}).status_code == 201
+    unplaced = server.session.post(
+        f"{server.url}/api/v1/namespaces/default/pods/unplaced/exec?command=ls&stdout=true", headers=upgrade)
+    assert unplaced.status_code == 400 and unplaced.json()["message"] == "pod unplaced does not have a host assigned"
