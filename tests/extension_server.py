@@ -10,12 +10,12 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from app import pki
+from tests.stand_in import QuietHandler
 
 STAMP = "2026-01-02T03:04:05Z"
 
@@ -97,12 +97,7 @@ def extension_server(ca: pki.CertKey, tmp: Path, group: str, service: str, names
         context.load_verify_locations(cafile=str(front_proxy_ca))
     state = Extension(group)
 
-    class Handle(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *_: object) -> None:
-            pass
-
+    class Handle(QuietHandler):
         def do_GET(self) -> None:
             parts = urlsplit(self.path)
             query = parse_qs(parts.query)
@@ -111,14 +106,14 @@ def extension_server(ca: pki.CertKey, tmp: Path, group: str, service: str, names
             state.calls.append(Call(self.command, parts.path, query, list(self.headers.items()), subject))
             base = f"/apis/{group}/v1beta1"
             if parts.path == base:
-                self._json(200, resource_list(group))
+                self.reply_json(200, resource_list(group))
                 return
             if parts.path == f"/openapi/v3{base}":
-                self._json(200, openapi_v3(group))
+                self.reply_json(200, openapi_v3(group))
                 return
             if parts.path == "/openapi/v2":
                 v3 = openapi_v3(group)
-                self._json(200, {"swagger": "2.0", "info": {"title": "metrics", "version": "v1beta1"},
+                self.reply_json(200, {"swagger": "2.0", "info": {"title": "metrics", "version": "v1beta1"},
                                  "paths": {p: {"get": {"x-kubernetes-group-version-kind": op["get"][
                                      "x-kubernetes-group-version-kind"]}} for p, op in v3["paths"].items()},
                                  "definitions": v3["components"]["schemas"]})
@@ -127,7 +122,7 @@ def extension_server(ca: pki.CertKey, tmp: Path, group: str, service: str, names
                 state.release.wait(30)
                 return
             if state.mode == "fail":
-                self._json(500, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 500,
+                self.reply_json(500, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 500,
                                  "reason": "InternalError", "message": "the metrics backend is down"})
                 return
             if state.mode == "cut":
@@ -143,22 +138,14 @@ def extension_server(ca: pki.CertKey, tmp: Path, group: str, service: str, names
             if query.get("watch") == ["true"]:
                 self._watch(pod_metrics(group, "default")["items"][0])
             elif parts.path == f"{base}/nodes":
-                self._json(200, node_metrics(group))
+                self.reply_json(200, node_metrics(group))
             elif parts.path.startswith(f"{base}/namespaces/") and parts.path.endswith("/pods"):
-                self._json(200, pod_metrics(group, parts.path.split("/")[5]))
+                self.reply_json(200, pod_metrics(group, parts.path.split("/")[5]))
             else:
-                self._json(404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404,
+                self.reply_json(404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404,
                                  "reason": "NotFound", "message": "not found"})
 
         do_POST = do_DELETE = do_PUT = do_PATCH = do_GET
-
-        def _json(self, status: int, doc: dict) -> None:
-            body = json.dumps(doc).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
 
         def _watch(self, item: dict[str, Any]) -> None:
             """One event at once, the next after the test releases it, then the end of the stream."""
@@ -175,18 +162,12 @@ def extension_server(ca: pki.CertKey, tmp: Path, group: str, service: str, names
                 self.wfile.flush()
             self.wfile.write(b"0\r\n\r\n")
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handle)
-    server.daemon_threads = True
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    state.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield state
-    finally:
-        state.release.set()
-        server.shutdown()
-        server.server_close()
+    with serving(Handle, context=context) as port:
+        state.port = port
+        try:
+            yield state
+        finally:
+            state.release.set()
 
 
 def registration(group: str, service: str, namespace: str, port: int, ca: pki.CertKey, apiregistration: str

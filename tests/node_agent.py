@@ -10,11 +10,11 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from app import pki
+from tests.stand_in import QuietHandler, serving
 
 
 @dataclass
@@ -59,12 +59,7 @@ def node_agent(certs: AgentCertificates, tmp: Path, host: str = "127.0.0.1") -> 
     context.load_verify_locations(cafile=str(certs.ca_file))
     agent = NodeAgent(0)
 
-    class Handle(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *_: object) -> None:
-            pass
-
+    class Handle(QuietHandler):
         def do_GET(self) -> None:
             parts = urlsplit(self.path)
             query = parse_qs(parts.query)
@@ -76,10 +71,10 @@ def node_agent(certs: AgentCertificates, tmp: Path, host: str = "127.0.0.1") -> 
                 return
             lines = agent.logs.get(parts.path.removeprefix("/containerLogs/"))
             if lines is None:
-                self._send(404, b"container not found\n")
+                self.reply(404, b"container not found\n")
                 return
             if query.get("follow") != ["true"]:
-                self._send(200, "".join(lines).encode())
+                self.reply(200, "".join(lines).encode())
                 return
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")
@@ -103,7 +98,7 @@ def node_agent(certs: AgentCertificates, tmp: Path, host: str = "127.0.0.1") -> 
             protocol = next((p for p in ("v5.channel.k8s.io", "v4.channel.k8s.io") if p in offered), None)
             key = self.headers.get("Sec-WebSocket-Key", "")
             if self.headers.get("Upgrade", "").lower() != "websocket" or protocol is None or not key:
-                self._send(400, b"only WebSocket exec (v5 or v4.channel.k8s.io) is spoken here\n")
+                self.reply(400, b"only WebSocket exec (v5 or v4.channel.k8s.io) is spoken here\n")
                 return
             accept = base64.b64encode(hashlib.sha1((key + WEBSOCKET_GUID).encode()).digest()).decode()
             self.wfile.write((f"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -118,25 +113,12 @@ def node_agent(certs: AgentCertificates, tmp: Path, host: str = "127.0.0.1") -> 
             self.wfile.flush()
             self.close_connection = True
 
-        def _send(self, status: int, body: bytes) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", "text/plain")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    server = ThreadingHTTPServer((host, 0), Handle)
-    server.daemon_threads = True
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    agent.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield agent
-    finally:
-        agent.release.set()
-        server.shutdown()
-        server.server_close()
+    with serving(Handle, host, context) as port:
+        agent.port = port
+        try:
+            yield agent
+        finally:
+            agent.release.set()
 
 
 WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"

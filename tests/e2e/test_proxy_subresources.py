@@ -7,9 +7,7 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ import requests
 
 from app import pki
 from tests.node_agent import agent_certificates, node, node_agent
+from tests.stand_in import QuietHandler, serving
 
 from . import SHARED_SERVER_ARGS, RunningServer, start_server, unavailable
 from .test_custom_resources import kubectl_run
@@ -45,34 +44,18 @@ def echo(address: str) -> Iterator[tuple[int, list[dict]]]:
     """A plain HTTP server answering with what it was asked."""
     seen: list[dict] = []
 
-    class Handle(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *_: object) -> None:
-            pass
-
+    class Handle(QuietHandler):
         def do_GET(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             call = {"method": self.command, "path": self.path, "body": body.decode(),
                     "headers": {k.lower(): v for k, v in self.headers.items()}}
             seen.append(call)
-            data = json.dumps(call).encode()
-            self.send_response(201 if self.command == "POST" else 200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self.reply_json(201 if self.command == "POST" else 200, call)
 
         do_POST = do_PUT = do_DELETE = do_PATCH = do_GET
 
-    server = ThreadingHTTPServer(("0.0.0.0", 0), Handle)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield server.server_address[1], seen
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handle, "0.0.0.0") as port:
+        yield port, seen
 
 
 @pytest.fixture(scope="module")
