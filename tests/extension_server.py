@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from app import pki
-from tests.stand_in import QuietHandler
+from tests.stand_in import QuietHandler, serving
 
 STAMP = "2026-01-02T03:04:05Z"
 
@@ -88,8 +88,9 @@ def node_metrics(group: str) -> dict:
 @contextmanager
 def extension_server(ca: pki.CertKey, tmp: Path, group: str, service: str, namespace: str,
                      front_proxy_ca: Path | None = None) -> Iterator[Extension]:
-    serving = pki.issue_serving_cert(ca, f"{service}.{namespace}.svc", [f"{service}.{namespace}.svc", "127.0.0.1"])
-    pki.write_pair(serving, tmp / "extension.crt", tmp / "extension.key")
+    certificate = pki.issue_serving_cert(ca, f"{service}.{namespace}.svc",
+                                         [f"{service}.{namespace}.svc", "127.0.0.1"])
+    pki.write_pair(certificate, tmp / "extension.crt", tmp / "extension.key")
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(tmp / "extension.crt", tmp / "extension.key")
     if front_proxy_ca is not None:
