@@ -61,7 +61,7 @@ class StorageObjectsCollector:
 # -- request latency, errors and pool use -------------------------------------------------------------------
 
 #: Storage methods timed, by the operation label they report (the reference's etcd operations where they exist).
-TIMED_OPERATIONS = {"get": "get", "get_at": "get", "list": "list", "create": "create", "update": "update",
+TIMED_OPERATIONS = {"get": "get", "list": "list", "create": "create", "update": "update",
                     "delete": "delete", "changes_after": "watch", "compact": "compact",
                     "current_revision": "revision"}
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import fcntl
+import logging
 import os
 import secrets
 import threading
@@ -24,7 +25,10 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DisconnectionError, IntegrityError
 
 from app.background import BackgroundThread
+from app.logs import RepeatedErrors
 from app.storage.models import changes, objects, sequence
+
+repeated_compaction_errors = RepeatedErrors(logging.getLogger(__name__))
 
 
 class StorageError(Exception):
@@ -279,25 +283,6 @@ class Storage:
             row = conn.execute(_GET, {"key": key}).first()
         return Stored(key, row.rv, row.data) if row else None
 
-    def get_at(self, key: str, revision: int) -> Stored | None:
-        """The object as it was at `revision`."""
-        if NUL in key:
-            return None
-        with self._tx(write=False) as conn:
-            self._check_available(conn, revision)
-            row = conn.execute(_GET, {"key": key}).first()
-            if row and row.rv <= revision:
-                return Stored(key, row.rv, row.data)
-            first = conn.execute(
-                sa.select(changes.c.type, changes.c.prev)
-                .where(changes.c.key == key, changes.c.rv > revision)
-                .order_by(changes.c.rv).limit(1)
-            ).first()
-        if first is None or first.type == ADDED or first.prev is None:
-            return None
-        prev = orjson.loads(first.prev)
-        return Stored(key, int(prev["metadata"]["resourceVersion"]), first.prev)
-
     def list(self, prefix: str, *, revision: int | None = None, start_after: str | None = None,
              limit: int | None = None, count_remaining: bool = False) -> Page:
         """Objects whose key starts with prefix, in key order, at `revision` (None = newest)."""
@@ -496,8 +481,13 @@ class Compactor(BackgroundThread):
         super().__init__()
         self.storage = storage
         self.interval = interval or max(1.0, min(30.0, storage.history_window / 10))
+        self.failures = 0  # rounds that failed (the database's errors are also in apiserver_storage_errors_total)
 
     def run(self) -> None:
         while not self.stopping.wait(self.interval):
-            with contextlib.suppress(Exception):  # a failed round is retried next interval
+            try:
                 self.storage.compact()
+            except Exception as err:  # noqa: BLE001 - a failed round is retried next interval, never silently
+                self.failures += 1
+                repeated_compaction_errors.log(logging.WARNING, "compaction failed; retried every %.0fs",
+                                               self.interval, error=err)

@@ -1,6 +1,7 @@
 """Storage behaviour on SQLite and PostgreSQL: revisions, CAS, history, compaction."""
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import threading
 import uuid
@@ -279,3 +280,28 @@ def test_connections_the_database_dropped_are_replaced_before_use(pg_database: s
     assert ended is not None and ended[0] >= 1
     assert storage.get(made.key) == made
     storage.dispose()
+
+
+def test_a_failing_compaction_is_logged_once_and_counted(storage, monkeypatch, caplog) -> None:
+    from app import logs
+    from app.storage import store as store_module
+    from app.storage.store import Compactor
+    from tests.conftest import wait_for
+
+    # a fresh memory of repeats (the module's own may have seen this error in an earlier test)
+    monkeypatch.setattr(store_module, "repeated_compaction_errors", logs.RepeatedErrors(
+        logging.getLogger(store_module.__name__)))
+
+    def broken() -> None:
+        raise sa.exc.OperationalError("DELETE FROM changes", {}, Exception("the database is gone"))
+
+    monkeypatch.setattr(storage, "compact", broken)
+    compactor = Compactor(storage, interval=0.01)
+    caplog.set_level(logging.WARNING, logger="app.storage.store")
+    compactor.start()
+    try:
+        wait_for(lambda: compactor.failures >= 3)
+    finally:
+        compactor.stop()
+    logged = [r for r in caplog.records if "compaction failed" in r.getMessage()]
+    assert len(logged) == 1 and "the database is gone" in logged[0].getMessage()  # repeats are only counted
