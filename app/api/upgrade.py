@@ -67,7 +67,11 @@ def upgrade_to_node(location: NodeLocation | None) -> Response:
         return Response(body, status, headers=kept)
 
     def stream() -> Iterator[bytes]:
-        handoff = detach(raw=True)
+        try:
+            handoff = detach(raw=True)
+        except BaseException:
+            agent.close()
+            raise
         try:
             handoff.sock.setblocking(True)
             handoff.sock.sendall(head + extra)
