@@ -41,11 +41,15 @@ class Streaming:
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
         assert self.process.stdout is not None
-        threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
+        self.reader = threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True)
+        self.reader.start()
 
     def _read(self, stream) -> None:  # type: ignore[no-untyped-def]
-        for line in stream:
-            self.lines.put(line.rstrip("\n"))
+        try:
+            for line in stream:
+                self.lines.put(line.rstrip("\n"))
+        except (ValueError, OSError):
+            pass  # stop() closed the stream under us
 
     def wait_for(self, predicate, timeout: float = RUN_TIMEOUT) -> str:  # type: ignore[no-untyped-def]
         deadline = time.monotonic() + timeout
@@ -65,7 +69,9 @@ class Streaming:
     def stop(self) -> int:
         self.process.terminate()
         try:
-            return self.process.wait(timeout=30)
+            code = self.process.wait(timeout=30)
+            self.reader.join(timeout=10)  # it reads to the end of the output before the streams close
+            return code
         finally:
             for stream in (self.process.stdout, self.process.stderr):
                 if stream:
