@@ -24,9 +24,9 @@ class CallFailed(Exception):
     """The webhook could not be reached or did not answer in time (not: it answered with an error)."""
 
 
-#: connection pools by (CA bundle, server name), the least recently used dropped past MAX_POOLS: configurations
+#: connection pools by (CA bundle, server name, insecure, client certificate), the least recently used dropped past MAX_POOLS: configurations
 #: that change their caBundle or service leave no pool behind for ever
-_pools: OrderedDict[tuple[str, str], urllib3.PoolManager] = OrderedDict()
+_pools: OrderedDict[tuple, urllib3.PoolManager] = OrderedDict()
 _pools_lock = threading.Lock()
 MAX_POOLS = 64
 
@@ -48,8 +48,11 @@ def target(client_config: dict, resolve: ServiceResolver | None) -> tuple[str, s
     return f"https://{host}:{target_port}{path}", f"{name}.{namespace}.svc"
 
 
-def _pool(ca_bundle: str, server_name: str) -> urllib3.PoolManager:
-    key = (ca_bundle, server_name)
+def pool_for(ca_bundle: str, server_name: str, *, insecure: bool = False,
+             client_cert: tuple[str, str] | None = None) -> urllib3.PoolManager:
+    """Connections to one kind of server: trusting `ca_bundle` (the system's roots without one) for `server_name`,
+    or nothing at all (`insecure`), showing `client_cert` when given."""
+    key = (ca_bundle, server_name, insecure, client_cert)
     with _pools_lock:
         pool = _pools.get(key)
         if pool is not None:
@@ -57,10 +60,15 @@ def _pool(ca_bundle: str, server_name: str) -> urllib3.PoolManager:
         else:
             context = (ssl.create_default_context(cadata=base64.b64decode(ca_bundle).decode()) if ca_bundle
                        else ssl.create_default_context())
-            kwargs: dict[str, Any] = {"ssl_context": context, "retries": False, "maxsize": 4}
-            if server_name:
-                kwargs["server_hostname"] = server_name
-                kwargs["assert_hostname"] = server_name
+            kwargs: dict[str, Any] = {"ssl_context": context, "retries": False, "maxsize": 8}
+            if insecure:
+                context.check_hostname = False
+                context.verify_mode = ssl.CERT_NONE
+                kwargs.update(cert_reqs="CERT_NONE", assert_hostname=False)
+            elif server_name:
+                kwargs.update(server_hostname=server_name, assert_hostname=server_name)
+            if client_cert is not None:
+                context.load_cert_chain(*client_cert)
             pool = _pools[key] = urllib3.PoolManager(**kwargs)
             while len(_pools) > MAX_POOLS:
                 _pools.popitem(last=False)[1].clear()  # its idle connections close; calls under way finish
@@ -72,7 +80,7 @@ def post_json(client_config: dict, body: Any, timeout: float, resolve: ServiceRe
     """POST `body` as JSON; (HTTP status, response body). CallFailed when no answer came."""
     url, server_name = target(client_config, resolve)
     try:
-        pool = _pool(str(client_config.get("caBundle") or ""), server_name)
+        pool = pool_for(str(client_config.get("caBundle") or ""), server_name)
         reply = pool.request("POST", url, body=orjson.dumps(body), timeout=urllib3.Timeout(total=timeout),
                              headers={"Content-Type": "application/json", "Accept": "application/json"},
                              redirect=False)

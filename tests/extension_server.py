@@ -102,9 +102,7 @@ def extension_server(ca: pki.CertKey, tmp: Path, group: str, service: str, names
         def do_GET(self) -> None:
             parts = urlsplit(self.path)
             query = parse_qs(parts.query)
-            peer = self.connection.getpeercert() or {}  # type: ignore[attr-defined]
-            subject = ",".join(f"{k}={v}" for rdn in peer.get("subject", ()) for k, v in rdn)
-            state.calls.append(Call(self.command, parts.path, query, list(self.headers.items()), subject))
+            state.calls.append(Call(self.command, parts.path, query, list(self.headers.items()), self.client_subject()))
             base = f"/apis/{group}/v1beta1"
             if parts.path == base:
                 self.reply_json(200, resource_list(group))

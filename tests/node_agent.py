@@ -63,9 +63,7 @@ def node_agent(certs: AgentCertificates, tmp: Path, host: str = "127.0.0.1") -> 
         def do_GET(self) -> None:
             parts = urlsplit(self.path)
             query = parse_qs(parts.query)
-            peer = self.connection.getpeercert() or {}  # type: ignore[attr-defined]
-            subject = ",".join(f"{k}={v}" for rdn in peer.get("subject", ()) for k, v in rdn)
-            agent.calls.append((parts.path, query, subject))
+            agent.calls.append((parts.path, query, self.client_subject()))
             if parts.path.startswith("/exec/"):
                 self._exec(query)
                 return

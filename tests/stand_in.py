@@ -17,6 +17,11 @@ class QuietHandler(BaseHTTPRequestHandler):
     def log_message(self, *_: object) -> None:
         pass
 
+    def client_subject(self) -> str:
+        """The client certificate's subject (`commonName=...`), "" without one."""
+        peer = self.connection.getpeercert() or {}  # type: ignore[attr-defined]
+        return ",".join(f"{k}={v}" for rdn in peer.get("subject", ()) for k, v in rdn)
+
     def reply(self, status: int, body: bytes, content_type: str = "text/plain") -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)

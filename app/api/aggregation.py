@@ -3,9 +3,6 @@ and authorized them: the server's front-proxy client certificate and the user in
 names of --requestheader-*-headers), the answer streamed back as it comes (watches, long logs)."""
 from __future__ import annotations
 
-import base64
-import ssl
-import threading
 from urllib.parse import quote
 
 import urllib3
@@ -15,12 +12,11 @@ from app.api import upstream
 from app.auth.user import current_user
 from app.context import services
 from app.errors import ServiceUnavailable
+from app.outbound import pool_for
 from app.registry.aggregation import Aggregation, Remote, sorted_versions
 from app.resources.apiregistration import CRD_PRIORITY, builtin_priorities
 
 EXTENSION_KEY = "orch.aggregation"
-_pools: dict[tuple, urllib3.PoolManager] = {}
-_pools_lock = threading.Lock()
 
 
 def aggregation() -> Aggregation | None:
@@ -86,7 +82,8 @@ def proxy(remote: Remote) -> Response:
         raise ServiceUnavailable("service unavailable") from None
     host = f"[{address}]" if ":" in address else address
     url = f"https://{host}:{port}{request.full_path if request.query_string else request.path}"
-    return upstream.forward(_pool(remote), url, _forwarded_headers())
+    pool = pool_for(remote.ca_bundle, remote.server_name, insecure=remote.insecure, client_cert=found.client_cert)
+    return upstream.forward(pool, url, _forwarded_headers())
 
 
 def _forwarded_headers() -> urllib3.HTTPHeaderDict:
@@ -105,26 +102,3 @@ def _forwarded_headers() -> urllib3.HTTPHeaderDict:
             for value in values:
                 headers.add(extra_prefix + quote(key, safe=""), value)
     return headers
-
-
-def _pool(remote: Remote) -> urllib3.PoolManager:
-    config = current_app.config
-    cert = (config.get("PROXY_CLIENT_CERT_FILE"), config.get("PROXY_CLIENT_KEY_FILE"))
-    key = (remote.ca_bundle, remote.insecure, remote.server_name, cert)
-    with _pools_lock:
-        pool = _pools.get(key)
-        if pool is None:
-            context = ssl.create_default_context(cadata=base64.b64decode(remote.ca_bundle).decode()) \
-                if remote.ca_bundle else ssl.create_default_context()
-            if remote.insecure:
-                context.check_hostname = False
-                context.verify_mode = ssl.CERT_NONE
-            if cert[0] and cert[1]:
-                context.load_cert_chain(cert[0], cert[1])
-            kwargs: dict = {"ssl_context": context, "retries": False, "maxsize": 8}
-            if remote.insecure:
-                kwargs.update(cert_reqs="CERT_NONE", assert_hostname=False)
-            else:
-                kwargs.update(server_hostname=remote.server_name, assert_hostname=remote.server_name)
-            pool = _pools[key] = urllib3.PoolManager(**kwargs)
-        return pool

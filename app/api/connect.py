@@ -43,20 +43,20 @@ def proxy_to_node(location: NodeLocation | None) -> Response:
     if location.call.query:
         url += "?" + urlencode(location.call.query)
     try:
-        upstream = _pool().request("GET", url, preload_content=False, redirect=False,
+        answer = _pool().request("GET", url, preload_content=False, redirect=False,
                                    timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT, read=None))
     except urllib3.exceptions.HTTPError as err:
         raise InternalError(f'Get "{url}": {getattr(err, "reason", None) or err}') from None
 
     def body() -> Iterator[bytes]:
         try:
-            yield from upstream.stream(64 * 1024, decode_content=False)
+            yield from answer.stream(64 * 1024, decode_content=False)
         except urllib3.exceptions.HTTPError:
             return  # the agent went away mid-stream: the client sees the body end
         finally:
-            upstream.release_conn()
+            answer.release_conn()
 
-    response = Response(body(), upstream.status, content_type=upstream.headers.get("Content-Type", "text/plain"))
+    response = Response(body(), answer.status, content_type=answer.headers.get("Content-Type", "text/plain"))
     response.headers["X-Accel-Buffering"] = "no"
     return response
 

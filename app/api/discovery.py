@@ -269,8 +269,8 @@ def get_core_version(version: str) -> Response:
 
 @bp.get("/apis/<group>/<version>")
 def get_group_version(group: str, version: str) -> Response:
-    remote = None if services().catalog.resources(group, version) else remote_for(group, version)
-    if remote is not None:
+    remote = remote_for(group, version)
+    if remote is not None and not services().catalog.resources(group, version):
         return proxy(remote)
     return _resource_list(group, version)
 

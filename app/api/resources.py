@@ -84,9 +84,9 @@ def custom_group_blueprint() -> Blueprint:
 
     @bp.route("/<group>/<version>/<path:rest>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
     def dispatch(group: str, version: str, rest: str) -> Response:
-        remote = None if services().catalog.resources(group, version) else remote_for(group, version)
-        if remote is not None:  # an aggregated group version: the extension server answers
-            return proxy(remote)
+        remote = remote_for(group, version)  # a dict lookup: most requests are for no aggregated group version
+        if remote is not None and not services().catalog.resources(group, version):
+            return proxy(remote)  # the extension server answers
         return handle(group, version, parse_resource_path(rest))
 
     return bp
@@ -242,14 +242,13 @@ def _patch_checked(rt: ResourceType, sub: str | None, ns: str | None, name: str,
     body = read_body(request)
     registry = services().registry
     schema = registry.schema(rt, rt.subresource(sub) if sub else None)
-    custom = rt.custom is not None and sub in (None, "status")
-    if schema is None and not custom:
+    if schema is None and sub not in (None, "status"):
         return body, [], None
     read = registry.read(rt, ns, name)
     current = _sub_view(rt, sub, registry.served(rt, read.decode()))
     group, version, kind = _view_type(rt, sub)
-    if schema is None:  # a custom kind: its CRD schema says what is unknown
-        return body, fieldvalidation.check_custom_patch(mode, rt.strategy.unknown_fields, patch_type, body, current,
+    if schema is None:  # no declaration: the kind's strategy says what is unknown (a custom kind's CRD schema)
+        return body, fieldvalidation.check_schemaless_patch(mode, rt.strategy.unknown_fields, patch_type, body, current,
                                                          kind, group, version, name), read
     body, warnings = fieldvalidation.check_patch(mode, schema, patch_type, body, current, kind, group, version,
                                                  name)

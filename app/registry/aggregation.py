@@ -14,8 +14,8 @@ import copy
 import hashlib
 import logging
 import os
-import ssl
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +28,7 @@ from app.catalog import ResourceType, version_priority
 from app.errors import AlreadyExists, ApiError, Conflict, NotFound
 from app.logs import RepeatedErrors
 from app.naming import Naming
+from app.outbound import pool_for
 from app.registry.custom_catalog import established
 from app.registry.keys import resource_prefix
 from app.registry.meta import now_rfc3339
@@ -113,7 +114,6 @@ class Aggregation(BackgroundThread):
         self._stored: dict[str, dict] = {}
         self._subscription: Subscription | None = None
         self._dirty = threading.Event()
-        self._probe_pool: urllib3.PoolManager | None = None
         self._openapi_v2: dict[str, dict] = {}  # APIService name -> its extension's /openapi/v2 document
         self.loaded = threading.Event()
 
@@ -166,30 +166,23 @@ class Aggregation(BackgroundThread):
         self._subscription = subscription
         try:
             self._round(probe=True)
-            next_probe = self._now() + self.probe_interval
+            next_probe = time.monotonic() + self.probe_interval
             while not self.stopping.is_set() and not subscription.overflowed and not subscription.closed:
-                changed = subscription.take(min(self.retry, max(0.0, next_probe - self._now())))
-                due = self._now() >= next_probe
+                changed = subscription.take(min(self.retry, max(0.0, next_probe - time.monotonic())))
+                due = time.monotonic() >= next_probe
                 if changed or due or self._dirty.is_set():
                     self._dirty.clear()
                     self._round(probe=due or bool(changed))
                 if due:
-                    next_probe = self._now() + self.probe_interval
+                    next_probe = time.monotonic() + self.probe_interval
         finally:
             self._subscription = None
             self.hub.unsubscribe(subscription)
             self.hub.unsubscribe(crds)
 
-    @staticmethod
-    def _now() -> float:
-        import time
-
-        return time.monotonic()
-
     def _round(self, probe: bool) -> None:
         stored = {str(obj["metadata"]["name"]): obj for obj in self._list(self.apiservices)}
-        self._reconcile_local(stored)
-        stored = {str(obj["metadata"]["name"]): obj for obj in self._list(self.apiservices)}
+        self._reconcile_local(stored)  # brings `stored` up to date with what it wrote
         remotes = {}
         for obj in stored.values():
             remote = remote_of(obj)
@@ -199,7 +192,7 @@ class Aggregation(BackgroundThread):
         self._stored, self._remotes = stored, remotes
         for remote in remotes.values() if probe else changed:
             self._availability[remote.name] = self._probe(remote)
-            self._write_condition(stored[remote.name], self._availability[remote.name])
+            stored[remote.name] = self._write_condition(stored[remote.name], self._availability[remote.name])
             if self._availability[remote.name].available:
                 self._fetch_openapi_v2(remote)
         for name in set(self._openapi_v2) - set(stored):
@@ -251,28 +244,27 @@ class Aggregation(BackgroundThread):
                     updated = {**copy.deepcopy(have), "spec": obj["spec"]}  # the server's own: put back
                     have, _ = self.registry.update(self.apiservices, None, name, updated,
                                                    manager=self.naming.apiserver_name)
-                if remote_of(have) is None:
-                    self._write_condition(have, None)
+                stored[name] = self._write_condition(have, None) if remote_of(have) is None else have
             except (AlreadyExists, Conflict, NotFound):
                 self.wake()  # another process wrote first: look again
-        for name, obj in stored.items():
+        for name, obj in list(stored.items()):
             if name not in wanted and remote_of(obj) is None and (obj.get("metadata") or {}).get(
                     "labels", {}).get(label):
-                try:
+                stored.pop(name)
+                with contextlib.suppress(NotFound):
                     self.registry.delete(self.apiservices, None, name, DeleteOptions())
-                except NotFound:
-                    pass
 
     # -- availability --------------------------------------------------------------------------------------
 
-    def _write_condition(self, obj: dict, found: Availability | None) -> None:
-        """Set `Available` (Local when `found` is None) unless the stored condition already says it."""
+    def _write_condition(self, obj: dict, found: Availability | None) -> dict:
+        """Set `Available` (Local when `found` is None) unless the stored condition already says it; the object
+        as stored now."""
         want = dict(LOCAL_CONDITION) if found is None else {
             "type": "Available", "status": "True" if found.available else "False", "reason": found.reason,
             "message": found.message}
         have = condition(obj) or {}
         if all(have.get(k) == v for k, v in want.items()):
-            return
+            return obj
         kept = have.get("status") == want["status"] and have.get("lastTransitionTime")
         want["lastTransitionTime"] = str(kept) if kept else now_rfc3339()
         updated = copy.deepcopy(obj)
@@ -280,12 +272,14 @@ class Aggregation(BackgroundThread):
         updated["status"] = {"conditions": [*others, {k: want[k] for k in ("type", "status", "lastTransitionTime",
                                                                              "reason", "message")}]}
         try:
-            self.registry.update(self.apiservices, None, obj["metadata"]["name"], updated, subresource="status",
-                                 manager=self.naming.apiserver_name)
+            written, _ = self.registry.update(self.apiservices, None, obj["metadata"]["name"], updated,
+                                              subresource="status", manager=self.naming.apiserver_name)
+            return written
         except (Conflict, NotFound):
             self.wake()
         except ApiError as err:
             repeated.log(logging.WARNING, "APIService %s status not written", obj["metadata"]["name"], error=err)
+        return obj
 
     def _probe(self, remote: Remote) -> Availability:
         """The reference's availability checks: the Service, its endpoints, then discovery of the group version."""
@@ -337,15 +331,7 @@ class Aggregation(BackgroundThread):
     def _pool(self) -> urllib3.PoolManager:
         """The discovery check trusts any serving certificate (as the reference's) and shows the proxy's
         client certificate."""
-        if self._probe_pool is None:
-            context = ssl.create_default_context()
-            context.check_hostname = False
-            context.verify_mode = ssl.CERT_NONE
-            if self.client_cert:
-                context.load_cert_chain(*self.client_cert)
-            self._probe_pool = urllib3.PoolManager(ssl_context=context, retries=False, maxsize=2,
-                                                   cert_reqs="CERT_NONE", assert_hostname=False)
-        return self._probe_pool
+        return pool_for("", "", insecure=True, client_cert=self.client_cert)
 
 
 def sorted_versions(versions: list[tuple[str, int]]) -> list[str]:

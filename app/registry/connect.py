@@ -74,7 +74,7 @@ def proxy_target(registry: Registry, rt: ResourceType, namespace: str | None, te
     """(object name, target) of `<plural>/<name>/proxy` for a pod, a service or a node."""
     sub = rt.subresource("proxy")
     kind = sub.proxy if sub is not None else None
-    scheme, name, port = split_scheme_name_port(text, {"pod": "pod", "service": "service"}.get(kind or "", "node"))
+    scheme, name, port = split_scheme_name_port(text, kind or "node")
     if kind == "pod":
         pod = registry.get(rt, namespace, name)
         address = proxyable(str((pod.get("status") or {}).get("podIP") or ""))

@@ -7,7 +7,7 @@ from typing import Any
 
 from app.errors import FieldError, invalid, required
 from app.registry.meta import metadata_errors, name_errors
-from app.resources.crd_schema import Extensions, Schema
+from app.resources.crd_schema import Extensions
 
 _KIND_MSG = ("may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case "
              "alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric "
@@ -57,7 +57,7 @@ def _string_errors(value: Any, path: str) -> list[FieldError]:
     return [invalid(path, value, "must not be empty")] if not value else []
 
 
-def _metadata_errors(meta: Schema | Any, path: str) -> list[FieldError]:
+def _metadata_errors(meta: Any, path: str) -> list[FieldError]:
     if not isinstance(meta, dict):
         return [invalid(path, meta, "must be an object")]
     named = {**meta, "name": meta.get("name") or "fakename"}  # the reference's stand-in: a name is optional here

@@ -150,6 +150,14 @@ def test_an_apiservice_without_its_service_is_unavailable(kubectl: str, orch: Ru
     scraped = orch.get("/metrics").text
     assert f'aggregator_unavailable_apiservice{{name="{name}"}} 1.0' in scraped
     assert 'aggregator_unavailable_apiservice{name="v1.apps"} 0.0' in scraped
+    # the Service appears, with no ready address behind its port: the next check says so
+    service, endpoints = objects[0], {**objects[1], "subsets": [{"notReadyAddresses": [{"ip": "127.0.0.1"}],
+                                                                 "ports": [{"name": "https", "port": 1}]}]}
+    kubectl_run(kubectl, orch, "apply", "-f", "-", stdin=yaml.safe_dump_all([service, endpoints]))
+    kubectl_run(kubectl, orch, "annotate", "apiservice", name, "touched=yes")  # a change: checked at once
+    poll(lambda: _condition(orch, name).get("reason") == "MissingEndpoints")
+    assert _condition(orch, name)["message"] == ('endpoints for service/nowhere in "default" have no addresses with '
+                                                 'port name "https"')
     kubectl_run(kubectl, orch, "delete", "apiservice", name)
 
 

@@ -106,10 +106,10 @@ def check_patch(mode: str, schema: Struct, patch_type: str, body: bytes, current
     return body, warnings
 
 
-def check_custom_patch(mode: str, unknown_of: Callable[[Any], list[str]], patch_type: str, body: bytes,
+def check_schemaless_patch(mode: str, unknown_of: Callable[[Any], list[str]], patch_type: str, body: bytes,
                        current: dict, kind: str, group: str, version: str, name: str) -> list[str]:
-    """A custom object's JSON or merge patch: the fields its CRD schema would prune from the patched object
-    that were not in the object before, and a merge patch's repeated keys (the store prunes the rest)."""
+    """A JSON or merge patch of a kind without a declaration (a custom kind): the fields its strategy reports as
+    unknown in the patched object that were not in the object before, and a merge patch's repeated keys."""
     patched = apply_patch(patch_type, body, current)
     before = set(unknown_of(current))
     findings = [Finding("duplicate", p) for p in json_duplicates(body)] if patch_type == MERGE_PATCH else []
