@@ -81,7 +81,14 @@ def _parse(rule: str) -> Any:
         raise CompileError("compilation failed: ERROR: <input>:1:1: expression nested too deeply") from None
 
 
-def _check_names(tree: Any, rule: str, schema: Schema, ext: Extensions, root: bool) -> None:
+def checked_tree(rule: str, schema: Schema, ext: Extensions, root: bool) -> Any:
+    """The rule parsed, with its names checked against the schema node it is declared on (CompileError)."""
+    tree = _parse(rule.strip())
+    _check_names(tree, schema, ext, root)
+    return tree
+
+
+def _check_names(tree: Any, schema: Schema, ext: Extensions, root: bool) -> None:
     """What cel-go's checker would refuse: names other than `self` and macro variables, and fields the
     schema does not declare in a `self.a.b` chain."""
     from lark import Token, Tree
@@ -196,8 +203,7 @@ def compile_rules(schema: Schema, ext: Extensions, root: bool) -> list[Rule]:
         text = str(item.get("rule") or "").strip()
         if not text:
             continue
-        tree = _parse(text)
-        _check_names(tree, text, schema, ext, root)
+        tree = checked_tree(text, schema, ext, root)
         program = celpy.Environment(runner_class=_runner_class()).program(tree, functions=_string_functions())
         rules.append(Rule(text, str(item.get("message") or "").strip(), program))
     return rules
@@ -230,8 +236,7 @@ def rule_errors(schema: Schema, path: str, ext: Extensions, root: bool) -> list[
                            f"rules type: '' {ext.preserve_unknown_fields}: 'true'", show_value=False)]
     for i, item in enumerate(rules):
         try:
-            tree = _parse(str(item["rule"]).strip())
-            _check_names(tree, str(item["rule"]), schema, ext, root)
+            checked_tree(str(item["rule"]), schema, ext, root)
         except CompileError as err:
             errors.append(invalid(f"{where}[{i}].rule", item, str(err)))
     return errors

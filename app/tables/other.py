@@ -4,6 +4,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from app.naming import Naming
+from app.resources.apiregistration import condition
 from app.tables.columns import (
     NONE,
     Cell,
@@ -38,7 +39,7 @@ def _apiservice_cells(obj: Obj, now: datetime) -> list[Cell]:
     service = dig(obj, "spec", "service")
     where = f"{service.get('namespace', '')}/{service.get('name', '')}" if isinstance(service, dict) else "Local"
     available = "Unknown"
-    found = next((c for c in dicts(obj, "status", "conditions") if c.get("type") == "Available"), None)
+    found = condition(obj)
     if found is not None:
         available = str(found.get("status", ""))
         if available != "True" and found.get("reason"):
