@@ -50,7 +50,7 @@ class Strategy:
 
     def create_virtual(self, obj: Obj, call: CreateCall) -> Obj:
         """For virtual kinds (ResourceType.virtual): answer a create without storing anything of this kind
-        (access and token reviews, bindings). The requester is app.auth.user.current_user."""
+        (access and token reviews, bindings). The requester is app.user.current_user."""
         raise NotImplementedError
 
     def unknown_fields(self, obj: Obj) -> list[str]:

@@ -175,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:2] == ["kubeconfig", "user"]:
         from app import kubeconfig_user
 
-        return kubeconfig_user.main(args[2:])
+        return kubeconfig_user.main(args[2:], parse_settings)
     settings = parse_settings(args)
     for line in feature_gate_warnings(settings):  # deprecated and GA gates are on their way out
         print(line, file=sys.stderr, flush=True)

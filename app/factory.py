@@ -12,7 +12,6 @@ from app.api.errors import install_error_handlers
 from app.api.fanout import SocketFanout
 from app.api.resources import custom_group_blueprint, group_version_blueprint
 from app.auth.authz import parse_modes
-from app.auth.user import current_user
 from app.context import Services
 from app.durations import parse_duration
 from app.naming import Naming
@@ -27,6 +26,7 @@ from app.resources.crd_cel import GATE as CEL_GATE
 from app.resources.custom import types_from_crd
 from app.storage.hub import WatchHub
 from app.storage.store import Compactor, Storage
+from app.user import current_user
 from app.versions import apply_runtime_config
 from config import defaults
 
@@ -193,9 +193,9 @@ def _install_aggregation(app: Flask, svc: Services) -> None:
     import os
 
     from app.api.aggregation import EXTENSION_KEY
+    from app.controllers import aggregation as agg
     from app.metrics.aggregation import UnavailableAPIServicesCollector
     from app.observability import observability
-    from app.registry import aggregation as agg
 
     cert = (app.config.get("PROXY_CLIENT_CERT_FILE"), app.config.get("PROXY_CLIENT_KEY_FILE"))
     usable = cert[0] and cert[1] and os.path.exists(cert[0]) and os.path.exists(cert[1])

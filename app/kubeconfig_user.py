@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from app.durations import parse_duration
+
+if TYPE_CHECKING:
+    from config import Settings
 
 PROG = "orch-apiserver kubeconfig user"
 DEFAULT_VALIDITY = "8760h"
@@ -30,11 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str]) -> int:
+def main(argv: Sequence[str], parse_settings: Callable[[Sequence[str]], Settings]) -> int:
+    """`parse_settings` reads the server's flags as the server does (app/cli.py passes its own)."""
     import yaml
 
     from app import pki
-    from app.cli import parse_settings
     from app.naming import Naming
     from config import defaults
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from flask import Flask, current_app, request
 
-from app.api.health import health_registry
+from app.health import health_registry
 
 log = logging.getLogger(__name__)
 

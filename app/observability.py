@@ -26,15 +26,16 @@ from werkzeug.datastructures import MultiDict
 from app.api.handoff import at_stream_end
 from app.audit.event import AuditRecord
 from app.audit.policy import Decision as AuditDecision
-from app.audit.policy import Policy, load_policy
-from app.audit.writer import AuditWriter
+from app.audit.sink import EXTENSION_KEY as AUDIT_SINK_KEY
+from app.audit.sink import AuditSink, build_audit_sink
 from app.auth.attributes import request_attributes
 from app.auth.authz import Attributes, Authorizer
 from app.auth.authz import Decision as AuthzDecision
-from app.auth.user import UserInfo
 from app.metrics import COMPONENT, ServerMetrics, build_metrics, observe_many
+from app.metrics import EXTENSION_KEY as METRICS_KEY
 from app.metrics.storage import StorageObjectsCollector, instrument_storage
 from app.naming import Naming
+from app.user import UserInfo
 
 log = logging.getLogger(__name__)
 access_log = logging.getLogger("app.httplog")
@@ -109,56 +110,6 @@ def source_ips(environ: dict[str, Any]) -> list[str]:
     if remote and remote not in ips:
         ips.append(remote)
     return ips
-
-
-# ---------------------------------------------------------------------------------------------
-# Audit sink
-
-
-@dataclass
-class AuditSink:
-    policy: Policy
-    writer: AuditWriter
-    naming: Naming
-    log_format: str = "json"
-    counter: Any = None  # apiserver_audit_event_total
-
-    @property
-    def api_version(self) -> str:
-        return f"{self.naming.group('audit')}/v1"
-
-    def write(self, record: AuditRecord, stage: str) -> None:
-        if not record.wants(stage):
-            return
-        record.written.add(stage)
-        now = datetime.now(UTC)
-        line = record.legacy_line(stage, now) if self.log_format == "legacy" else record.json_line(stage, now)
-        try:
-            self.writer.write(line)
-        except OSError as err:  # a full disk must not fail the request; the reference logs and drops too
-            log.error("cannot write the audit log: %s", err)
-            return
-        if self.counter is not None:
-            self.counter.inc()
-
-    @property
-    def records_bodies(self) -> bool:
-        return any(r.level in ("Request", "RequestResponse") for r in self.policy.rules)
-
-
-def build_audit_sink(config: dict[str, Any], naming: Naming) -> AuditSink | None:
-    """None when auditing is off: no log path, or no policy (the reference records nothing without one)."""
-    path = config.get("AUDIT_LOG_PATH")
-    policy_file = config.get("AUDIT_POLICY_FILE")
-    if not path:
-        return None
-    if not policy_file:
-        log.warning("--audit-log-path without --audit-policy-file: no audit events are recorded")
-        return None
-    policy = load_policy(policy_file, naming)
-    writer = AuditWriter(path, int(config.get("AUDIT_LOG_MAXSIZE") or 0), int(config.get("AUDIT_LOG_MAXBACKUP") or 0),
-                         int(config.get("AUDIT_LOG_MAXAGE") or 0))
-    return AuditSink(policy, writer, naming, str(config.get("AUDIT_LOG_FORMAT") or "json"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -245,6 +196,8 @@ def install_observability(app: Flask) -> None:
         audit.counter = metrics.audit_events
     obs = Observability(metrics, audit, naming, bool(app.config.get("REQUEST_LOG", True)))
     app.extensions[EXTENSION_KEY] = obs
+    app.extensions[METRICS_KEY] = metrics
+    app.extensions[AUDIT_SINK_KEY] = audit
     app.extensions[WATCH_EVENT_COUNTER_KEY] = _watch_event_counter(metrics)
     decision_key = f"{naming.group('authorization')}/decision"
     reason_key = f"{naming.group('authorization')}/reason"

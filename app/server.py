@@ -15,10 +15,10 @@ from typing import Any
 from gunicorn.app.base import BaseApplication
 
 from app import pki
-from app.auth.user import MASTERS_GROUP
 from app.metrics.multiprocess import child_exit as metrics_child_exit
 from app.naming import Naming
 from app.tls import request_client_certificates
+from app.user import MASTERS_GROUP
 from app.worker import worker_class
 from config import Settings, defaults, flask_config
 

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 from cryptography.x509.oid import NameOID
 
-from app.admission import CREATE, UPDATE, Attributes, Plugin
 from app.errors import Forbidden
+from app.registry.admission import CREATE, UPDATE, Attributes, Plugin
 from app.resources.certificates import decode_bytes, parse_request
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ class _CsrPlugin(Plugin):
         the running app's authorizer. The server's own writes (no requester) are not checked."""
         from app.auth.authz import Attributes as AuthzAttributes
         from app.auth.context import current_authentication
-        from app.auth.user import current_user
+        from app.user import current_user
 
         user, auth = current_user.get(), current_authentication.get()
         if user is None or auth is None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from app.admission import (
+from app.admission.source import ConfigurationSource
+from app.registry.admission import (
     CREATE,
     UPDATE,
     Attributes,
@@ -15,7 +16,6 @@ from app.admission import (
     is_kind,
     object_spec,
 )
-from app.admission.source import ConfigurationSource
 from app.resources.defaults import parse_quantity
 
 if TYPE_CHECKING:

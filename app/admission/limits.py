@@ -5,8 +5,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app import quota
-from app.admission import CREATE, UPDATE, Attributes, Plugin, forbidden, is_kind
 from app.admission.source import ConfigurationSource
+from app.registry.admission import (
+    CREATE,
+    UPDATE,
+    Attributes,
+    Plugin,
+    forbidden,
+    is_kind,
+)
 from app.resources.common import containers, items, part
 from app.resources.defaults import parse_quantity
 

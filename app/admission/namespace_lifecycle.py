@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.admission import CREATE, DELETE, Attributes, Plugin
 from app.errors import Forbidden, NotFound
+from app.registry.admission import CREATE, DELETE, Attributes, Plugin
 from app.registry.keys import object_key
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.admission import CREATE, Attributes, Plugin, is_kind
+from app.registry.admission import CREATE, Attributes, Plugin, is_kind
 
 if TYPE_CHECKING:
     from app.registry.store import Registry

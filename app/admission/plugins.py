@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from app.admission import Attributes, Chain, Plugin, ordered
 from app.errors import Forbidden
+from app.registry.admission import Attributes, Chain, Plugin, ordered
 
 if TYPE_CHECKING:
     from app.naming import Naming

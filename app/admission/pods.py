@@ -6,7 +6,9 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from app.admission import (
+from app.admission.source import ConfigurationSource
+from app.errors import NotFound
+from app.registry.admission import (
     CREATE,
     UPDATE,
     Attributes,
@@ -15,8 +17,6 @@ from app.admission import (
     is_kind,
     object_spec,
 )
-from app.admission.source import ConfigurationSource
-from app.errors import NotFound
 from app.resources.scheduling import SYSTEM_CLASSES
 
 if TYPE_CHECKING:

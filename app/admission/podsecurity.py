@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from app.admission import CREATE, UPDATE, Attributes, Plugin, forbidden
 from app.admission.effects import add_warning, annotate
 from app.admission.source import ConfigurationSource
 from app.errors import Invalid, NotFound, invalid
+from app.registry.admission import CREATE, UPDATE, Attributes, Plugin, forbidden
 from app.resources.common import containers as pod_containers
 
 if TYPE_CHECKING:

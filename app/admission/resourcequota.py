@@ -7,9 +7,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from app import quota
-from app.admission import CREATE, UPDATE, Attributes, Plugin, forbidden
 from app.admission.source import ConfigurationSource
 from app.errors import NotFound
+from app.registry.admission import CREATE, UPDATE, Attributes, Plugin, forbidden
 from app.resources.defaults import parse_quantity
 
 if TYPE_CHECKING:

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from app.admission import DELETE, Attributes
 from app.catalog import ResourceType
 from app.errors import ApiError
+from app.registry.admission import DELETE, Attributes
 
 
 class ReviewFailed(ApiError):

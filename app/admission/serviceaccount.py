@@ -7,8 +7,8 @@ import random
 import time
 from typing import TYPE_CHECKING
 
-from app.admission import CREATE, Attributes, Plugin, forbidden, is_kind
 from app.errors import NotFound
+from app.registry.admission import CREATE, Attributes, Plugin, forbidden, is_kind
 from app.resources.common import containers, items
 
 if TYPE_CHECKING:

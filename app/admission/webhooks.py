@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 import jsonpatch
 import orjson
 
-from app.admission import DELETE, Attributes, Plugin
 from app.admission.effects import add_warning, annotate
 from app.admission.review import ReviewFailed, Verdict, review_request, verdict
 from app.catalog import ResourceType
 from app.errors import ApiError, BadRequest, InternalError
 from app.outbound import CallFailed, ServiceResolver, post_json
+from app.registry.admission import DELETE, Attributes, Plugin
 from app.registry.keys import object_key
 from app.selectors import LabelSelector, label_selector_from_object
 

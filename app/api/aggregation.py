@@ -9,12 +9,12 @@ import urllib3
 from flask import Response, current_app, request
 
 from app.api import upstream
-from app.auth.user import current_user
 from app.context import services
+from app.controllers.aggregation import Aggregation, Remote, sorted_versions
 from app.errors import ServiceUnavailable
 from app.outbound import pool_for
-from app.registry.aggregation import Aggregation, Remote, sorted_versions
 from app.resources.apiregistration import CRD_PRIORITY, builtin_priorities
+from app.user import current_user
 
 EXTENSION_KEY = "orch.aggregation"
 

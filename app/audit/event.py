@@ -9,7 +9,7 @@ import orjson
 
 from app.audit.policy import Decision
 from app.auth.authz import Attributes
-from app.auth.user import UserInfo
+from app.user import UserInfo
 
 
 def timestamp(moment: datetime) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from app.auth.authz import Attributes
-from app.auth.user import UserInfo
+from app.user import UserInfo
 
 NAMESPACE_SUBRESOURCES = ("status", "finalize")
 _VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}

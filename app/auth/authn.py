@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from app.auth import headers
-from app.auth.user import ANONYMOUS, UserInfo
 from app.errors import Unauthorized
+from app.user import ANONYMOUS, UserInfo
 
 log = logging.getLogger(__name__)
 Environ = dict[str, Any]

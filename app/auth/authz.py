@@ -6,15 +6,11 @@ reference's privileged-group authorizer.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-from app.auth.user import UserInfo
 from app.errors import Forbidden
-
-if TYPE_CHECKING:
-    from app.auth.rbac.policy import Resolver
+from app.user import UserInfo
 
 SUPPORTED_MODES = ("AlwaysAllow", "AlwaysDeny", "RBAC", "Webhook")
 KNOWN_MODES = ("AlwaysAllow", "AlwaysDeny", "ABAC", "Webhook", "RBAC", "Node")
@@ -118,29 +114,6 @@ class ModeChain:
     @property
     def modes(self) -> tuple[str, ...]:
         return tuple(type(a).__name__ for a in self.authorizers)
-
-
-def build_authorizer(modes: Sequence[str], resolver: Resolver | None = None,
-                     webhook: Authorizer | None = None) -> ModeChain:
-    """The chain of --authorization-mode, after the privileged group `system:masters`."""
-    from app.auth.rbac.authorizer import RBACAuthorizer
-    from app.auth.user import MASTERS_GROUP
-
-    chain: list[Authorizer] = [PrivilegedGroups((MASTERS_GROUP,))]
-    for mode in modes:
-        if mode == "AlwaysAllow":
-            chain.append(AlwaysAllow())
-        elif mode == "AlwaysDeny":
-            chain.append(AlwaysDeny())
-        elif mode == "RBAC":
-            if resolver is None:
-                raise ValueError("the RBAC authorizer needs the registry")
-            chain.append(RBACAuthorizer(resolver))
-        elif mode == "Webhook":
-            if webhook is None:
-                raise ValueError("the Webhook authorization mode needs --authorization-webhook-config-file")
-            chain.append(webhook)
-    return ModeChain(tuple(chain))
 
 
 def forbidden_message(attributes: Attributes) -> str:

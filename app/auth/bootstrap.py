@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 
 from app.auth.authn import TokenResult
 from app.auth.lookup import CoreObjects, metadata, secret_value
-from app.auth.user import UserInfo
 from app.naming import Naming
+from app.user import UserInfo
 
 log = logging.getLogger(__name__)
 

@@ -30,7 +30,7 @@ class Authentication:
     ca_pem: bytes = b""
 
 
-#: set by the HTTP layer for each request (like app.auth.user.current_user).
+#: set by the HTTP layer for each request (like app.user.current_user).
 current_authentication: ContextVar[Authentication | None] = ContextVar("current_authentication", default=None)
 
 

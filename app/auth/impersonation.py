@@ -11,7 +11,9 @@ from typing import Any
 
 from app.auth import headers
 from app.auth.authz import Attributes, Authorizer, forbidden
-from app.auth.user import (
+from app.errors import BadRequest
+from app.naming import Naming
+from app.user import (
     ANONYMOUS_USER,
     AUTHENTICATED_GROUP,
     UNAUTHENTICATED_GROUP,
@@ -20,8 +22,6 @@ from app.auth.user import (
     service_account_username,
     split_service_account_username,
 )
-from app.errors import BadRequest
-from app.naming import Naming
 
 USER_HEADER = "Impersonate-User"
 GROUP_HEADER = "Impersonate-Group"

@@ -16,7 +16,7 @@ import urllib3
 from app.auth import jwt
 from app.auth.authn import AuthenticationError, TokenResult
 from app.auth.outbound import get_json, pool
-from app.auth.user import UserInfo
+from app.user import UserInfo
 
 log = logging.getLogger(__name__)
 DISCOVERY_PATH = "/.well-known/openid-configuration"

@@ -10,8 +10,8 @@ from cryptography import x509
 
 from app.auth import headers
 from app.auth.authn import AuthenticationError
-from app.auth.user import UserInfo
 from app.auth.x509 import PEER_CERT_KEY, common_name, verify_client_certificate
+from app.user import UserInfo
 
 
 @dataclass(frozen=True)

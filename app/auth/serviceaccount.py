@@ -19,13 +19,13 @@ from app.auth import jwt
 from app.auth.authn import AuthenticationError, TokenResult, intersect
 from app.auth.lookup import CoreObjects, metadata, secret_value
 from app.auth.sakeys import ensure_signing_key, load_public_keys
-from app.auth.user import (
+from app.naming import Naming
+from app.user import (
     UserInfo,
     service_account_groups,
     service_account_username,
     split_service_account_username,
 )
-from app.naming import Naming
 
 LEEWAY = 60.0  # seconds of clock skew tolerated, as the reference's JWT library
 

@@ -6,7 +6,7 @@ tokens (static file, service accounts, bootstrap, OIDC, webhook); anonymous last
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,12 +18,20 @@ from app.auth.authn import (
     TokenAuthenticator,
     TokenUnion,
 )
-from app.auth.authz import ModeChain, build_authorizer, parse_modes
+from app.auth.authz import (
+    AlwaysAllow,
+    AlwaysDeny,
+    Authorizer,
+    ModeChain,
+    PrivilegedGroups,
+    parse_modes,
+)
 from app.auth.authz_webhook import WebhookAuthorizer
 from app.auth.bootstrap import BootstrapTokens
 from app.auth.context import Authentication
 from app.auth.lookup import CoreObjects
 from app.auth.oidc import OidcConfig, OidcTokens, ProviderKeys
+from app.auth.rbac.authorizer import RBACAuthorizer
 from app.auth.rbac.policy import PolicySource, Resolver
 from app.auth.requestheader import RequestHeaderAuthenticator
 from app.auth.serviceaccount import Keyring, SaNames, ServiceAccountTokens, TokenIssuer
@@ -32,6 +40,7 @@ from app.auth.webhook import WebhookTokens, load_remote
 from app.auth.x509 import ClientCertificates, load_pem_bundle
 from app.durations import parse_duration
 from app.naming import Naming
+from app.user import MASTERS_GROUP
 from config import defaults
 
 if TYPE_CHECKING:
@@ -170,3 +179,23 @@ def check_authentication(config: Mapping[str, Any], naming: Naming) -> None:
         auth.issuer.keyring.check()
     except (ValueError, OSError) as err:
         raise AuthConfigError(str(err)) from err
+
+
+def build_authorizer(modes: Sequence[str], resolver: Resolver | None = None,
+                     webhook: Authorizer | None = None) -> ModeChain:
+    """The chain of --authorization-mode, after the privileged group `system:masters`."""
+    chain: list[Authorizer] = [PrivilegedGroups((MASTERS_GROUP,))]
+    for mode in modes:
+        if mode == "AlwaysAllow":
+            chain.append(AlwaysAllow())
+        elif mode == "AlwaysDeny":
+            chain.append(AlwaysDeny())
+        elif mode == "RBAC":
+            if resolver is None:
+                raise ValueError("the RBAC authorizer needs the registry")
+            chain.append(RBACAuthorizer(resolver))
+        elif mode == "Webhook":
+            if webhook is None:
+                raise ValueError("the Webhook authorization mode needs --authorization-webhook-config-file")
+            chain.append(webhook)
+    return ModeChain(tuple(chain))

@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass
 
 from app.auth.authn import TokenResult
-from app.auth.user import UserInfo
+from app.user import UserInfo
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ import yaml
 
 from app.auth.authn import AuthenticationError, TokenResult, intersect
 from app.auth.outbound import OutboundError, post_review, review_status
-from app.auth.user import UserInfo
+from app.user import UserInfo
 
 log = logging.getLogger(__name__)
 CACHE_SIZE = 4096

@@ -13,7 +13,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from app.auth.authn import AuthenticationError
-from app.auth.user import UserInfo
+from app.user import UserInfo
 
 #: where app.server's worker puts the DER of the verified client leaf.
 PEER_CERT_KEY = "orch.peer_cert_der"

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from app.audit.event import AuditRecord
+from app.audit.sink import EXTENSION_KEY as AUDIT_SINK_KEY
 from app.auth.authz import Attributes
 
 if TYPE_CHECKING:
@@ -35,12 +37,7 @@ def request_uri(attrs: Attributes) -> str:
 
 def audit_hook(app: Flask, user_agent: str = "orch-apiserver/controllers") -> AuditHook | None:
     """A writer of controllers' audit events into the app's audit sink; None when auditing is off."""
-    try:
-        from app.audit.event import AuditRecord
-        from app.observability import EXTENSION_KEY
-    except ImportError:
-        return None
-    sink = getattr(app.extensions.get(EXTENSION_KEY), "audit", None)
+    sink = app.extensions.get(AUDIT_SINK_KEY)
     if sink is None:
         return None
 

@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from app.auth.authz import Attributes
-from app.auth.user import UserInfo, service_account_groups, service_account_username
 from app.background import BackgroundThread
 from app.catalog import ResourceType
 from app.errors import ApiError, NotFound
 from app.logs import RepeatedErrors
 from app.registry.keys import collection_prefix
 from app.registry.options import DeleteOptions, ListOptions
+from app.user import UserInfo, service_account_groups, service_account_username
 
 if TYPE_CHECKING:
     from app.auth.authz import Authorizer
@@ -86,7 +86,7 @@ class Client:
     @contextmanager
     def acting(self) -> Iterator[None]:
         from app.auth.context import current_authentication
-        from app.auth.user import current_user
+        from app.user import current_user
 
         user_token = current_user.set(self.user)
         auth_token = current_authentication.set(self.ctx.auth)

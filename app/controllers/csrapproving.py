@@ -6,7 +6,6 @@ server's authorizer as a SubjectAccessReview would be."""
 from __future__ import annotations
 
 from app.auth.authz import Attributes
-from app.auth.user import UserInfo
 from app.controllers import csr as csrs
 from app.controllers.base import Context, Controller
 from app.controllers.csrsigning import (
@@ -16,6 +15,7 @@ from app.controllers.csrsigning import (
 )
 from app.errors import Conflict, NotFound
 from app.resources.certificates import APPROVED
+from app.user import UserInfo
 
 
 class CsrApproving(Controller):

@@ -19,6 +19,8 @@ COMPONENT = "apiserver"
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 # text format 0.0.4 (what the reference serves; prometheus-client's newest default is 1.0.0)
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+#: app.extensions key of the app's ServerMetrics (set where the app is wired, read by GET /metrics)
+EXTENSION_KEY = "orch.metrics"
 
 REQUEST_BUCKETS = (0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30,
                    45, 60)

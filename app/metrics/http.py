@@ -3,14 +3,12 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app
 
-from app.metrics import CONTENT_TYPE
+from app.metrics import CONTENT_TYPE, EXTENSION_KEY
 
 bp = Blueprint("metrics", __name__)
 
 
 @bp.get("/metrics")
 def metrics() -> Response:
-    from app.observability import observability
-
-    body = observability(current_app).metrics.render()
+    body = current_app.extensions[EXTENSION_KEY].render()
     return Response(body, status=200, headers={"Content-Type": CONTENT_TYPE})

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
-from app.admission import CREATE, DELETE, Attributes, Chain
 from app.apply import apply as apply_fields
 from app.apply import record_update
 from app.catalog import Catalog, CreateCall, ResourceType, Subresource
@@ -33,6 +32,7 @@ from app.errors import (
 )
 from app.naming import Naming
 from app.registry import meta
+from app.registry.admission import CREATE, DELETE, Attributes, Chain
 from app.registry.admitting import (
     admit_as_is,
     admit_update,

@@ -1,7 +1,7 @@
 """The `apiregistration.<domain>/v1` group: APIServices, the aggregation layer's registrations.
 
 An APIService without `service` is Local (served by this server: every built-in and custom group version has
-one, kept by app/registry/aggregation.py); one with a service is proxied to that extension server."""
+one, kept by app/controllers/aggregation.py); one with a service is proxied to that extension server."""
 from __future__ import annotations
 
 import re

@@ -5,10 +5,10 @@ from datetime import UTC, datetime
 
 from app.auth.authn import AuthenticationError
 from app.auth.context import active
-from app.auth.user import current_user
 from app.catalog import CreateCall, Obj, ResourceType, Strategy
 from app.errors import BadRequest, InternalError
 from app.naming import Naming
+from app.user import current_user
 
 CREATE = ("create",)
 

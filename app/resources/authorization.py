@@ -8,10 +8,10 @@ from __future__ import annotations
 from app.auth.authz import Attributes, Authorizer, ModeChain
 from app.auth.context import active
 from app.auth.rbac.authorizer import RBACAuthorizer
-from app.auth.user import UserInfo, current_user
 from app.catalog import CreateCall, Obj, ResourceType, Strategy
 from app.errors import BadRequest, FieldError, InternalError, Invalid, invalid, required
 from app.naming import Naming
+from app.user import UserInfo, current_user
 
 CREATE = ("create",)
 EXACTLY_ONE = "exactly one of nonResourceAttributes or resourceAttributes must be specified"

@@ -62,7 +62,7 @@ def _now() -> str:
 
 def requesting_user() -> object | None:
     """The authenticated user of the request being served (set by the HTTP layer)."""
-    from app.auth.user import current_user
+    from app.user import current_user
 
     return current_user.get()
 

@@ -47,6 +47,7 @@ from app.schema import (
     policy,
     policy_v1beta1,
     rbac,
+    scalars,
     scheduling,
     storage,
     storage_v1beta1,
@@ -214,3 +215,7 @@ def decode_watch_event(frame: bytes, naming: Naming | None = None) -> dict[str, 
     if not raw:
         raise ProtobufError("WatchEvent.object: no embedded object")
     return {"type": event_type, "object": decode_object(raw, naming)}
+
+
+scalars.EMBEDDED.encode = encode_object
+scalars.EMBEDDED.decode = decode_object

@@ -195,6 +195,18 @@ def _time_decoder(micro: bool) -> Callable[[WireValue, str], Any]:
     return decode
 
 
+class EmbeddedObjects:
+    """How a RawExtension's embedded protobuf object is written and read. app/schema/objects.py installs its
+    codec when it loads (app/schema/__init__.py loads it first); it imports this module through the protobuf
+    codec, so importing it from here would be a circle."""
+
+    encode: Callable[[dict], bytes]
+    decode: Callable[[bytes], Any]
+
+
+EMBEDDED = EmbeddedObjects()
+
+
 def _raw_encoder(envelope: bool) -> Callable[[Any, str], WireValue]:
     def encode(value: Any, path: str) -> WireValue:
         if value is None:
@@ -202,11 +214,8 @@ def _raw_encoder(envelope: bool) -> Callable[[Any, str], WireValue]:
         if envelope:
             if not isinstance(value, dict):
                 raise _fail(path, "an object", value)
-            # imported late: objects -> protobuf -> scalars would be a cycle. The default naming's
-            # registry; objects.encode_watch_event builds watch frames for any naming.
-            from app.schema.objects import encode_object
-
-            return encode_len_field(1, encode_object(value))
+            # the default naming's registry; objects.encode_watch_event builds watch frames for any naming
+            return encode_len_field(1, EMBEDDED.encode(value))
         return encode_len_field(1, json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
 
     return encode
@@ -218,10 +227,7 @@ def _decode_raw(payload: WireValue, path: str) -> Any:
         return None
     assert isinstance(raw, bytes)
     if raw.startswith(MAGIC):
-        # imported late: objects -> protobuf -> scalars would be a cycle
-        from app.schema.objects import decode_object
-
-        return decode_object(raw)
+        return EMBEDDED.decode(raw)
     try:
         return json.loads(raw) if raw else None
     except ValueError as exc:

@@ -5,9 +5,9 @@ import copy
 
 import pytest
 
-from app.admission import Attributes, Chain, Plugin
 from app.admission.plugins import AdmissionConfigError, enabled_plugins
 from app.errors import Conflict, Forbidden, Invalid, NotFound
+from app.registry.admission import Attributes, Chain, Plugin
 from app.registry.options import DeleteOptions
 from tests.conftest import make_app
 

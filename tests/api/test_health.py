@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.api import health
+from app import health
+from app.api.health import run_checks
 from app.context import services
 
 TEXT = "text/plain; charset=utf-8"
@@ -39,11 +40,11 @@ def test_added_checks_run_before_shutdown_and_replace_by_name() -> None:
 def test_run_checks_lines_for_pass_fail_exclude_and_unknown_excludes() -> None:
     checks = [health.HealthCheck("ping", lambda: None), health.HealthCheck("store", _fail),
               health.HealthCheck("log", lambda: None)]
-    lines, healthy = health.run_checks(checks, ["log", "zeta", "alpha"])
+    lines, healthy = run_checks(checks, ["log", "zeta", "alpha"])
     assert not healthy
     assert lines == ["[+]ping ok", "[-]store failed: reason withheld", "[+]log excluded: ok",
                      'warn: some health checks cannot be excluded: no matches for "alpha","zeta"']
-    lines, healthy = health.run_checks(checks, ["store"])
+    lines, healthy = run_checks(checks, ["store"])
     assert healthy and lines[1] == "[+]store excluded: ok"
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from app import pki
 from app.auth.authz import AlwaysAllow, Attributes, Decision, ModeChain, forbidden
-from app.auth.user import UserInfo
+from app.user import UserInfo
 
 from .helpers import TOKENREVIEWS, WHOAMI, bearer, whoami
 

@@ -9,8 +9,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from app.auth.user import AUTHENTICATED_GROUP, UserInfo
 from app.auth.x509 import authenticate_x509 as authenticate_with
+from app.user import AUTHENTICATED_GROUP, UserInfo
 
 NOW = datetime(2030, 6, 1, 12, 0, tzinfo=UTC)
 _KEY = ec.generate_private_key(ec.SECP256R1())  # signing speed matters more than realism here

@@ -6,7 +6,7 @@ import pytest
 from app.auth.attributes import request_attributes
 from app.auth.authz import Attributes
 from app.auth.rbac.rules import Rule, allows, breakdown, rule_covers, uncovered
-from app.auth.user import UserInfo
+from app.user import UserInfo
 
 U = UserInfo("u")
 

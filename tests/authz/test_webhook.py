@@ -13,8 +13,8 @@ import pytest
 from app import pki
 from app.auth.authz import Attributes
 from app.auth.authz_webhook import WebhookAuthorizer
-from app.auth.user import UserInfo
 from app.auth.webhook import load_remote
+from app.user import UserInfo
 from tests.auth.helpers import HttpsServer, https_server, kubeconfig
 from tests.conftest import make_app
 

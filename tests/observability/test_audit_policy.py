@@ -5,8 +5,8 @@ import pytest
 
 from app.audit.policy import PolicyError, parse_policy
 from app.auth.authz import Attributes
-from app.auth.user import UserInfo
 from app.naming import Naming
+from app.user import UserInfo
 
 NAMING = Naming()
 HEADER = "apiVersion: audit.orch.io/v1\nkind: Policy\n"

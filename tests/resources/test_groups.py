@@ -5,9 +5,9 @@ import copy
 
 import pytest
 
-from app.auth.user import UserInfo
 from app.errors import Invalid
 from app.resources.certificates import stamp_requester
+from app.user import UserInfo
 
 from .helpers import NAMING, create_ok, created, messages, rt, updated
 

@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 from app.auth.bootstrap import GROUP as BOOTSTRAPPERS_GROUP
 from app.auth.rbac import reference_policy as ref
-from app.auth.user import ANONYMOUS_USER
 from app.naming import REFERENCE_SIGNERS, Naming
+from app.user import ANONYMOUS_USER
 
 #: the config map of the public namespace anyone may read (signed by the bootstrapsigner controller)
 CLUSTER_INFO = "cluster-info"

@@ -11,10 +11,10 @@ from typing import Any
 from app.auth.authz import Attributes, Authorizer
 from app.auth.rbac.policy import Resolver
 from app.auth.rbac.rules import ALL, Rule, rules_from_api, uncovered
-from app.auth.user import UserInfo, current_user
 from app.catalog import Catalog, Obj, Strategy
 from app.errors import FieldError, Forbidden
 from app.naming import Naming
+from app.user import UserInfo, current_user
 
 
 def _describe(rule: Rule) -> str:

@@ -13,11 +13,11 @@ import orjson
 
 from app.auth.authz import Attributes
 from app.auth.rbac.rules import Rule, allows, rules_from_api
-from app.auth.user import UserInfo, service_account_username
 from app.naming import Naming
 from app.registry.keys import resource_prefix
 from app.registry.options import ListOptions
 from app.registry.store import Registry
+from app.user import UserInfo, service_account_username
 
 if TYPE_CHECKING:
     from app.storage.hub import Subscription, WatchHub

@@ -1,4 +1,5 @@
-"""Who is asking: the result of authentication, handed to the authorizer."""
+"""Who is asking: the result of authentication, handed to the authorizer, admission and audit (a leaf module:
+every layer that acts for a user imports it)."""
 from __future__ import annotations
 
 import re
