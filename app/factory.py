@@ -67,6 +67,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     registry = Registry(storage, catalog, naming)
     poll = app.config["WATCH_POLL_INTERVAL"] or (0.05 if storage.is_sqlite else 0.25)
     hub = WatchHub(storage, poll_interval=float(poll))
+    registry.hub = hub
     if app.config["BACKGROUND"]:
         namespaces = resource_prefix(catalog.known_type("", "v1", "namespaces"))
         registry.live_namespaces = LiveNamespaces(storage, hub, namespaces)

@@ -38,7 +38,7 @@ from app.api.representation import (
 )
 from app.api.request_info import RequestInfo, parse_resource_path
 from app.api.upgrade import upgrade_to_node
-from app.api.watch import Framing, WatchStream, socket_closed_check
+from app.api.watch import Framing, framed, socket_closed_check
 from app.catalog import ResourceType
 from app.context import services
 from app.errors import (
@@ -329,14 +329,13 @@ def _watch(rt: ResourceType, namespace: str | None, opts: ListOptions) -> Respon
     svc = services()
     include = parse_include_object(request.args.get("includeObject")) if rep.table_version else "Metadata"
     framer = WatchFramer(rep, svc.naming, rt, include)
-    stream = WatchStream(svc.registry, svc.hub, rt, namespace, opts,
-                         socket_closed_check(request.environ.get("gunicorn.socket")))
+    watch = svc.registry.watch(rt, namespace, opts, socket_closed_check(request.environ.get("gunicorn.socket")))
     detach = request.environ.get(DETACH_KEY)
     fanout = current_app.extensions.get("orch.fanout") if detach is not None else None
     counter = current_app.extensions.get("orch.watch_event_counter")
     framing = Framing(framer, counter(rt) if counter is not None else None, framer.shared_key)
     environ = request.environ
-    body = stream.framed(framing, fanout, detach, lambda: take_stream_end(environ))
+    body = framed(watch, framing, fanout, detach, lambda: take_stream_end(environ))
     resp = Response(stream_with_context(body), status=200,
                     headers={"Content-Type": framer.content_type})
     resp.headers["Cache-Control"] = "no-cache, private"

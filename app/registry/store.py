@@ -51,6 +51,7 @@ from app.registry.options import (
     parse_revision,
 )
 from app.registry.patch import apply_patch
+from app.registry.watch import Watch
 from app.schema import has_schema, schema_for
 from app.schema.types import Struct
 from app.selectors import (
@@ -68,6 +69,7 @@ from app.storage.store import (
 
 if TYPE_CHECKING:
     from app.registry.live_namespaces import LiveNamespaces
+    from app.storage.hub import WatchHub
 
 T = TypeVar("T")
 
@@ -96,12 +98,21 @@ class Registry:
         self.live_namespaces: LiveNamespaces | None = None
         #: the admission plugins every write passes (set by the app from --enable-admission-plugins)
         self.admission = Chain()
+        #: the process's follower of the change log (set by the app); watches subscribe to it
+        self.hub: WatchHub | None = None
 
     @property
     def meta_group_version(self) -> str:
         return f"{self.naming.meta_group}/v1"
 
     # -- reads ---------------------------------------------------------------------------------
+
+    def watch(self, rt: ResourceType, namespace: str | None, opts: ListOptions,
+              client_gone: Callable[[], bool] = lambda: False) -> Watch:
+        """One watcher's events (app/registry/watch.py); bad options raise now, events come from `open()`."""
+        if self.hub is None:
+            raise RuntimeError("this registry has no watch hub")
+        return Watch(self, self.hub, rt, namespace, opts, client_gone)
 
     def get(self, rt: ResourceType, namespace: str | None, name: str, resource_version: str = "") -> dict:
         if rt.computed:
