@@ -1,4 +1,5 @@
 """WSGI entry point (`flask db upgrade`, `gunicorn -c config/gunicorn.py wsgi:app`): defaults + ORCH_* vars."""
+
 from __future__ import annotations
 
 from app import create_app

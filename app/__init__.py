@@ -3,6 +3,7 @@
 The package itself imports nothing heavy, so `app.client` and `orchctl` load without the server's modules;
 `create_app` (app/factory.py) wires storage, registry, auth and HTTP.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any

@@ -1,4 +1,5 @@
 """A stoppable daemon thread: the shape shared by every background loop of a process."""
+
 from __future__ import annotations
 
 import threading

@@ -2,6 +2,7 @@
 
 Routes, discovery, OpenAPI and the shared resource test suite are derived from it.
 """
+
 from __future__ import annotations
 
 import copy

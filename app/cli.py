@@ -1,4 +1,5 @@
 """`orch-apiserver`: parse flags (defaults < ORCH_* < flags), prepare PKI and schema, then serve with gunicorn."""
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,13 @@ def _arg_type(option: Option) -> Callable[[str], Any]:
 class _Repeatable(argparse.Action):
     """A repeatable flag: its first use on the command line replaces the default/ORCH_* value, later uses add."""
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         seen: set[str] = namespace.__dict__.setdefault("_repeated", set())
         current = getattr(namespace, self.dest) if self.dest in seen else None
         seen.add(self.dest)
@@ -51,8 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
     for option in OPTIONS:
         default = "" if option.default is None else f"; default {option.default}"
         parser.add_argument(
-            option.flag, dest=option.name, metavar=option.metavar, type=_arg_type(option),
-            help=f"{option.help} [env {option.env}{default}]", **_shape_arguments(option),
+            option.flag,
+            dest=option.name,
+            metavar=option.metavar,
+            type=_arg_type(option),
+            help=f"{option.help} [env {option.env}{default}]",
+            **_shape_arguments(option),
         )
     return parser
 
@@ -163,8 +173,9 @@ def configure_logging() -> None:
     import logging
 
     handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("[%(asctime)s] [%(process)d] [%(levelname)s] %(name)s: %(message)s",
-                                           "%Y-%m-%d %H:%M:%S %z"))
+    handler.setFormatter(
+        logging.Formatter("[%(asctime)s] [%(process)d] [%(levelname)s] %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S %z")
+    )
     logger = logging.getLogger("app")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)

@@ -1,4 +1,5 @@
 """The wired services of one app, reachable from request handlers as `services()`."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

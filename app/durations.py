@@ -1,4 +1,5 @@
 """Go-style durations (`90s`, `5m`, `1h30m`, `1.5h`, `300ms`), as the reference server's flags take them."""
+
 from __future__ import annotations
 
 import re

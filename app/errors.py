@@ -1,4 +1,5 @@
 """The ApiError hierarchy: raised anywhere, rendered once as a `Status` by the HTTP layer."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -27,8 +28,9 @@ class FieldError:
         "FieldValueTypeInvalid": "Invalid value",
         "InternalError": "Internal error",
     }
-    VALUELESS: ClassVar[frozenset[str]] = frozenset({"FieldValueRequired", "FieldValueForbidden", "FieldValueTooLong",
-                                                   "InternalError"})
+    VALUELESS: ClassVar[frozenset[str]] = frozenset(
+        {"FieldValueRequired", "FieldValueForbidden", "FieldValueTooLong", "InternalError"}
+    )
 
     @property
     def body(self) -> str:
@@ -121,8 +123,9 @@ def group_resource(resource: str, group: str) -> str:
 
 class NotFound(ApiError):
     def __init__(self, resource: str, group: str, name: str):
-        super().__init__(404, "NotFound", f'{group_resource(resource, group)} "{name}" not found',
-                         _details(name, group, resource))
+        super().__init__(
+            404, "NotFound", f'{group_resource(resource, group)} "{name}" not found', _details(name, group, resource)
+        )
 
 
 class RouteNotFound(ApiError):
@@ -131,11 +134,9 @@ class RouteNotFound(ApiError):
 
 
 class AlreadyExists(ApiError):
-    def __init__(self, resource: str, group: str, name: str, prefix: str = "", suffix: str = "",
-                 retry_after: int = 0):
+    def __init__(self, resource: str, group: str, name: str, prefix: str = "", suffix: str = "", retry_after: int = 0):
         message = f'{prefix}{group_resource(resource, group)} "{name}" already exists{suffix}'
-        super().__init__(409, "AlreadyExists", message,
-                         _details(name, group, resource, retryAfterSeconds=retry_after))
+        super().__init__(409, "AlreadyExists", message, _details(name, group, resource, retryAfterSeconds=retry_after))
         if retry_after:
             self.headers["Retry-After"] = str(retry_after)
 
@@ -169,8 +170,9 @@ class Unauthorized(ApiError):
 
 
 class Forbidden(ApiError):
-    def __init__(self, message: str, resource: str = "", group: str = "", name: str = "",
-                 causes: list[dict] | None = None):
+    def __init__(
+        self, message: str, resource: str = "", group: str = "", name: str = "", causes: list[dict] | None = None
+    ):
         details = _details(name, group, resource)
         if causes:
             details["causes"] = causes
@@ -184,15 +186,16 @@ class MethodNotAllowed(ApiError):
 
 class NotAcceptable(ApiError):
     def __init__(self, accepted: list[str]):
-        super().__init__(406, "NotAcceptable",
-                         "only the following media types are accepted: " + ", ".join(accepted))
+        super().__init__(406, "NotAcceptable", "only the following media types are accepted: " + ", ".join(accepted))
 
 
 class UnsupportedMediaType(ApiError):
     def __init__(self, accepted: list[str]):
-        super().__init__(415, "UnsupportedMediaType",
-                         "the body of the request was in an unknown format - accepted media types include: "
-                         + ", ".join(accepted))
+        super().__init__(
+            415,
+            "UnsupportedMediaType",
+            "the body of the request was in an unknown format - accepted media types include: " + ", ".join(accepted),
+        )
 
 
 class RequestEntityTooLarge(ApiError):
@@ -211,12 +214,16 @@ class Gone(ApiError):
 
 class TooLargeResourceVersion(ApiError):
     def __init__(self, requested: int, current: int):
-        super().__init__(504, "Timeout",
-                         f"Timeout: Too large resource version: {requested}, current: {current}",
-                         {"causes": [{"reason": "ResourceVersionTooLarge",
-                                      "message": "Too large resource version"}],
-                          "retryAfterSeconds": 1},
-                         headers={"Retry-After": "1"})
+        super().__init__(
+            504,
+            "Timeout",
+            f"Timeout: Too large resource version: {requested}, current: {current}",
+            {
+                "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+                "retryAfterSeconds": 1,
+            },
+            headers={"Retry-After": "1"},
+        )
 
 
 class TooManyRequests(ApiError):
@@ -224,8 +231,9 @@ class TooManyRequests(ApiError):
         details: dict[str, Any] = {"causes": causes} if causes else {}
         if retry_after > 0:
             details["retryAfterSeconds"] = retry_after
-        super().__init__(429, "TooManyRequests", message, details,
-                         {"Retry-After": str(retry_after)} if retry_after > 0 else {})
+        super().__init__(
+            429, "TooManyRequests", message, details, {"Retry-After": str(retry_after)} if retry_after > 0 else {}
+        )
 
 
 class ServiceUnavailable(ApiError):
@@ -235,5 +243,6 @@ class ServiceUnavailable(ApiError):
 
 class InternalError(ApiError):
     def __init__(self, message: str):
-        super().__init__(500, "InternalError", f"Internal error occurred: {message}",
-                         {"causes": [{"message": message}]})
+        super().__init__(
+            500, "InternalError", f"Internal error occurred: {message}", {"causes": [{"message": message}]}
+        )

@@ -1,4 +1,5 @@
 """create_app: the one place that knows storage, registry, auth and HTTP together."""
+
 from __future__ import annotations
 
 import logging
@@ -71,8 +72,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if app.config["BACKGROUND"]:
         namespaces = resource_prefix(catalog.known_type("", "v1", "namespaces"))
         registry.live_namespaces = LiveNamespaces(storage, hub, namespaces)
-    svc = Services(naming=naming, catalog=catalog, storage=storage, registry=registry, hub=hub,
-                   settings=dict(app.config))
+    svc = Services(
+        naming=naming, catalog=catalog, storage=storage, registry=registry, hub=hub, settings=dict(app.config)
+    )
     app.extensions["orch"] = svc
     lifecycle = NamespaceLifecycle(registry, catalog, naming)
     app.extensions["orch.lifecycle"] = lifecycle
@@ -126,6 +128,7 @@ def _install_component_statuses(app: Flask, svc: Services) -> None:
     probes["storage-0"] = storage
     controllers = app.extensions.get("orch.controllers")
     if controllers is not None:
+
         def controller_manager() -> tuple[bool, str, str]:
             stopped = controllers.not_running()
             return (False, "", "not running: " + ", ".join(stopped)) if stopped else (True, "ok", "")
@@ -136,8 +139,11 @@ def _install_component_statuses(app: Flask, svc: Services) -> None:
 def _all_group_versions_served(app: Flask, svc: Services) -> bool:
     """Every built-in group version has its routes (custom ones are served by the live catalog's catch-all)."""
     rules = {rule.rule for rule in app.url_map.iter_rules()}
-    return all((f"/apis/{rt.group}/{rt.version}" if rt.group else f"/api/{rt.version}") + "/<path:rest>" in rules
-               for rt in svc.catalog if rt.custom is None)
+    return all(
+        (f"/apis/{rt.group}/{rt.version}" if rt.group else f"/api/{rt.version}") + "/<path:rest>" in rules
+        for rt in svc.catalog
+        if rt.custom is None
+    )
 
 
 def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -> None:
@@ -173,16 +179,24 @@ def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -
     compactor = Compactor(svc.storage)
     resolve = service_resolver(svc.registry)
     cel = app.extensions[features.EXTENSION_KEY].enabled(CEL_GATE)
-    custom_catalog = CustomCatalog(svc.registry, svc.hub, svc.catalog.known_type(
-        svc.naming.group("apiextensions"), "v1", "customresourcedefinitions"),
-        lambda crd: types_from_crd(crd, svc.naming, resolve, cel=cel))
+    custom_catalog = CustomCatalog(
+        svc.registry,
+        svc.hub,
+        svc.catalog.known_type(svc.naming.group("apiextensions"), "v1", "customresourcedefinitions"),
+        lambda crd: types_from_crd(crd, svc.naming, resolve, cel=cel),
+    )
     endpoints = None
     if app.config.get("ENDPOINT_ADDRESS") and app.config.get("SECURE_PORT"):
         from app.registry.apiserver_endpoints import ApiserverEndpoints
 
-        endpoints = ApiserverEndpoints(svc.registry, svc.catalog, svc.naming, app.config["ENDPOINT_ADDRESS"],
-                                       int(app.config["SECURE_PORT"]),
-                                       float(app.config.get("ENDPOINT_LEASE_DURATION") or 15.0))
+        endpoints = ApiserverEndpoints(
+            svc.registry,
+            svc.catalog,
+            svc.naming,
+            app.config["ENDPOINT_ADDRESS"],
+            int(app.config["SECURE_PORT"]),
+            float(app.config.get("ENDPOINT_LEASE_DURATION") or 15.0),
+        )
     fanout = SocketFanout()  # started by the first watch served from a real socket
     app.extensions["orch.fanout"] = fanout
     app.extensions["orch.stop"] = stop
@@ -200,15 +214,23 @@ def _install_aggregation(app: Flask, svc: Services) -> None:
 
     cert = (app.config.get("PROXY_CLIENT_CERT_FILE"), app.config.get("PROXY_CLIENT_KEY_FILE"))
     usable = cert[0] and cert[1] and os.path.exists(cert[0]) and os.path.exists(cert[1])
-    aggregation = agg.Aggregation(svc.registry, svc.hub, svc.naming, service_resolver(svc.registry),
-                                  (str(cert[0]), str(cert[1])) if usable else None)
+    aggregation = agg.Aggregation(
+        svc.registry,
+        svc.hub,
+        svc.naming,
+        service_resolver(svc.registry),
+        (str(cert[0]), str(cert[1])) if usable else None,
+    )
     app.extensions[EXTENSION_KEY] = aggregation
     observability(app).metrics.add_collector(UnavailableAPIServicesCollector(aggregation.states))
     if not app.config["AGGREGATION"]:
         return  # tests of other parts: no Local APIServices, no ConfigMap written at start
     # the reference's hook names
-    post_start.add_post_start_hook(app, "start-cluster-authentication-info-controller", lambda: (
-        agg.publish_authentication_info(svc.registry, svc.naming, agg.authentication_info(dict(app.config)))))
+    post_start.add_post_start_hook(
+        app,
+        "start-cluster-authentication-info-controller",
+        lambda: agg.publish_authentication_info(svc.registry, svc.naming, agg.authentication_info(dict(app.config))),
+    )
     if app.config["BACKGROUND"]:
         post_start.add_post_start_hook(app, "apiservice-registration-controller", aggregation.start)
     stop_others = app.extensions["orch.stop"]
@@ -291,8 +313,12 @@ def _install_authorization(app: Flask) -> None:
     def probe_before_policy() -> bool:
         """Until the default policy exists, health probes pass as that policy would let them (it grants them
         to everyone): a starting server answers liveness instead of 403."""
-        return (rbac_on and request.method == "GET" and _is_health_path(request.path)
-                and not post_start.post_start_hooks(app).done("rbac/bootstrap-roles"))
+        return (
+            rbac_on
+            and request.method == "GET"
+            and _is_health_path(request.path)
+            and not post_start.post_start_hooks(app).done("rbac/bootstrap-roles")
+        )
 
     @app.before_request
     def _authorize() -> None:
@@ -306,9 +332,14 @@ def _install_authorization(app: Flask) -> None:
     @app.after_request
     def _aggregate(response: Any) -> Any:
         attrs = g.get("authz")
-        if (rbac_on and attrs is not None and attrs.resource == "clusterroles" and attrs.group == svc.naming.group(
-                "rbac.authorization") and attrs.verb in ("create", "update", "patch", "delete", "deletecollection")
-                and response.status_code < 300):
+        if (
+            rbac_on
+            and attrs is not None
+            and attrs.resource == "clusterroles"
+            and attrs.group == svc.naming.group("rbac.authorization")
+            and attrs.verb in ("create", "update", "patch", "delete", "deletecollection")
+            and response.status_code < 300
+        ):
             as_server(reconciler.aggregate)
         return response
 
@@ -323,9 +354,14 @@ def _install_admission(app: Flask, svc: Services) -> None:
     names = app.config["ADMISSION_PLUGINS"]
     names = enabled_plugins() if names is None else names
     metrics = app.extensions[EXTENSION_KEY].metrics
-    svc.registry.admission = build_chain(names, svc.registry, svc.naming,
-                                         svc.hub if app.config["BACKGROUND"] else None,
-                                         service_resolver(svc.registry), metrics)
+    svc.registry.admission = build_chain(
+        names,
+        svc.registry,
+        svc.naming,
+        svc.hub if app.config["BACKGROUND"] else None,
+        service_resolver(svc.registry),
+        metrics,
+    )
 
     @app.before_request
     def _open_effects() -> None:

@@ -4,6 +4,7 @@ Rules as the reference's feature-gate library: an unknown name or a value other 
 a gate locked to its default (GA, being removed) refuses the other value; setting a deprecated or GA gate
 works but warns; `AllAlpha`/`AllBeta` switch every alpha/beta gate not set by name.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -13,7 +14,7 @@ from enum import Enum
 EXTENSION_KEY = "orch.features"
 
 
-class Stage(str, Enum):
+class Stage(str, Enum):  # noqa: UP042 - str() of a member is its name here, as it always was
     ALPHA = "ALPHA"
     BETA = "BETA"
     GA = ""  # the reference prints no stage for GA gates
@@ -127,10 +128,13 @@ def warnings(overrides: Mapping[str, bool]) -> list[str]:
     for name, value in overrides.items():
         stage = GATES[name].stage
         if stage is Stage.DEPRECATED:
-            lines.append(f"Setting deprecated feature gate {name}={str(value).lower()}. "
-                         "It will be removed in a future release.")
+            lines.append(
+                f"Setting deprecated feature gate {name}={str(value).lower()}. It will be removed in a future release."
+            )
         elif stage is Stage.GA:
-            lines.append(f"Setting GA feature gate {name}={str(value).lower()}. It will be removed in a future release.")
+            lines.append(
+                f"Setting GA feature gate {name}={str(value).lower()}. It will be removed in a future release."
+            )
     return lines
 
 

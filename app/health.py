@@ -2,6 +2,7 @@
 report them (app/api/health.py). Later work adds checks (`poststarthook/<name>`, ...) with
 `health_registry(app).add(...)`, never by editing handlers; the process's start-up steps (app/lifecycle.py) do.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable

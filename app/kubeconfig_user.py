@@ -1,6 +1,7 @@
 """`orch-apiserver kubeconfig user NAME`: a kubeconfig for another person, with a client certificate from the
 cluster CA (as `kubeadm kubeconfig user` does). The server flags and ORCH_* variables locate the data directory
 and give the server address; nothing is sent to the server."""
+
 from __future__ import annotations
 
 import argparse
@@ -20,16 +21,26 @@ DEFAULT_VALIDITY = "8760h"
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog=PROG, allow_abbrev=False,
+        prog=PROG,
+        allow_abbrev=False,
         description="Write a kubeconfig for user NAME (certificate CN=NAME, O=each --group) signed by the "
-                    "cluster CA. Other arguments are the server's own flags (--data-dir, --advertise-address, ...). "
-                    "Grant access with RBAC bindings to the user or its groups.",
+        "cluster CA. Other arguments are the server's own flags (--data-dir, --advertise-address, ...). "
+        "Grant access with RBAC bindings to the user or its groups.",
     )
     parser.add_argument("name", metavar="NAME", help="user name (the certificate's common name)")
-    parser.add_argument("--group", action="append", default=[], metavar="GROUP",
-                        help="group (the certificate's organization); repeatable")
-    parser.add_argument("--validity-period", default=DEFAULT_VALIDITY, metavar="DURATION",
-                        help=f"lifetime of the certificate (Go duration; default {DEFAULT_VALIDITY})")
+    parser.add_argument(
+        "--group",
+        action="append",
+        default=[],
+        metavar="GROUP",
+        help="group (the certificate's organization); repeatable",
+    )
+    parser.add_argument(
+        "--validity-period",
+        default=DEFAULT_VALIDITY,
+        metavar="DURATION",
+        help=f"lifetime of the certificate (Go duration; default {DEFAULT_VALIDITY})",
+    )
     parser.add_argument("-o", "--output", metavar="FILE", help="write here (mode 0600) instead of stdout")
     return parser
 
@@ -56,8 +67,10 @@ def main(argv: Sequence[str], parse_settings: Callable[[Sequence[str]], Settings
     try:
         ca = pki.load_pair(settings.pki_file(defaults.CA_CERT), settings.pki_file(defaults.CA_KEY))
     except pki.PkiError as err:
-        print(f"{PROG}: no cluster CA in {settings.pki_dir} (start the server once, or pass its --data-dir): {err}",
-              file=sys.stderr)
+        print(
+            f"{PROG}: no cluster CA in {settings.pki_dir} (start the server once, or pass its --data-dir): {err}",
+            file=sys.stderr,
+        )
         return 1
     user = pki.issue_client_cert(ca, args.name, args.group, lifetime=timedelta(seconds=validity))
     config = pki.kubeconfig(settings.server_url, ca.cert_pem, user, Naming(settings.api_domain).product, args.name)

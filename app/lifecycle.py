@@ -8,6 +8,7 @@ the app was built (the reference's delayed boot-sequence checks), then fails too
 
 Other code registers its start-up work with `add_post_start_hook(app, name, fn)`.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -47,8 +48,9 @@ class _Hook:
 class PostStartHooks:
     """The named start-up steps of one app and their health checks."""
 
-    def __init__(self, app: Flask, livez_grace_period: float = 0.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, app: Flask, livez_grace_period: float = 0.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._app = app
         self._hooks: list[_Hook] = []
         self._lock = threading.Lock()  # held while hooks run: one runner at a time

@@ -3,6 +3,7 @@
 The first occurrence of an error is logged with its traceback; repeats within `window` seconds are only counted,
 and the next occurrence after the window logs one line saying how many were suppressed.
 """
+
 from __future__ import annotations
 
 import logging
@@ -13,8 +14,9 @@ from typing import Any
 
 
 class RepeatedErrors:
-    def __init__(self, logger: logging.Logger, window: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, logger: logging.Logger, window: float = 60.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.logger, self.window, self.clock = logger, window, clock
         self._lock = threading.Lock()
         self._seen: dict[str, tuple[float, int]] = {}  # key -> (when last logged, repeats since)

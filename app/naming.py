@@ -2,6 +2,7 @@
 
 Nothing else in the tree spells the domain out; import a name from here instead.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -135,6 +136,8 @@ CLIENT_GVK_EXTENSION = "x-kubernetes-group-version-kind"
 #: The protobuf media type stock clients send (kubectl's typed `create` subcommands); read like ours.
 CLIENT_PROTOBUF_MEDIA_TYPE = "application/vnd.kubernetes.protobuf"
 #: Our built-in signers' names as the reference spells them (after its kube-apiserver and kubelet).
-REFERENCE_SIGNERS = {"apiserver-client": "kube-apiserver-client",
-                     "apiserver-client-node": "kube-apiserver-client-kubelet",
-                     "node-serving": "kubelet-serving"}
+REFERENCE_SIGNERS = {
+    "apiserver-client": "kube-apiserver-client",
+    "apiserver-client-node": "kube-apiserver-client-kubelet",
+    "node-serving": "kubelet-serving",
+}

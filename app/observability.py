@@ -6,6 +6,7 @@ final response). The audit's RequestReceived stage is written when the user is k
 is wrapped, so the stage is written just before authorization (as the reference's filter order) and
 the decision becomes the `authorization.<domain>/decision` annotation.
 """
+
 from __future__ import annotations
 
 import io
@@ -45,8 +46,24 @@ EXTENSION_KEY = "orch.observability"
 WATCH_EVENT_COUNTER_KEY = "orch.watch_event_counter"
 AUDIT_ID_HEADER = "Audit-Id"
 CONNECT_SUBRESOURCES = frozenset({"log", "exec", "portforward", "attach", "proxy"})
-REPORTED_VERBS = frozenset({"APPLY", "CONNECT", "CREATE", "DELETE", "DELETECOLLECTION", "GET", "LIST", "PATCH",
-                            "POST", "PROXY", "PUT", "UPDATE", "WATCH", "WATCHLIST"})
+REPORTED_VERBS = frozenset(
+    {
+        "APPLY",
+        "CONNECT",
+        "CREATE",
+        "DELETE",
+        "DELETECOLLECTION",
+        "GET",
+        "LIST",
+        "PATCH",
+        "POST",
+        "PROXY",
+        "PUT",
+        "UPDATE",
+        "WATCH",
+        "WATCHLIST",
+    }
+)
 APPLY_PATCH = "application/apply-patch+yaml"
 BODY_METHODS = ("POST", "PUT", "PATCH")
 MUTATING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -93,8 +110,13 @@ def dry_run_label(args: Any) -> str:
 def resource_labels(attrs: Attributes) -> dict[str, str]:
     if not attrs.resource_request:
         return {"group": "", "version": "", "resource": "", "subresource": "", "scope": ""}
-    return {"group": attrs.group, "version": attrs.version, "resource": attrs.resource,
-            "subresource": attrs.subresource, "scope": scope_of(attrs)}
+    return {
+        "group": attrs.group,
+        "version": attrs.version,
+        "resource": attrs.resource,
+        "subresource": attrs.subresource,
+        "scope": scope_of(attrs),
+    }
 
 
 def source_ips(environ: dict[str, Any]) -> list[str]:
@@ -134,8 +156,12 @@ class Observed:
 class ObservedAuthorizer:
     """Wraps the request authorizer: the first call of a request writes RequestReceived and keeps the decision."""
 
-    def __init__(self, inner: Authorizer, before: Callable[[Attributes], None],
-                 after: Callable[[Attributes, AuthzDecision], None]) -> None:
+    def __init__(
+        self,
+        inner: Authorizer,
+        before: Callable[[Attributes], None],
+        after: Callable[[Attributes, AuthzDecision], None],
+    ) -> None:
         self.inner = inner
         self._before = before
         self._after = after
@@ -187,8 +213,13 @@ def install_observability(app: Flask) -> None:
     svc = app.extensions["orch"]
     naming: Naming = svc.naming
     metrics = build_metrics()
-    known = sorted({rt.plural if not rt.group else f"{rt.plural}.{rt.group}"
-                    for rt in svc.catalog.storage_types() if not rt.virtual})
+    known = sorted(
+        {
+            rt.plural if not rt.group else f"{rt.plural}.{rt.group}"
+            for rt in svc.catalog.storage_types()
+            if not rt.virtual
+        }
+    )
     metrics.add_collector(StorageObjectsCollector(svc.storage, known))
     instrument_storage(svc.storage, metrics)
     audit = build_audit_sink(app.config, naming)
@@ -207,8 +238,9 @@ def install_observability(app: Flask) -> None:
 
     app.register_blueprint(bp)
 
-    def new_record(state: Observed, attrs: Attributes, user: UserInfo | None,
-                   impersonated: UserInfo | None) -> AuditRecord | None:
+    def new_record(
+        state: Observed, attrs: Attributes, user: UserInfo | None, impersonated: UserInfo | None
+    ) -> AuditRecord | None:
         """The request's audit record, or None when the policy says level None."""
         if audit is None:
             return None
@@ -216,13 +248,20 @@ def install_observability(app: Flask) -> None:
         if not decision.enabled:
             return None
         return AuditRecord(
-            audit_id=state.audit_id, decision=decision, api_version=audit.api_version,
+            audit_id=state.audit_id,
+            decision=decision,
+            api_version=audit.api_version,
             request_uri=request.full_path.rstrip("?") if request.query_string else request.path,
-            verb=attrs.verb, user=user, impersonated_user=impersonated,
-            source_ips=source_ips(request.environ), user_agent=request.headers.get("User-Agent", ""),
-            attrs=attrs, received=state.received,
+            verb=attrs.verb,
+            user=user,
+            impersonated_user=impersonated,
+            source_ips=source_ips(request.environ),
+            user_agent=request.headers.get("User-Agent", ""),
+            attrs=attrs,
+            received=state.received,
             request_object=_json_body(state.request_body, request.content_type or "")
-            if decision.at_least("Request") else None,
+            if decision.at_least("Request")
+            else None,
         )
 
     def original_caller() -> UserInfo | None:
@@ -257,8 +296,7 @@ def install_observability(app: Flask) -> None:
     @app.before_request
     def _observe_request() -> None:
         ensure_wrapped()
-        state = Observed(time.monotonic(), datetime.now(UTC),
-                         request.headers.get("Audit-ID") or str(uuid.uuid4()))
+        state = Observed(time.monotonic(), datetime.now(UTC), request.headers.get("Audit-ID") or str(uuid.uuid4()))
         g.observed = state
         state.inflight = metrics.inflight.labels(request_kind=request_kind(request.method))
         state.inflight.inc()
@@ -390,8 +428,17 @@ def _answered(state: Observed) -> None:
         state.inflight = None
 
 
-def _finisher(obs: Observability, state: Observed, record: AuditRecord | None, verb: str, dry_run: str,
-              labels: dict[str, str], code: int, deprecated: Any, size: int | None) -> Callable[[], None]:
+def _finisher(
+    obs: Observability,
+    state: Observed,
+    record: AuditRecord | None,
+    verb: str,
+    dry_run: str,
+    labels: dict[str, str],
+    code: int,
+    deprecated: Any,
+    size: int | None,
+) -> Callable[[], None]:
     """Counts the request and writes ResponseComplete (at once, or when a stream closes)."""
     request_line = _request_line(verb, code, state) if obs.request_log else None  # the request is gone by then
 
@@ -401,16 +448,19 @@ def _finisher(obs: Observability, state: Observed, record: AuditRecord | None, v
         state.finished = True
         elapsed = time.monotonic() - state.started
         metrics = obs.metrics
-        metrics.request_total.labels(verb=verb, dry_run=dry_run, component=COMPONENT, code=str(code),
-                                     **labels).inc()
+        metrics.request_total.labels(verb=verb, dry_run=dry_run, component=COMPONENT, code=str(code), **labels).inc()
         metrics.request_duration.labels(verb=verb, dry_run=dry_run, component=COMPONENT, **labels).observe(elapsed)
         if size is not None:
             metrics.response_sizes.labels(verb=verb, component=COMPONENT, **labels).observe(size)
         if request_line is not None:
             access_log.info("%s latency=%.3fms %s", request_line[0], elapsed * 1000, request_line[1])
         if isinstance(deprecated, dict):
-            metrics.deprecated.labels(**{k: str(deprecated.get(k) or "") for k in (
-                "group", "version", "resource", "subresource", "removed_release")}).set(1)
+            metrics.deprecated.labels(
+                **{
+                    k: str(deprecated.get(k) or "")
+                    for k in ("group", "version", "resource", "subresource", "removed_release")
+                }
+            ).set(1)
         if obs.audit is not None and record is not None:
             obs.audit.write(record, "ResponseComplete")
 
@@ -421,8 +471,10 @@ def _request_line(verb: str, code: int, state: Observed) -> tuple[str, str]:
     """The fields of the reference's httplog, in logfmt, before and after the latency (known at the end)."""
     user = g.get("user")
     head = f"verb={verb} URI={_quoted(request.full_path.rstrip('?'))}"
-    tail = (f"user={_quoted(user.username if user else '')} userAgent={_quoted(request.headers.get('User-Agent', ''))} "
-            f"audit-ID={state.audit_id} srcIP={_quoted(request.remote_addr or '')} resp={code}")
+    tail = (
+        f"user={_quoted(user.username if user else '')} userAgent={_quoted(request.headers.get('User-Agent', ''))} "
+        f"audit-ID={state.audit_id} srcIP={_quoted(request.remote_addr or '')} resp={code}"
+    )
     return head, tail
 
 
@@ -458,8 +510,9 @@ def count_request_termination(app: Any, method: str, attrs: Attributes, args: Mu
     """A request the worker refused in self-defense (in-flight limit), before the app saw it."""
     obs = app.extensions.get(EXTENSION_KEY) if isinstance(app, Flask) else None
     if obs is not None:
-        obs.metrics.request_terminations.labels(verb=reported_verb(method, attrs, args, ""), component=COMPONENT,
-                                                code=str(code), **resource_labels(attrs)).inc()
+        obs.metrics.request_terminations.labels(
+            verb=reported_verb(method, attrs, args, ""), component=COMPONENT, code=str(code), **resource_labels(attrs)
+        ).inc()
 
 
 def observability(app: Flask) -> Observability:

@@ -4,6 +4,7 @@ Endpoints, as the reference's aggregator routing does), trusting only its `caBun
 
 Connections are pooled per (CA bundle, server name): a webhook called on every write keeps its TLS session.
 """
+
 from __future__ import annotations
 
 import base64
@@ -24,8 +25,8 @@ class CallFailed(Exception):
     """The webhook could not be reached or did not answer in time (not: it answered with an error)."""
 
 
-#: connection pools by (CA bundle, server name, insecure, client certificate), the least recently used dropped past MAX_POOLS: configurations
-#: that change their caBundle or service leave no pool behind for ever
+#: connection pools by (CA bundle, server name, insecure, client certificate), the least recently used dropped
+#: past MAX_POOLS: configurations that change their caBundle or service leave no pool behind for ever
 _pools: OrderedDict[tuple, urllib3.PoolManager] = OrderedDict()
 _pools_lock = threading.Lock()
 MAX_POOLS = 64
@@ -48,8 +49,9 @@ def target(client_config: dict, resolve: ServiceResolver | None) -> tuple[str, s
     return f"https://{host}:{target_port}{path}", f"{name}.{namespace}.svc"
 
 
-def pool_for(ca_bundle: str, server_name: str, *, insecure: bool = False,
-             client_cert: tuple[str, str] | None = None) -> urllib3.PoolManager:
+def pool_for(
+    ca_bundle: str, server_name: str, *, insecure: bool = False, client_cert: tuple[str, str] | None = None
+) -> urllib3.PoolManager:
     """Connections to one kind of server: trusting `ca_bundle` (the system's roots without one) for `server_name`,
     or nothing at all (`insecure`), showing `client_cert` when given."""
     key = (ca_bundle, server_name, insecure, client_cert)
@@ -58,8 +60,11 @@ def pool_for(ca_bundle: str, server_name: str, *, insecure: bool = False,
         if pool is not None:
             _pools.move_to_end(key)
         else:
-            context = (ssl.create_default_context(cadata=base64.b64decode(ca_bundle).decode()) if ca_bundle
-                       else ssl.create_default_context())
+            context = (
+                ssl.create_default_context(cadata=base64.b64decode(ca_bundle).decode())
+                if ca_bundle
+                else ssl.create_default_context()
+            )
             kwargs: dict[str, Any] = {"ssl_context": context, "retries": False, "maxsize": 8}
             if insecure:
                 context.check_hostname = False
@@ -75,15 +80,21 @@ def pool_for(ca_bundle: str, server_name: str, *, insecure: bool = False,
     return pool
 
 
-def post_json(client_config: dict, body: Any, timeout: float, resolve: ServiceResolver | None = None
-              ) -> tuple[int, bytes]:
+def post_json(
+    client_config: dict, body: Any, timeout: float, resolve: ServiceResolver | None = None
+) -> tuple[int, bytes]:
     """POST `body` as JSON; (HTTP status, response body). CallFailed when no answer came."""
     url, server_name = target(client_config, resolve)
     try:
         pool = pool_for(str(client_config.get("caBundle") or ""), server_name)
-        reply = pool.request("POST", url, body=orjson.dumps(body), timeout=urllib3.Timeout(total=timeout),
-                             headers={"Content-Type": "application/json", "Accept": "application/json"},
-                             redirect=False)
+        reply = pool.request(
+            "POST",
+            url,
+            body=orjson.dumps(body),
+            timeout=urllib3.Timeout(total=timeout),
+            headers={"Content-Type": "application/json", "Accept": "application/json"},
+            redirect=False,
+        )
     except urllib3.exceptions.TimeoutError:
         raise CallFailed(f'Post "{url}": context deadline exceeded') from None
     except (urllib3.exceptions.HTTPError, OSError, ValueError) as err:

@@ -1,4 +1,5 @@
 """The cluster CA, the serving certificate and client certificates (for admin.kubeconfig and tests)."""
+
 from __future__ import annotations
 
 import base64
@@ -146,9 +147,15 @@ def create_ca(common_name: str, lifetime: timedelta = CA_LIFETIME) -> CertKey:
 
 def _key_usage(cert_sign: bool = False) -> x509.KeyUsage:
     return x509.KeyUsage(
-        digital_signature=True, content_commitment=False, key_encipherment=not cert_sign,
-        data_encipherment=False, key_agreement=False, key_cert_sign=cert_sign, crl_sign=cert_sign,
-        encipher_only=False, decipher_only=False,
+        digital_signature=True,
+        content_commitment=False,
+        key_encipherment=not cert_sign,
+        data_encipherment=False,
+        key_agreement=False,
+        key_cert_sign=cert_sign,
+        crl_sign=cert_sign,
+        encipher_only=False,
+        decipher_only=False,
     )
 
 
@@ -233,9 +240,7 @@ def ensure_ca(cert_path: str, key_path: str, common_name: str) -> CertKey:
     return ca
 
 
-def ensure_serving_cert(
-    ca: CertKey, cert_path: str, key_path: str, common_name: str, hosts: Sequence[str]
-) -> CertKey:
+def ensure_serving_cert(ca: CertKey, cert_path: str, key_path: str, common_name: str, hosts: Sequence[str]) -> CertKey:
     """Reuse the serving pair while valid, issued by this CA and naming exactly these hosts; else issue anew."""
     with contextlib.suppress(PkiError):
         if os.path.exists(cert_path) and os.path.exists(key_path):
@@ -290,10 +295,12 @@ def kubeconfig(server_url: str, ca_pem: bytes, user: CertKey, cluster: str, user
         "apiVersion": "v1",
         "kind": "Config",
         "clusters": [{"name": cluster, "cluster": {"server": server_url, "certificate-authority-data": b64(ca_pem)}}],
-        "users": [{
-            "name": user_name,
-            "user": {"client-certificate-data": b64(user.cert_pem), "client-key-data": b64(user.key_pem)},
-        }],
+        "users": [
+            {
+                "name": user_name,
+                "user": {"client-certificate-data": b64(user.cert_pem), "client-key-data": b64(user.key_pem)},
+            }
+        ],
         "contexts": [{"name": context, "context": {"cluster": cluster, "user": user_name}}],
         "current-context": context,
         "preferences": {},

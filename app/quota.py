@@ -1,5 +1,6 @@
 """What an object counts against a ResourceQuota, as the reference's quota evaluators count it; shared by the
 ResourceQuota admission plugin (a write's increment) and the resourcequota controller (a namespace's total)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -11,13 +12,30 @@ from app.resources.defaults import parse_quantity
 
 Usage = dict[str, Decimal]
 #: the kinds whose own resource names (besides count/<resource>) a quota may hold
-CORE_COUNTED = ("pods", "services", "persistentvolumeclaims", "configmaps", "secrets", "replicationcontrollers",
-                "resourcequotas")
+CORE_COUNTED = (
+    "pods",
+    "services",
+    "persistentvolumeclaims",
+    "configmaps",
+    "secrets",
+    "replicationcontrollers",
+    "resourcequotas",
+)
 COMPUTE = ("cpu", "memory", "ephemeral-storage")
 TERMINAL_PHASES = ("Succeeded", "Failed")
 BINARY_UNITS = (("Ei", 1 << 60), ("Pi", 1 << 50), ("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
-DECIMAL_UNITS = (("E", 18), ("P", 15), ("T", 12), ("G", 9), ("M", 6), ("k", 3), ("", 0), ("m", -3), ("u", -6),
-                 ("n", -9))
+DECIMAL_UNITS = (
+    ("E", 18),
+    ("P", 15),
+    ("T", 12),
+    ("G", 9),
+    ("M", 6),
+    ("k", 3),
+    ("", 0),
+    ("m", -3),
+    ("u", -6),
+    ("n", -9),
+)
 
 
 def count_name(group: str, plural: str) -> str:
@@ -103,8 +121,9 @@ def pod_compute(pod: dict) -> Usage:
 
 def best_effort(pod: dict) -> bool:
     spec = pod.get("spec") or {}
-    return not any(pod_totals(spec, target).get(name)
-                   for target in ("requests", "limits") for name in ("cpu", "memory"))
+    return not any(
+        pod_totals(spec, target).get(name) for target in ("requests", "limits") for name in ("cpu", "memory")
+    )
 
 
 def matches_scopes(quota: dict, group: str, plural: str, obj: dict) -> bool:
@@ -120,7 +139,8 @@ def matches_scopes(quota: dict, group: str, plural: str, obj: dict) -> bool:
     checks = {
         "Terminating": pod_spec.get("activeDeadlineSeconds") is not None,
         "NotTerminating": pod_spec.get("activeDeadlineSeconds") is None,
-        "BestEffort": best_effort(obj), "NotBestEffort": not best_effort(obj),
+        "BestEffort": best_effort(obj),
+        "NotBestEffort": not best_effort(obj),
     }
     for scope in scopes:
         if not checks.get(scope, False):
@@ -129,8 +149,12 @@ def matches_scopes(quota: dict, group: str, plural: str, obj: dict) -> bool:
         scope, operator, values = expression.get("scopeName"), expression.get("operator"), expression.get("values")
         if scope == "PriorityClass":
             name = pod_spec.get("priorityClassName")
-            matched = {"In": name in (values or []), "NotIn": name not in (values or []),
-                       "Exists": bool(name), "DoesNotExist": not name}.get(str(operator), False)
+            matched = {
+                "In": name in (values or []),
+                "NotIn": name not in (values or []),
+                "Exists": bool(name),
+                "DoesNotExist": not name,
+            }.get(str(operator), False)
         else:
             matched = checks.get(str(scope), False) == (operator != "DoesNotExist")
         if not matched:

@@ -2,6 +2,7 @@
 
 Error texts follow the reference server's wording so users see familiar messages.
 """
+
 from __future__ import annotations
 
 import re
@@ -16,19 +17,24 @@ from app.errors import BadRequest, invalid
 
 _QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _QNAME_RE = re.compile(f"^{_QNAME_FMT}$")
-_QNAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', "
-              "and must start and end with an alphanumeric character")
+_QNAME_MSG = (
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+)
 _QNAME_MAX = 63
 _DNS_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _DNS_SUBDOMAIN_FMT = f"{_DNS_LABEL_FMT}(\\.{_DNS_LABEL_FMT})*"
 _DNS_SUBDOMAIN_RE = re.compile(f"^{_DNS_SUBDOMAIN_FMT}$")
-_DNS_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-                      "'-' or '.', and must start and end with an alphanumeric character")
+_DNS_SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+    "'-' or '.', and must start and end with an alphanumeric character"
+)
 _DNS_SUBDOMAIN_MAX = 253
 _LABEL_VALUE_FMT = f"({_QNAME_FMT})?"
 _LABEL_VALUE_RE = re.compile(f"^{_LABEL_VALUE_FMT}$")
-_LABEL_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, "
-                    "'-', '_' or '.', and must start and end with an alphanumeric character")
+_LABEL_VALUE_MSG = (
+    "a valid label must be an empty string or consist of alphanumeric characters, "
+    "'-', '_' or '.', and must start and end with an alphanumeric character"
+)
 _INT_RE = re.compile(r"^[+-]?[0-9]+$")
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -48,8 +54,11 @@ def qualified_name_errors(value: str) -> list[str]:
     errs: list[str] = []
     parts = value.split("/")
     if len(parts) > 2:
-        return ["a qualified name " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+        return [
+            "a qualified name "
+            + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
+            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        ]
     name = parts[-1]
     if len(parts) == 2:
         prefix = parts[0]
@@ -100,8 +109,15 @@ EQUALS, DOUBLE_EQUALS, NOT_EQUALS = "=", "==", "!="
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST = "in", "notin", "exists", "!"
 GREATER_THAN, LESS_THAN = "gt", "lt"
 _BINARY_OPERATORS = (IN, NOT_IN, EQUALS, DOUBLE_EQUALS, NOT_EQUALS, GREATER_THAN, LESS_THAN)
-_RENDERED_OPERATOR = {EQUALS: "=", DOUBLE_EQUALS: "==", NOT_EQUALS: "!=", IN: " in ", NOT_IN: " notin ",
-                      GREATER_THAN: ">", LESS_THAN: "<"}
+_RENDERED_OPERATOR = {
+    EQUALS: "=",
+    DOUBLE_EQUALS: "==",
+    NOT_EQUALS: "!=",
+    IN: " in ",
+    NOT_IN: " notin ",
+    GREATER_THAN: ">",
+    LESS_THAN: "<",
+}
 
 
 @dataclass(frozen=True)
@@ -190,8 +206,7 @@ def _new_requirement(key: str, op: str, values: Iterable[str]) -> Requirement:
             errs.append(str(invalid("values", vals, "for 'Gt', 'Lt' operators, exactly one value is required")))
         for i, v in enumerate(vals):
             if _parse_int64(v) is None:
-                errs.append(str(invalid(f"values[{i}]", v,
-                                        "for 'Gt', 'Lt' operators, the value must be an integer")))
+                errs.append(str(invalid(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer")))
     for i, v in enumerate(vals):
         value_errs = label_value_errors(v)
         if value_errs:
@@ -214,8 +229,15 @@ _WHITESPACE = frozenset(" \t\r\n")
 _SPECIAL = frozenset("=!(),<>")
 _ID, _EOS = "identifier", "end of string"
 _KEYWORDS = {"in": IN, "notin": NOT_IN}
-_OPERATOR_TOKENS = {"=": EQUALS, "==": DOUBLE_EQUALS, "!=": NOT_EQUALS, ">": GREATER_THAN, "<": LESS_THAN,
-                    IN: IN, NOT_IN: NOT_IN}
+_OPERATOR_TOKENS = {
+    "=": EQUALS,
+    "==": DOUBLE_EQUALS,
+    "!=": NOT_EQUALS,
+    ">": GREATER_THAN,
+    "<": LESS_THAN,
+    IN: IN,
+    NOT_IN: NOT_IN,
+}
 
 
 def _lex(text: str) -> list[tuple[str, str]]:
@@ -230,7 +252,7 @@ def _lex(text: str) -> list[tuple[str, str]]:
             return tokens
         if text[i] in _SPECIAL:
             # longest match: the only two-character symbols are "!=" and "=="
-            sym = text[i:i + 2] if text[i:i + 2] in ("!=", "==") else text[i]
+            sym = text[i : i + 2] if text[i : i + 2] in ("!=", "==") else text[i]
             tokens.append((sym, sym))
             i += len(sym)
             continue
@@ -464,7 +486,7 @@ def _split_term(term: str) -> tuple[str, str, str] | None:
     for i in range(len(term)):
         for op in _FIELD_OPERATORS:
             if term.startswith(op, i):
-                return term[:i], op, term[i + len(op):]
+                return term[:i], op, term[i + len(op) :]
     return None
 
 
@@ -497,8 +519,9 @@ class FieldSelector:
             if field in allowed:
                 continue
             if generic_only:
-                raise BadRequest(f'"{field}" is not a known field selector: only '
-                                 + ", ".join(f'"{g}"' for g in GENERIC_FIELDS))
+                raise BadRequest(
+                    f'"{field}" is not a known field selector: only ' + ", ".join(f'"{g}"' for g in GENERIC_FIELDS)
+                )
             raise BadRequest(f"field label not supported: {field}")
 
     def exact_value(self, field: str) -> str | None:

@@ -1,4 +1,5 @@
 """Serving: PKI and kubeconfig preparation and gunicorn settings (the worker itself is app/worker.py)."""
+
 from __future__ import annotations
 
 import ipaddress
@@ -71,28 +72,42 @@ def prepare(settings: Settings) -> Prepared:
     os.makedirs(settings.data_path, exist_ok=True)
     naming = Naming(settings.api_domain)
     with pki.locked(settings.pki_dir):
-        ca = pki.ensure_ca(settings.pki_file(defaults.CA_CERT), settings.pki_file(defaults.CA_KEY), f"{naming.namespace_prefix}-ca")
+        ca = pki.ensure_ca(
+            settings.pki_file(defaults.CA_CERT), settings.pki_file(defaults.CA_KEY), f"{naming.namespace_prefix}-ca"
+        )
         if settings.tls_cert_file and settings.tls_private_key_file:
             serving = pki.load_pair(settings.tls_cert_file, settings.tls_private_key_file)
         else:
             serving = pki.ensure_serving_cert(
-                ca, settings.serving_cert_file, settings.serving_key_file,
-                naming.apiserver_name, serving_hosts(settings),
+                ca,
+                settings.serving_cert_file,
+                settings.serving_key_file,
+                naming.apiserver_name,
+                serving_hosts(settings),
             )
         extra = pki.load_certificates(settings.client_ca_file) if settings.client_ca_file else []
         if settings.requestheader_client_ca_file:  # the front proxy's certificate must pass the handshake too
             extra += pki.load_certificates(settings.requestheader_client_ca_file)
         pki.write_bundle(settings.pki_file(defaults.CLIENT_CA_BUNDLE), [ca.cert, *extra])
         if not settings.proxy_client_cert_file:  # the aggregation layer's proxy identity, as kubeadm makes it
-            front_proxy = pki.ensure_ca(settings.pki_file(defaults.FRONT_PROXY_CA_CERT),
-                                        settings.pki_file(defaults.FRONT_PROXY_CA_KEY),
-                                        f"{naming.namespace_prefix}-front-proxy-ca")
-            pki.ensure_client_cert(front_proxy, settings.pki_file(defaults.FRONT_PROXY_CLIENT_CERT),
-                                   settings.pki_file(defaults.FRONT_PROXY_CLIENT_KEY),
-                                   defaults.FRONT_PROXY_CLIENT_NAME, [])
+            front_proxy = pki.ensure_ca(
+                settings.pki_file(defaults.FRONT_PROXY_CA_CERT),
+                settings.pki_file(defaults.FRONT_PROXY_CA_KEY),
+                f"{naming.namespace_prefix}-front-proxy-ca",
+            )
+            pki.ensure_client_cert(
+                front_proxy,
+                settings.pki_file(defaults.FRONT_PROXY_CLIENT_CERT),
+                settings.pki_file(defaults.FRONT_PROXY_CLIENT_KEY),
+                defaults.FRONT_PROXY_CLIENT_NAME,
+                [],
+            )
         admin = pki.ensure_client_cert(
-            ca, settings.pki_file(defaults.ADMIN_CERT), settings.pki_file(defaults.ADMIN_KEY),
-            ADMIN_USER, [MASTERS_GROUP],
+            ca,
+            settings.pki_file(defaults.ADMIN_CERT),
+            settings.pki_file(defaults.ADMIN_KEY),
+            ADMIN_USER,
+            [MASTERS_GROUP],
         )
         config = pki.kubeconfig(settings.server_url, ca.cert_pem, admin, naming.product, ADMIN_USER)
         pki.write_kubeconfig(settings.kubeconfig_path, config)
@@ -106,8 +121,12 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
         "bind": [f"{host}:{settings.secure_port}"],
         "workers": settings.workers,
         "threads": settings.threads,
-        "worker_class": worker_class(settings.read_header_timeout, settings.workers,
-                                     settings.max_requests_inflight, settings.max_mutating_requests_inflight),
+        "worker_class": worker_class(
+            settings.read_header_timeout,
+            settings.workers,
+            settings.max_requests_inflight,
+            settings.max_mutating_requests_inflight,
+        ),
         # open watches and idle keep-alive connections cost a descriptor, not a thread (app/worker.py)
         "worker_connections": defaults.WORKER_CONNECTIONS,
         "certfile": settings.serving_cert_file,
@@ -132,8 +151,13 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
 class ApiServer(BaseApplication):
     """gunicorn run in-process; each worker builds its own app (no preload: no state shared across fork)."""
 
-    def __init__(self, load_app: Callable[[], WSGIApp], options: dict[str, Any], shutdown_delay: float = 0.0,
-                 shutdown_signal: Any = None) -> None:
+    def __init__(
+        self,
+        load_app: Callable[[], WSGIApp],
+        options: dict[str, Any],
+        shutdown_delay: float = 0.0,
+        shutdown_signal: Any = None,
+    ) -> None:
         self._load_app = load_app
         self._options = options
         self._shutdown_delay = shutdown_delay
@@ -174,5 +198,6 @@ def run(settings: Settings) -> None:
 
     shutdown_signal = ShutdownSignal()  # made before the workers fork: they all see it
     config = {**flask_config(settings), SHUTDOWN_SIGNAL_KEY: shutdown_signal}
-    ApiServer(partial(_create_app, config), gunicorn_options(settings), settings.shutdown_delay_duration,
-              shutdown_signal).run()
+    ApiServer(
+        partial(_create_app, config), gunicorn_options(settings), settings.shutdown_delay_duration, shutdown_signal
+    ).run()

@@ -5,6 +5,7 @@ On SIGTERM the master sets the shared shutdown flag (every worker's /readyz then
 sends SIGTERM to the workers. A worker then ends its open watches cleanly (the chunked body is terminated,
 clients see EOF), finishes in-flight requests within the graceful timeout and exits; the master exits 0.
 """
+
 from __future__ import annotations
 
 import threading

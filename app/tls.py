@@ -6,6 +6,7 @@ its own CAs, validity and usage (app/auth/x509.py, app/auth/requestheader.py).
 Python's ssl module has no verify callback, so this sets OpenSSL's through ctypes on the context's SSL_CTX; it
 first checks that the pointer found is that SSL_CTX (its options and verify mode read back as the context's), and
 leaves the context verifying as before when anything does not match."""
+
 from __future__ import annotations
 
 import ctypes
@@ -45,8 +46,11 @@ def request_client_certificates(context: ssl.SSLContext) -> bool:
     if lib is None:
         return False
     pointer = ctypes.c_void_p.from_address(id(context) + object.__basicsize__).value  # PySSLContext.ctx
-    if not pointer or lib.SSL_CTX_get_verify_mode(pointer) != SSL_VERIFY_PEER \
-            or lib.SSL_CTX_get_options(pointer) != int(context.options):
+    if (
+        not pointer
+        or lib.SSL_CTX_get_verify_mode(pointer) != SSL_VERIFY_PEER
+        or lib.SSL_CTX_get_options(pointer) != int(context.options)
+    ):
         log.warning("client certificates stay verified in the TLS handshake: the SSL_CTX was not found")
         return False
     lib.SSL_CTX_set_verify(pointer, SSL_VERIFY_PEER, _accept_any)

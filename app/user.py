@@ -1,5 +1,6 @@
 """Who is asking: the result of authentication, handed to the authorizer, admission and audit (a leaf module:
 every layer that acts for a user imports it)."""
+
 from __future__ import annotations
 
 import re
@@ -61,7 +62,7 @@ def split_service_account_username(username: str) -> tuple[str, str] | None:
     """(namespace, name) of `system:serviceaccount:<ns>:<name>` with valid names, else None."""
     if not username.startswith(SERVICE_ACCOUNT_PREFIX):
         return None
-    parts = username[len(SERVICE_ACCOUNT_PREFIX):].split(":")
+    parts = username[len(SERVICE_ACCOUNT_PREFIX) :].split(":")
     if len(parts) != 2:
         return None
     namespace, name = parts

@@ -5,6 +5,7 @@
 differences: a key naming a group we do not serve fails start (the reference skips unknown groups silently),
 and the core version v1 cannot be turned off (namespaces, secrets and RBAC bootstrap live there).
 """
+
 from __future__ import annotations
 
 import logging
@@ -55,9 +56,11 @@ def parse_runtime_config(text: str) -> RuntimeConfig:
         key, value = key.strip(), value.strip()
         if not key:
             raise RuntimeConfigError(f"{item.strip()!r}: missing key before '='")
-        if key not in MATCHERS and not 2 <= len(key.split("/")) <= 3 or any(not p for p in key.split("/")):
-            raise RuntimeConfigError(f"invalid key {key!r}: expected <group>/<version> (api/v1 for the core "
-                                     "group), api/all, api/ga, api/beta or api/alpha")
+        if (key not in MATCHERS and not 2 <= len(key.split("/")) <= 3) or any(not p for p in key.split("/")):
+            raise RuntimeConfigError(
+                f"invalid key {key!r}: expected <group>/<version> (api/v1 for the core "
+                "group), api/all, api/ga, api/beta or api/alpha"
+            )
         if not value or value in _TRUE:  # `key` and `key=` both mean true, as the reference
             pairs.append((key, True))
         elif value in _FALSE:
@@ -70,8 +73,19 @@ def parse_runtime_config(text: str) -> RuntimeConfig:
 def removed_versions(naming: Naming) -> dict[tuple[str, str], str]:
     """(group, version) the reference stopped serving before v1.23 -> the release that removed it."""
     out = {("extensions", "v1beta1"): "1.16", ("apps", "v1beta1"): "1.16", ("apps", "v1beta2"): "1.16"}
-    for name in ("admissionregistration", "apiextensions", "apiregistration", "authentication", "authorization",
-                 "certificates", "coordination", "networking", "rbac.authorization", "scheduling", "storage"):
+    for name in (
+        "admissionregistration",
+        "apiextensions",
+        "apiregistration",
+        "authentication",
+        "authorization",
+        "certificates",
+        "coordination",
+        "networking",
+        "rbac.authorization",
+        "scheduling",
+        "storage",
+    ):
         out[(naming.group(name), "v1beta1")] = "1.22"
     return out
 
@@ -91,8 +105,7 @@ def served_keys(catalog: Catalog, config: Iterable[tuple[str, bool]], naming: Na
     overrides = dict(config)  # a repeated key: the last one wins, as the reference's map
     types = [rt for rt in catalog.known() if not _removed_by_now(rt)]
     group_versions = {(rt.group, rt.version) for rt in types}
-    enabled = {gv: any(rt.enabled_by_default for rt in types if (rt.group, rt.version) == gv)
-               for gv in group_versions}
+    enabled = {gv: any(rt.enabled_by_default for rt in types if (rt.group, rt.version) == gv) for gv in group_versions}
     explicitly_on: set[tuple[str, str]] = set()
     for matcher, matches in MATCHERS.items():
         if matcher not in overrides:
@@ -121,8 +134,11 @@ def served_keys(catalog: Catalog, config: Iterable[tuple[str, bool]], naming: Na
         if value:
             explicitly_on.add(gv)
     enabled[CORE_VERSION] = True
-    return {(rt.group, rt.version, rt.plural) for rt in types
-            if enabled.get((rt.group, rt.version)) and (rt.enabled_by_default or (rt.group, rt.version) in explicitly_on)}
+    return {
+        (rt.group, rt.version, rt.plural)
+        for rt in types
+        if enabled.get((rt.group, rt.version)) and (rt.enabled_by_default or (rt.group, rt.version) in explicitly_on)
+    }
 
 
 def apply_runtime_config(catalog: Catalog, config: Iterable[tuple[str, bool]], naming: Naming) -> Catalog:
@@ -161,5 +177,10 @@ def deprecation_warning(rt: ResourceType) -> str:
 def deprecated_api(rt: ResourceType, subresource: str | None) -> dict[str, str]:
     """What metrics and audit record about a request to a deprecated version."""
     removed = rt.deprecation.removed_in.lstrip("v") if rt.deprecation else ""
-    return {"group": rt.group, "version": rt.version, "resource": rt.plural, "subresource": subresource or "",
-            "removed_release": removed}
+    return {
+        "group": rt.group,
+        "version": rt.version,
+        "resource": rt.plural,
+        "subresource": subresource or "",
+        "removed_release": removed,
+    }

@@ -8,6 +8,7 @@ A streaming response may take its connection (`orch.detach`): its socket goes to
 (app/api/fanout.py), the thread returns to the pool, and the writer gives the connection back to the loop
 (kept alive) or has it closed when the stream ends. See docs/connections.md.
 """
+
 from __future__ import annotations
 
 import errno
@@ -46,9 +47,11 @@ HEAD_ENDS = (b"\r\n\r\n", b"\n\n")
 DETACHED = object()  # handle_request's result: the response took the connection
 PLAIN_HTTP_ANSWER = b"HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n"
 #: the reference's answer when its in-flight limit is reached: plain text, not a Status
-TOO_MANY_REQUESTS = (b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; charset=utf-8\r\n"
-                     b"X-Content-Type-Options: nosniff\r\nRetry-After: 1\r\nContent-Length: 43\r\n"
-                     b"Connection: close\r\n\r\nToo many requests, please try again later.\n")
+TOO_MANY_REQUESTS = (
+    b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; charset=utf-8\r\n"
+    b"X-Content-Type-Options: nosniff\r\nRetry-After: 1\r\nContent-Length: 43\r\n"
+    b"Connection: close\r\n\r\nToo many requests, please try again later.\n"
+)
 
 _request_local = threading.local()
 
@@ -172,8 +175,11 @@ class ApiWorker(ThreadWorker):
         if self.cfg.is_ssl:
             try:
                 conn.sock = gunicorn_sock.ssl_context(self.cfg).wrap_socket(
-                    client_sock, server_side=True, do_handshake_on_connect=False,
-                    suppress_ragged_eofs=self.cfg.suppress_ragged_eofs)
+                    client_sock,
+                    server_side=True,
+                    do_handshake_on_connect=False,
+                    suppress_ragged_eofs=self.cfg.suppress_ragged_eofs,
+                )
             except (OSError, ValueError):  # gone before we could wrap it
                 self._drop(conn)
                 return
@@ -388,12 +394,16 @@ class ApiWorker(ThreadWorker):
 def worker_class(read_header_timeout: float, workers: int, max_readonly: int, max_mutating: int) -> type[ApiWorker]:
     """The worker class gunicorn runs, with this server's settings; each worker takes its share of the
     server's in-flight limits (rounded up)."""
+
     def share(limit: int) -> int:
         return -(-limit // workers) if limit > 0 else 0
 
     limits = {"readOnly": share(max_readonly), "mutating": share(max_mutating)}
-    return type("ApiWorker", (ApiWorker,), {"read_header_timeout": read_header_timeout,
-                                            "inflight_limits": limits, "__module__": __name__})
+    return type(
+        "ApiWorker",
+        (ApiWorker,),
+        {"read_header_timeout": read_header_timeout, "inflight_limits": limits, "__module__": __name__},
+    )
 
 
 def below_app_error(exc: BaseException) -> tuple[int, str]:

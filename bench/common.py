@@ -4,6 +4,7 @@ Everything talks to 127.0.0.1 only. The server is the real one (`python -m app.c
 started through the e2e harness in tests/e2e/__init__.py, on SQLite (a temporary data directory) or on a
 scratch PostgreSQL database (`orch_e2e_*`, created, migrated and dropped here).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,7 +30,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from tests.e2e import RunningServer, scratch_database, start_server
+from tests.e2e import RunningServer, scratch_database, start_server  # noqa: E402 - after the path is set
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 NAMESPACE = "bench"
@@ -37,6 +38,7 @@ IDLE_RECONNECT = 20.0  # seconds
 
 
 # -- statistics -------------------------------------------------------------------------------------
+
 
 def percentile(values: Sequence[float], p: float) -> float:
     """Nearest-rank percentile (p in 0..100) of a non-empty sequence."""
@@ -68,14 +70,20 @@ def fmt_ms(stats: dict[str, float], keys: Sequence[str] = ("median", "p90", "p99
 
 # -- server lifecycle -------------------------------------------------------------------------------
 
+
 def add_server_args(parser: argparse.ArgumentParser, workers: int = 2, threads: int = 32) -> None:
     parser.add_argument("--backend", choices=["sqlite", "postgresql", "both"], default="both")
     parser.add_argument("--workers", type=int, default=workers, help="gunicorn workers of the server started")
     parser.add_argument("--threads", type=int, default=threads, help="threads per worker")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE")
     parser.add_argument("--keep", action="store_true", help="keep the temporary data directory (server log)")
-    parser.add_argument("--quiet-wait", type=float, default=120.0, metavar="S",
-                        help="before each measurement wait up to S s for the machine to be idle (0: don't)")
+    parser.add_argument(
+        "--quiet-wait",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="before each measurement wait up to S s for the machine to be idle (0: don't)",
+    )
 
 
 def backends(choice: str) -> list[str]:
@@ -83,8 +91,14 @@ def backends(choice: str) -> list[str]:
 
 
 @contextlib.contextmanager
-def bench_server(backend: str, workers: int, threads: int, extra: Sequence[str] = (),
-                 keep: bool = False, env: dict[str, str] | None = None) -> Iterator[RunningServer]:
+def bench_server(
+    backend: str,
+    workers: int,
+    threads: int,
+    extra: Sequence[str] = (),
+    keep: bool = False,
+    env: dict[str, str] | None = None,
+) -> Iterator[RunningServer]:
     """Start the real server (fresh SQLite file or fresh migrated PostgreSQL database); stop and clean up."""
     data_dir = Path(tempfile.mkdtemp(prefix=f"orch-bench-{backend}-"))
     args = ["--workers", str(workers), "--threads", str(threads), *extra]
@@ -165,8 +179,9 @@ class Conn:
 
 
 def ensure_namespace(conn: Conn, name: str = NAMESPACE) -> None:
-    status, body = conn.request("POST", "/api/v1/namespaces",
-                                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+    status, body = conn.request(
+        "POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+    )
     if status not in (201, 409):
         raise RuntimeError(f"creating namespace {name}: HTTP {status} {body[:300]!r}")
 
@@ -175,14 +190,16 @@ def configmap(name: str, data_bytes: int) -> dict:
     """A ConfigMap whose `data` holds about data_bytes bytes (5 keys)."""
     per = max(1, data_bytes // 5 - 10)
     return {
-        "apiVersion": "v1", "kind": "ConfigMap",
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
         "metadata": {"name": name, "labels": {"app": "bench", "tier": "x"}},
         "data": {f"k{i}": (f"{name}-{i}-" * 40)[:per] for i in range(5)},
     }
 
 
-def create_configmaps(server: RunningServer, count: int, data_bytes: int, threads: int = 8,
-                      namespace: str = NAMESPACE, prefix: str = "cm") -> float:
+def create_configmaps(
+    server: RunningServer, count: int, data_bytes: int, threads: int = 8, namespace: str = NAMESPACE, prefix: str = "cm"
+) -> float:
     """POST `count` configmaps from `threads` threads, each on its own keep-alive connection; returns seconds."""
     ctx = ssl_context(server)
     path = f"/api/v1/namespaces/{namespace}/configmaps"
@@ -217,6 +234,7 @@ def create_configmaps(server: RunningServer, count: int, data_bytes: int, thread
 
 
 # -- process inspection -----------------------------------------------------------------------------
+
 
 def children(pid: int) -> list[int]:
     out: list[int] = []
@@ -276,8 +294,12 @@ class ServerUsage:
     involuntary: int
 
     def __sub__(self, other: ServerUsage) -> ServerUsage:
-        return ServerUsage(self.user - other.user, self.system - other.system,
-                           self.voluntary - other.voluntary, self.involuntary - other.involuntary)
+        return ServerUsage(
+            self.user - other.user,
+            self.system - other.system,
+            self.voluntary - other.voluntary,
+            self.involuntary - other.involuntary,
+        )
 
     @property
     def cpu(self) -> float:
@@ -339,8 +361,13 @@ class MachineLoad:
 
     def report(self, ours: float) -> dict[str, float]:
         busy, wall = machine_busy() - self.busy0, time.monotonic() - self.t0
-        return {"wall_s": wall, "machine_busy_s": busy, "capacity_s": wall * (os.cpu_count() or 1),
-                "others_s": max(0.0, busy - ours), "loadavg_1m": os.getloadavg()[0]}
+        return {
+            "wall_s": wall,
+            "machine_busy_s": busy,
+            "capacity_s": wall * (os.cpu_count() or 1),
+            "others_s": max(0.0, busy - ours),
+            "loadavg_1m": os.getloadavg()[0],
+        }
 
 
 def wait_for_quiet(max_wait: float, idle_cores: float = 0.3, window: float = 1.0, needed: int = 3) -> float:
@@ -358,8 +385,11 @@ def wait_for_quiet(max_wait: float, idle_cores: float = 0.3, window: float = 1.0
         if calm >= needed:
             return busy
         if time.monotonic() >= deadline:
-            print(f"  WARNING: machine still busy ({busy:.2f} cores used by other processes) after waiting "
-                  f"{max_wait:.0f} s; numbers below are disturbed", flush=True)
+            print(
+                f"  WARNING: machine still busy ({busy:.2f} cores used by other processes) after waiting "
+                f"{max_wait:.0f} s; numbers below are disturbed",
+                flush=True,
+            )
             return busy
 
 
@@ -387,8 +417,11 @@ def health(server: RunningServer) -> Health:
         status = 0
     finally:
         conn.close()
-    bad = [line.strip() for line in server.log().splitlines()
-           if any(word in line for word in ("Traceback", "[ERROR]", "[CRITICAL]", "WORKER TIMEOUT", "exited"))]
+    bad = [
+        line.strip()
+        for line in server.log().splitlines()
+        if any(word in line for word in ("Traceback", "[ERROR]", "[CRITICAL]", "WORKER TIMEOUT", "exited"))
+    ]
     return Health(status == 200, worker_pids(server), bad)
 
 
@@ -396,15 +429,21 @@ def git_commit() -> str:
     if os.environ.get("BENCH_COMMIT"):  # set when benchmarking an exported snapshot (no .git)
         return os.environ["BENCH_COMMIT"]
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
 
 def header(title: str) -> dict[str, Any]:
-    info = {"bench": title, "date": time.strftime("%Y-%m-%d %H:%M:%S %z"), "commit": git_commit(),
-            "python": sys.version.split()[0], "cpus": os.cpu_count()}
+    info = {
+        "bench": title,
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+        "commit": git_commit(),
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
+    }
     print(f"# {title}  {info['date']}  commit {info['commit']}  python {info['python']}  cpus {info['cpus']}")
     return info
 

@@ -8,6 +8,7 @@ a default, under spec and status with the status subresource); each object carri
 data as the ConfigMaps (a string field). One keep-alive connection, sequential requests (latency, not
 throughput); then `--runs` full lists of each kind.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,16 +35,40 @@ from bench.common import (
 GROUP = "bench.example.com"
 FIELDS = {f"field{i}": {"type": "string", "maxLength": 64} for i in range(8)}
 CRD = {
-    "apiVersion": "apiextensions.orch.io/v1", "kind": "CustomResourceDefinition",
+    "apiVersion": "apiextensions.orch.io/v1",
+    "kind": "CustomResourceDefinition",
     "metadata": {"name": f"widgets.{GROUP}"},
-    "spec": {"group": GROUP, "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
-             "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
-                           "schema": {"openAPIV3Schema": {"type": "object", "properties": {
-                               "spec": {"type": "object", "properties": {
-                                   **FIELDS, "replicas": {"type": "integer", "minimum": 0, "default": 1},
-                                   "mode": {"type": "string", "enum": ["fast", "slow"]},
-                                   "payload": {"type": "string"}}},
-                               "status": {"type": "object", "properties": {"ready": {"type": "boolean"}}}}}}}]}}
+    "spec": {
+        "group": GROUP,
+        "scope": "Namespaced",
+        "names": {"plural": "widgets", "kind": "Widget"},
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "subresources": {"status": {}},
+                "schema": {
+                    "openAPIV3Schema": {
+                        "type": "object",
+                        "properties": {
+                            "spec": {
+                                "type": "object",
+                                "properties": {
+                                    **FIELDS,
+                                    "replicas": {"type": "integer", "minimum": 0, "default": 1},
+                                    "mode": {"type": "string", "enum": ["fast", "slow"]},
+                                    "payload": {"type": "string"},
+                                },
+                            },
+                            "status": {"type": "object", "properties": {"ready": {"type": "boolean"}}},
+                        },
+                    }
+                },
+            }
+        ],
+    },
+}
 
 
 def timed(conn: Conn, method: str, path: str, body: object = None, want: int = 200) -> float:
@@ -58,12 +83,20 @@ def run_kind(conn: Conn, kind: str, count: int, runs: int) -> dict[str, dict[str
     payload = "x" * 500
     if kind == "configmaps":
         base = f"/api/v1/namespaces/{NAMESPACE}/configmaps"
-        make = lambda i: {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"o{i}"},
-                          "data": {"payload": payload}}
+        make = lambda i: {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": f"o{i}"},
+            "data": {"payload": payload},
+        }
     else:
         base = f"/apis/{GROUP}/v1/namespaces/{NAMESPACE}/widgets"
-        make = lambda i: {"apiVersion": f"{GROUP}/v1", "kind": "Widget", "metadata": {"name": f"o{i}"},
-                          "spec": {"mode": "fast", "field0": "a", "payload": payload}}
+        make = lambda i: {
+            "apiVersion": f"{GROUP}/v1",
+            "kind": "Widget",
+            "metadata": {"name": f"o{i}"},
+            "spec": {"mode": "fast", "field0": "a", "payload": payload},
+        }
     creates = [timed(conn, "POST", base, make(i), 201) for i in range(count)]
     gets = [timed(conn, "GET", f"{base}/o{i}") for i in range(count)]
     lists = [timed(conn, "GET", base) for _ in range(runs)]

@@ -15,6 +15,7 @@ answers each with a chunked HTTP/1.1 200 and then streams W small ADDED event li
 Latency = client recv time - time the event was produced (both CLOCK_MONOTONIC). Also reports the CPU
 seconds and context switches of this process while streaming.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,22 +48,30 @@ def self_signed(directory: Path) -> tuple[str, str]:
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "fanout-micro")])
     now = datetime.datetime.now(datetime.UTC)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
-            .not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
-            .sign(key, hashes.SHA256()))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+        .sign(key, hashes.SHA256())
+    )
     cert_file, key_file = directory / "cert.pem", directory / "key.pem"
     cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    key_file.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     return str(cert_file), str(key_file)
 
 
 @dataclass
 class FakeServer:
     """What WatcherPool needs from a RunningServer."""
+
     port: int
     ca_file: str
     client_cert: tuple[str, str]
@@ -73,8 +82,10 @@ def chunk(line: bytes) -> bytes:
 
 
 def event(i: int, pad: str) -> bytes:
-    return (b'{"type":"ADDED","object":{"kind":"ConfigMap","metadata":{"name":"ev-%05d","resourceVersion":"%d"},'
-            b'"data":{"k":"%s"}}}\n' % (i, i, pad.encode()))
+    return (
+        b'{"type":"ADDED","object":{"kind":"ConfigMap","metadata":{"name":"ev-%05d","resourceVersion":"%d"},'
+        b'"data":{"k":"%s"}}}\n' % (i, i, pad.encode())
+    )
 
 
 class Sub:
@@ -178,9 +189,16 @@ def run(mode: str, watchers: int, events: int, interval: float, procs: int, pad:
         got = [r["events"].get(f"ev-{i:05d}") for r in results]
         missing += sum(g is None for g in got)
         latencies.extend(g[1] - produced[i] for g in got if g is not None)
-    return {"mode": mode, "live": live, "missing": missing, "latency": summary(latencies), "cpu_s": cpu,
-            "cpu_us_per_delivery": cpu * 1e6 / max(1, len(latencies)),
-            "voluntary_switches": switches[0] - ctx0[0], "involuntary_switches": switches[1] - ctx0[1]}
+    return {
+        "mode": mode,
+        "live": live,
+        "missing": missing,
+        "latency": summary(latencies),
+        "cpu_s": cpu,
+        "cpu_us_per_delivery": cpu * 1e6 / max(1, len(latencies)),
+        "voluntary_switches": switches[0] - ctx0[0],
+        "involuntary_switches": switches[1] - ctx0[1],
+    }
 
 
 def main() -> int:
@@ -196,9 +214,12 @@ def main() -> int:
     for mode in args.modes.split(","):
         with tempfile.TemporaryDirectory() as tmp:
             out = run(mode, args.watchers, args.events, args.interval, args.client_procs, pad, Path(tmp))
-        print(f"{mode:8s} {out['live']} live, missing {out['missing']}: {fmt_ms(out['latency'])}; CPU {out['cpu_s']:.2f} s "
-              f"({out['cpu_us_per_delivery']:.0f} us/delivery), context switches {out['voluntary_switches']} "
-              f"voluntary, {out['involuntary_switches']} involuntary")
+        print(
+            f"{mode:8s} {out['live']} live, missing {out['missing']}: {fmt_ms(out['latency'])}; "
+            f"CPU {out['cpu_s']:.2f} s "
+            f"({out['cpu_us_per_delivery']:.0f} us/delivery), context switches {out['voluntary_switches']} "
+            f"voluntary, {out['involuntary_switches']} involuntary"
+        )
     return 0
 
 

@@ -3,6 +3,7 @@ against a real server; prints the answers by code, the slowest one and any 5xx o
 
     python bench/fuzz.py [--cases 5000] [--database-url postgresql+psycopg://...]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,15 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.testing import TestServer
-from tests.e2e.test_fuzz import (
-    CUSTOM_TARGET,
-    FUZZ_CRD,
-    TARGETS,
-    bodies,
-    content_types,
-    names,
-    queries,
-)
+from tests.e2e.test_fuzz import CUSTOM_TARGET, FUZZ_CRD, TARGETS, bodies, content_types, names, queries
 
 
 def main() -> int:
@@ -43,9 +36,14 @@ def main() -> int:
         session = requests.Session()
         session.verify, session.cert = server.ca_file, server.client_cert
         session.trust_env = False  # REQUESTS_CA_BUNDLE would replace our CA
+
         def fuzz(path: str, kind: str, api_version: str) -> None:
-            @settings(max_examples=args.cases // (len(TARGETS) + 1), deadline=None, database=None,
-                      suppress_health_check=list(HealthCheck))
+            @settings(
+                max_examples=args.cases // (len(TARGETS) + 1),
+                deadline=None,
+                database=None,
+                suppress_health_check=list(HealthCheck),
+            )
             @given(data=st.data())
             def one(data: Any) -> None:
                 method = data.draw(st.sampled_from(["POST", "PUT", "PATCH", "GET", "DELETE"]))
@@ -58,9 +56,14 @@ def main() -> int:
                 ctype = data.draw(content_types) if method == "PATCH" else "application/json"
                 started = time.monotonic()
                 try:
-                    response = session.request(method, server.url + target, params=params,
-                                               data=None if method == "GET" else body,
-                                               headers={"Content-Type": ctype}, timeout=30)
+                    response = session.request(
+                        method,
+                        server.url + target,
+                        params=params,
+                        data=None if method == "GET" else body,
+                        headers={"Content-Type": ctype},
+                        timeout=30,
+                    )
                 except requests.RequestException as err:  # a hang or a dropped connection: a finding, go on
                     failures.append(f"{type(err).__name__} {method} {target} {params}: {err}")
                     return
@@ -68,8 +71,9 @@ def main() -> int:
                 codes[response.status_code] += 1
                 if elapsed > slowest[0]:
                     slowest[:] = [elapsed, f"{method} {target}"]
-                if response.status_code >= 500 or (response.status_code >= 400 and
-                                                   response.headers.get("Content-Type") != "application/json"):
+                if response.status_code >= 500 or (
+                    response.status_code >= 400 and response.headers.get("Content-Type") != "application/json"
+                ):
                     failures.append(f"{response.status_code} {method} {target}: {response.text[:200]}")
 
             one()

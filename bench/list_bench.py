@@ -14,6 +14,7 @@ connections), then
   * an in-process breakdown: Storage.list() alone (SQL + row objects), whole and in chunks with and
     without remainingItemCount, and the JSON splice, against the same database, without HTTP.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -76,9 +77,14 @@ def full_lists(conn: Conn, runs: int, expected: int, cpu: Callable[[], float]) -
     pg_total = pg.used()
     load = machine.report(cpu() - cpu0 + pg_total + sum(os.times()[:2]) - self0)
     pg_used = pg_total / runs
-    return {"latency": summary(times), "bytes": len(body), "client_decode_s": decode,
-            "server_cpu_s_per_list": used, "postgres_cpu_s_per_list": pg_used,
-            "machine": load}
+    return {
+        "latency": summary(times),
+        "bytes": len(body),
+        "client_decode_s": decode,
+        "server_cpu_s_per_list": used,
+        "postgres_cpu_s_per_list": pg_used,
+        "machine": load,
+    }
 
 
 CONTINUE = re.compile(rb'"continue":"([^"]*)"')
@@ -86,7 +92,7 @@ CONTINUE = re.compile(rb'"continue":"([^"]*)"')
 
 def continue_token(body: bytes) -> str:
     """The continue token without decoding the body: the server writes metadata before the items."""
-    head = body[:body.find(b'"items":')]
+    head = body[: body.find(b'"items":')]
     found = CONTINUE.search(head)
     return found.group(1).decode() if found else ""
 
@@ -121,8 +127,12 @@ def chunked_lists(conn: Conn, runs: int, chunk: int, expected: int) -> dict:
             per_chunk.extend(chunks)
             first_chunk.append(chunks[0])
             totals.append(total)
-    return {"total": summary(totals), "per_chunk": summary(per_chunk), "first_chunk": summary(first_chunk),
-            "chunks_per_list": len(per_chunk) // runs}
+    return {
+        "total": summary(totals),
+        "per_chunk": summary(per_chunk),
+        "first_chunk": summary(first_chunk),
+        "chunks_per_list": len(per_chunk) // runs,
+    }
 
 
 def breakdown(database_url: str, runs: int, chunk_size: int) -> dict:
@@ -138,8 +148,11 @@ def breakdown(database_url: str, runs: int, chunk_size: int) -> dict:
             t0 = time.monotonic()
             page = storage.list(prefix)
             t1 = time.monotonic()
-            body = b'{"kind":"ConfigMapList","apiVersion":"v1","metadata":{},"items":[' + \
-                ",".join(s.data for s in page.items).encode() + b"]}"
+            body = (
+                b'{"kind":"ConfigMapList","apiVersion":"v1","metadata":{},"items":['
+                + ",".join(s.data for s in page.items).encode()
+                + b"]}"
+            )
             t2 = time.monotonic()
             sql.append(t1 - t0)
             splice.append(t2 - t1)
@@ -157,8 +170,12 @@ def breakdown(database_url: str, runs: int, chunk_size: int) -> dict:
                     start = chunk.items[-1].key
                 times.append(time.monotonic() - t0)
             chunked["with_count" if count else "without_count"] = summary(times)
-        return {"storage_list": summary(sql), "splice": summary(splice), "rows": len(page.items),
-                "storage_chunked": chunked}
+        return {
+            "storage_list": summary(sql),
+            "splice": summary(splice),
+            "rows": len(page.items),
+            "storage_chunked": chunked,
+        }
     finally:
         storage.dispose()
 
@@ -175,47 +192,63 @@ def main() -> int:
 
     results = {"info": header("list_bench"), "args": vars(args), "backends": {}}
     for backend in backends(args.backend):
-        print(f"\n## {backend}: {args.workers} workers x {args.threads} threads, {args.objects} configmaps "
-              f"of ~{args.data_bytes} B data")
+        print(
+            f"\n## {backend}: {args.workers} workers x {args.threads} threads, {args.objects} configmaps "
+            f"of ~{args.data_bytes} B data"
+        )
         with bench_server(backend, args.workers, args.threads, keep=args.keep) as server:
             conn = Conn(server)
             ensure_namespace(conn)
             took = create_configmaps(server, args.objects, args.data_bytes, threads=args.create_threads)
-            print(f"create: {args.objects} objects in {took:.1f} s ({args.objects / took:.0f}/s, "
-                  f"{args.create_threads} client threads)")
+            print(
+                f"create: {args.objects} objects in {took:.1f} s ({args.objects / took:.0f}/s, "
+                f"{args.create_threads} client threads)"
+            )
             if args.quiet_wait:
                 wait_for_quiet(args.quiet_wait)
             # the server publishes its root CA into every namespace (`<prefix>-root-ca.crt`): listed as well
             names = [i["metadata"]["name"] for i in orjson.loads(conn.request("GET", PATH)[1])["items"]]
             expected = args.objects + sum(name.endswith("-root-ca.crt") for name in names)
             full = full_lists(conn, args.runs, expected, lambda: server_cpu(server))
-            print(f"full list ({full['bytes'] / 1e6:.2f} MB): {fmt_ms(full['latency'])}; server CPU "
-                  f"{full['server_cpu_s_per_list'] * 1000:.0f} ms/list, postgres CPU "
-                  f"{full['postgres_cpu_s_per_list'] * 1000:.0f} ms/list; client decode (not timed above) "
-                  f"{full['client_decode_s'] * 1000:.0f} ms")
+            print(
+                f"full list ({full['bytes'] / 1e6:.2f} MB): {fmt_ms(full['latency'])}; server CPU "
+                f"{full['server_cpu_s_per_list'] * 1000:.0f} ms/list, postgres CPU "
+                f"{full['postgres_cpu_s_per_list'] * 1000:.0f} ms/list; client decode (not timed above) "
+                f"{full['client_decode_s'] * 1000:.0f} ms"
+            )
             load = full["machine"]
-            print(f"  machine during the full lists: {load['machine_busy_s']:.1f} of {load['capacity_s']:.1f} "
-                  f"core-seconds busy, other processes {load['others_s']:.1f} s, load average {load['loadavg_1m']:.1f}")
+            print(
+                f"  machine during the full lists: {load['machine_busy_s']:.1f} of {load['capacity_s']:.1f} "
+                f"core-seconds busy, other processes {load['others_s']:.1f} s, load average {load['loadavg_1m']:.1f}"
+            )
             if args.quiet_wait:
                 wait_for_quiet(args.quiet_wait)
             chunked = chunked_lists(conn, args.runs, args.chunk, expected)
-            print(f"chunked list, {chunked['chunks_per_list']} x limit={args.chunk}: total "
-                  f"{fmt_ms(chunked['total'])}")
+            print(f"chunked list, {chunked['chunks_per_list']} x limit={args.chunk}: total {fmt_ms(chunked['total'])}")
             print(f"  per chunk: {fmt_ms(chunked['per_chunk'])}")
             print(f"  first chunk: {fmt_ms(chunked['first_chunk'])}")
             conn.close()
             url = server.database_url or f"sqlite:///{server.data_dir / 'orch.db'}"
             parts = breakdown(url, args.runs, args.chunk)
-            print(f"in-process, no HTTP: Storage.list() of {parts['rows']} rows {fmt_ms(parts['storage_list'])}; "
-                  f"splice {fmt_ms(parts['splice'], ('median',))}")
+            print(
+                f"in-process, no HTTP: Storage.list() of {parts['rows']} rows {fmt_ms(parts['storage_list'])}; "
+                f"splice {fmt_ms(parts['splice'], ('median',))}"
+            )
             counted = parts["storage_chunked"]
-            print(f"  Storage.list() in chunks of {args.chunk} (all chunks): with remainingItemCount "
-                  f"{fmt_ms(counted['with_count'], ('median', 'p99'))}, without "
-                  f"{fmt_ms(counted['without_count'], ('median', 'p99'))}")
+            print(
+                f"  Storage.list() in chunks of {args.chunk} (all chunks): with remainingItemCount "
+                f"{fmt_ms(counted['with_count'], ('median', 'p99'))}, without "
+                f"{fmt_ms(counted['without_count'], ('median', 'p99'))}"
+            )
             state = health(server)
             print(f"health: {state}")
-            results["backends"][backend] = {"create_s": took, "full": full, "chunked": chunked,
-                                            "breakdown": parts, "health": str(state)}
+            results["backends"][backend] = {
+                "create_s": took,
+                "full": full,
+                "chunked": chunked,
+                "breakdown": parts,
+                "health": str(state),
+            }
     write_json(args.json, results)
     return 0
 

@@ -12,6 +12,7 @@ watcher. The round is repeated once after closing the first watches (the server 
 thread at its next write, so two flush writes follow the close): the first round includes creating the
 worker threads and growing malloc arenas, the second one mostly reuses them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -74,8 +75,13 @@ def workers_state(server) -> dict:
     for pid in pids:
         for kind, kib in smaps_breakdown(pid).items():
             kinds[kind] = kinds.get(kind, 0) + kib
-    return {"pids": pids, "rss_kib": {p: rss_kib(p) for p in pids}, "threads": {p: thread_count(p) for p in pids},
-            "total_rss_kib": sum(rss_kib(p) for p in pids), "by_kind_kib": kinds}
+    return {
+        "pids": pids,
+        "rss_kib": {p: rss_kib(p) for p in pids},
+        "threads": {p: thread_count(p) for p in pids},
+        "total_rss_kib": sum(rss_kib(p) for p in pids),
+        "by_kind_kib": kinds,
+    }
 
 
 def post(conn: Conn, name: str) -> None:
@@ -89,8 +95,9 @@ def one_round(server, conn: Conn, tag: str, watchers: int, procs: int, settle: f
     before = workers_state(server)
     _, body = conn.request("GET", f"{COLLECTION}?limit=1")
     rv = json.loads(body)["metadata"]["resourceVersion"]
-    pool = WatcherPool(server, f"{COLLECTION}?watch=1&resourceVersion={rv}&timeoutSeconds=600", watchers, procs,
-                       "none-")
+    pool = WatcherPool(
+        server, f"{COLLECTION}?watch=1&resourceVersion={rv}&timeoutSeconds=600", watchers, procs, "none-"
+    )
     try:
         post(conn, f"mem-{tag}")
         live, _ = pool.wait_marker(f"mem-{tag}", timeout=120)
@@ -103,14 +110,24 @@ def one_round(server, conn: Conn, tag: str, watchers: int, procs: int, settle: f
     time.sleep(settle)
     closed = workers_state(server)
     per = (after["total_rss_kib"] - before["total_rss_kib"]) / max(1, live)
-    print(f"  round {tag}: {live}/{watchers} live; worker RSS before {before['total_rss_kib'] / 1024:.1f} MiB "
-          f"(threads {sum(before['threads'].values())}), with watches {after['total_rss_kib'] / 1024:.1f} MiB "
-          f"(threads {sum(after['threads'].values())}, per worker {list(after['threads'].values())}), "
-          f"after closing {closed['total_rss_kib'] / 1024:.1f} MiB -> {per:.1f} KiB per watcher")
-    kinds = {k: (after["by_kind_kib"][k] - before["by_kind_kib"].get(k, 0)) / max(1, live)
-             for k in after["by_kind_kib"]}
+    print(
+        f"  round {tag}: {live}/{watchers} live; worker RSS before {before['total_rss_kib'] / 1024:.1f} MiB "
+        f"(threads {sum(before['threads'].values())}), with watches {after['total_rss_kib'] / 1024:.1f} MiB "
+        f"(threads {sum(after['threads'].values())}, per worker {list(after['threads'].values())}), "
+        f"after closing {closed['total_rss_kib'] / 1024:.1f} MiB -> {per:.1f} KiB per watcher"
+    )
+    kinds = {
+        k: (after["by_kind_kib"][k] - before["by_kind_kib"].get(k, 0)) / max(1, live) for k in after["by_kind_kib"]
+    }
     print("    per watcher by kind of memory (KiB): " + ", ".join(f"{k} {v:.1f}" for k, v in kinds.items()))
-    return {"kib_per_watcher_by_kind": kinds, "live": live, "before": before, "with_watches": after, "after_close": closed, "kib_per_watcher": per}
+    return {
+        "kib_per_watcher_by_kind": kinds,
+        "live": live,
+        "before": before,
+        "with_watches": after,
+        "after_close": closed,
+        "kib_per_watcher": per,
+    }
 
 
 def main() -> int:
@@ -119,8 +136,13 @@ def main() -> int:
     parser.add_argument("--watchers", type=int, default=500)
     parser.add_argument("--client-procs", type=int, default=2)
     parser.add_argument("--settle", type=float, default=3.0, help="seconds to wait before each RSS reading")
-    parser.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE",
-                        help="extra environment for the server (e.g. MALLOC_ARENA_MAX=2); repeatable")
+    parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="extra environment for the server (e.g. MALLOC_ARENA_MAX=2); repeatable",
+    )
     args = parser.parse_args()
     env = dict(item.split("=", 1) for item in args.server_env)
 
@@ -135,8 +157,7 @@ def main() -> int:
             create_configmaps(server, 64, 200, threads=16, prefix="warm")
             for _ in range(5):
                 conn.request("GET", COLLECTION)
-            rounds = [one_round(server, conn, f"r{r}", args.watchers, args.client_procs, args.settle)
-                      for r in range(2)]
+            rounds = [one_round(server, conn, f"r{r}", args.watchers, args.client_procs, args.settle) for r in range(2)]
             state = health(server)
             print(f"  health: {state}")
             conn.close()

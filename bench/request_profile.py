@@ -6,6 +6,7 @@ ConfigMaps as a token user of system:masters, as ../shared/perf/side-by-side.sh 
 Prints microseconds per request (wall, one thread) for GET, create, update (PUT), merge patch, apply and
 delete; with --profile, the cProfile of that verb sorted by own time. Run by hand; no assertions.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,15 +55,28 @@ def run(url: str, data_dir: Path, n: int, profile: str | None, top: int) -> None
     ok(client.post(CM, json={"metadata": {"name": "cm0"}, "data": DATA}, headers=headers), 201)
     verbs: dict[str, Callable[[int], object]] = {
         "get": lambda i: ok(client.get(f"{CM}/cm0", headers=headers), 200),
-        "create": lambda i: ok(client.post(CM, json={"metadata": {"name": f"c{i}"}, "data": DATA},
-                                           headers=headers), 201),
-        "update": lambda i: ok(client.put(f"{CM}/c{i}", json={"metadata": {"name": f"c{i}"}, "data": {"b": "1"}},
-                                          headers=headers), 200),
-        "patch": lambda i: ok(client.patch(f"{CM}/c{i}", data='{"data":{"c":"2"}}', headers={
-            **headers, "Content-Type": "application/merge-patch+json"}), 200),
-        "apply": lambda i: ok(client.patch(f"{CM}/c{i}?fieldManager=bench&force=true", data=(
-            f'{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c{i}"}},"data":{{"d":"3"}}}}'),
-            headers={**headers, "Content-Type": "application/apply-patch+yaml"}), 200),
+        "create": lambda i: ok(
+            client.post(CM, json={"metadata": {"name": f"c{i}"}, "data": DATA}, headers=headers), 201
+        ),
+        "update": lambda i: ok(
+            client.put(f"{CM}/c{i}", json={"metadata": {"name": f"c{i}"}, "data": {"b": "1"}}, headers=headers), 200
+        ),
+        "patch": lambda i: ok(
+            client.patch(
+                f"{CM}/c{i}",
+                data='{"data":{"c":"2"}}',
+                headers={**headers, "Content-Type": "application/merge-patch+json"},
+            ),
+            200,
+        ),
+        "apply": lambda i: ok(
+            client.patch(
+                f"{CM}/c{i}?fieldManager=bench&force=true",
+                data=(f'{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c{i}"}},"data":{{"d":"3"}}}}'),
+                headers={**headers, "Content-Type": "application/apply-patch+yaml"},
+            ),
+            200,
+        ),
         "delete": lambda i: ok(client.delete(f"{CM}/c{i}", headers=headers), 200),
     }
     for _ in range(200):  # warm: caches, prepared statements, imports

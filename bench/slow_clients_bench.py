@@ -11,6 +11,7 @@ client does 200 GETs of one object on a keep-alive connection and 50 on new conn
 each), and its latencies are printed. Then the slow connections are watched until the server closes them
 (--read-header-timeout, 32 s by default).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,14 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import (
-    Conn,
-    add_server_args,
-    fmt_ms,
-    health,
-    run_each_backend,
-    summary,
-)
+from bench.common import Conn, add_server_args, fmt_ms, health, run_each_backend, summary
 from tests.e2e import closed_by_server
 
 
@@ -51,8 +45,9 @@ def run(server, slow: int, stalled: int) -> dict:
         sock = socket.create_connection(("127.0.0.1", server.port))
         sock.sendall(b"\x16\x03\x01")
         stalled_socks.append(sock)
-    print(f"  {slow} slow-head and {stalled} stalled-handshake connections open after "
-          f"{time.monotonic() - opened:.1f} s")
+    print(
+        f"  {slow} slow-head and {stalled} stalled-handshake connections open after {time.monotonic() - opened:.1f} s"
+    )
     stop = threading.Event()
 
     def trickle() -> None:  # one more header byte now and then: the head grows, never ends
@@ -95,10 +90,19 @@ def run(server, slow: int, stalled: int) -> dict:
     stop.set()
     for sock in everyone:
         sock.close()
-    print(f"  slow connections closed by the server {closed_after:.0f} s after the first was opened; "
-          f"{still_open} still open; health: {health(server)}")
-    return {"slow": slow, "stalled": stalled, "get_keepalive": summary(kept), "get_new_connection": summary(fresh),
-            "answered": [len(kept), len(fresh)], "all_closed_after_s": closed_after, "still_open": still_open}
+    print(
+        f"  slow connections closed by the server {closed_after:.0f} s after the first was opened; "
+        f"{still_open} still open; health: {health(server)}"
+    )
+    return {
+        "slow": slow,
+        "stalled": stalled,
+        "get_keepalive": summary(kept),
+        "get_new_connection": summary(fresh),
+        "answered": [len(kept), len(fresh)],
+        "all_closed_after_s": closed_after,
+        "still_open": still_open,
+    }
 
 
 def main() -> int:

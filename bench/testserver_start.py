@@ -7,6 +7,7 @@ Measures, N times each, from the call to the first successful authenticated requ
 plus the time of `TestServer.reset()` after a test made 20 objects. Run: `python bench/testserver_start.py`.
 Imports are paid once per process and are reported on their own line.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,8 +40,10 @@ spec:
 
 def _summary(name: str, values: list[float]) -> str:
     values = sorted(values)
-    return (f"{name:18s} n={len(values)} min {values[0] * 1000:7.0f} ms  median {statistics.median(values) * 1000:7.0f} ms"
-            f"  max {values[-1] * 1000:7.0f} ms")
+    return (
+        f"{name:18s} n={len(values)} min {values[0] * 1000:7.0f} ms  median {statistics.median(values) * 1000:7.0f} ms"
+        f"  max {values[-1] * 1000:7.0f} ms"
+    )
 
 
 def time_testserver(runs: int, crds: list[Path]) -> list[float]:
@@ -61,8 +64,10 @@ def time_reset(objects: int) -> float:
 
     with TestServer() as server:
         namespace = server.create_namespace()
-        server.apply([{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{i}"}}
-                      for i in range(objects)], namespace=namespace)
+        server.apply(
+            [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{i}"}} for i in range(objects)],
+            namespace=namespace,
+        )
         began = time.perf_counter()
         server.reset()
         return time.perf_counter() - began
@@ -88,6 +93,7 @@ def main() -> None:
     began = time.perf_counter()
     import app.factory
     import app.testing  # noqa: F401 - what a test session imports once
+
     print(f"{'imports (once)':18s} {(time.perf_counter() - began) * 1000:7.0f} ms")
     print(_summary("testserver", time_testserver(args.runs, [])))
     with tempfile.TemporaryDirectory() as directory:

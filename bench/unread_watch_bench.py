@@ -10,6 +10,7 @@ write W configmaps with B bytes of data (8 writer connections), sum VmRSS again.
 its end: a watch the server ended shows the end of its chunked body or a closed connection. The server's
 health and an ordinary GET's latency are printed last.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -95,14 +96,28 @@ def run(server, watchers: int, writes: int, data_bytes: int) -> dict:
     get_ms = (time.monotonic() - start) * 1000
     conn.close()
     outcome = {kind: sum(1 for k, _ in ends if k == kind) for kind in ("ended", "closed", "open")}
-    result = {"watchers": watchers, "writes": writes, "data_bytes": data_bytes, "warm_up_s": warm,
-              "writes_s": seconds, "rss_before_mib": before, "rss_after_mib": after, "rss_added_mib": after - before,
-              "watch_outcome": outcome, "bytes_read_per_watch_max": max((n for _, n in ends), default=0),
-              "get_after_ms": get_ms, "get_status": status}
-    print(f"  workers' RSS {before:.1f} MiB before, {after:.1f} MiB after {writes} writes of {data_bytes} B with "
-          f"{watchers} unread watches: +{after - before:.1f} MiB ({seconds:.1f} s of writes)")
-    print(f"  the unread watches afterwards: {outcome} (most bytes any of them had received: "
-          f"{result['bytes_read_per_watch_max'] / 1024:.0f} KiB)")
+    result = {
+        "watchers": watchers,
+        "writes": writes,
+        "data_bytes": data_bytes,
+        "warm_up_s": warm,
+        "writes_s": seconds,
+        "rss_before_mib": before,
+        "rss_after_mib": after,
+        "rss_added_mib": after - before,
+        "watch_outcome": outcome,
+        "bytes_read_per_watch_max": max((n for _, n in ends), default=0),
+        "get_after_ms": get_ms,
+        "get_status": status,
+    }
+    print(
+        f"  workers' RSS {before:.1f} MiB before, {after:.1f} MiB after {writes} writes of {data_bytes} B with "
+        f"{watchers} unread watches: +{after - before:.1f} MiB ({seconds:.1f} s of writes)"
+    )
+    print(
+        f"  the unread watches afterwards: {outcome} (most bytes any of them had received: "
+        f"{result['bytes_read_per_watch_max'] / 1024:.0f} KiB)"
+    )
     print(f"  GET afterwards: HTTP {status} in {get_ms:.1f} ms; health: {health(server)}")
     return result
 
@@ -114,8 +129,9 @@ def main() -> int:
     parser.add_argument("--writes", type=int, default=5000)
     parser.add_argument("--data-bytes", type=int, default=2048)
     args = parser.parse_args()
-    run_each_backend("unread_watch_bench", args,
-                     lambda server: run(server, args.watchers, args.writes, args.data_bytes))
+    run_each_backend(
+        "unread_watch_bench", args, lambda server: run(server, args.watchers, args.writes, args.data_bytes)
+    )
     return 0
 
 

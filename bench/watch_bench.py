@@ -16,6 +16,7 @@ minus the time just before the POST was sent (also reported: minus the time the 
 Also: events missing, per-write time until the LAST watcher had it, CPU seconds of server / postgres /
 watcher processes during the writes, and the server's health afterwards.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -82,20 +83,54 @@ def start_profilers(server, out_dir: str, tag: str, seconds: float, tool: str) -
     duration = str(max(1, round(seconds)))
     if tool == "perf":
         out = Path(out_dir) / f"{tag}.perf.data"
-        cmd = ["perf", "record", "-F", "499", "-g", "-o", str(out), "-p", ",".join(map(str, pids)), "--",
-               "sleep", duration]
+        cmd = [
+            "perf",
+            "record",
+            "-F",
+            "499",
+            "-g",
+            "-o",
+            str(out),
+            "-p",
+            ",".join(map(str, pids)),
+            "--",
+            "sleep",
+            duration,
+        ]
         return [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     procs = []
     for pid in pids:
         out = Path(out_dir) / f"{tag}-{pid}.txt"
-        cmd = ["py-spy", "record", "--pid", str(pid), "--duration", duration, "--rate", str(PROFILE_RATE),
-               "--format", "raw", "--nonblocking", "--output", str(out)] + (["--gil"] if tool == "py-spy-gil" else [])
+        cmd = [
+            "py-spy",
+            "record",
+            "--pid",
+            str(pid),
+            "--duration",
+            duration,
+            "--rate",
+            str(PROFILE_RATE),
+            "--format",
+            "raw",
+            "--nonblocking",
+            "--output",
+            str(out),
+        ] + (["--gil"] if tool == "py-spy-gil" else [])
         procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
     return procs
 
 
-def write_on_schedule(server, conn: Conn, prefix: str, writes: int, interval: float, data_bytes: int,
-                      begin: float, threads: int, paths: list[str]) -> tuple[list[float], list[float]]:
+def write_on_schedule(
+    server,
+    conn: Conn,
+    prefix: str,
+    writes: int,
+    interval: float,
+    data_bytes: int,
+    begin: float,
+    threads: int,
+    paths: list[str],
+) -> tuple[list[float], list[float]]:
     """POST write i at begin + i*interval from `threads` writer threads (write i on thread i % threads, each
     with its own keep-alive connection), so that a slow POST does not push the later ones back; a thread
     whose previous POST is still running sends late. Returns the send and response times."""
@@ -158,9 +193,21 @@ class GetProbe:
         return self.latencies
 
 
-def scenario(server, conn: Conn, tag: str, watchers: int, procs: int, writes: int, interval: float,
-             data_bytes: int, profile_dir: str | None = None, profile_tool: str = "perf",
-             quiet_wait: float = 0.0, writer_threads: int = 4, namespaces: int = 1) -> dict:
+def scenario(
+    server,
+    conn: Conn,
+    tag: str,
+    watchers: int,
+    procs: int,
+    writes: int,
+    interval: float,
+    data_bytes: int,
+    profile_dir: str | None = None,
+    profile_tool: str = "perf",
+    quiet_wait: float = 0.0,
+    writer_threads: int = 4,
+    namespaces: int = 1,
+) -> dict:
     prefix = f"ev-{tag}-"
     spaces = [NAMESPACE] if namespaces == 1 else [f"{NAMESPACE}-{k}" for k in range(namespaces)]
     for space in spaces:
@@ -189,8 +236,9 @@ def scenario(server, conn: Conn, tag: str, watchers: int, procs: int, writes: in
         self_cpu0 = sum(os.times()[:2])
         begin = time.monotonic() + 0.05
         probe = GetProbe(server)
-        sent, answered = write_on_schedule(server, conn, prefix, writes, interval, data_bytes, begin, writer_threads,
-                                           collections)
+        sent, answered = write_on_schedule(
+            server, conn, prefix, writes, interval, data_bytes, begin, writer_threads, collections
+        )
         write_window = time.monotonic() - begin
         get_latencies = probe.stop()
         post_everywhere(f"end-{tag}")
@@ -211,7 +259,7 @@ def scenario(server, conn: Conn, tag: str, watchers: int, procs: int, writes: in
     for i in range(writes):
         name = f"{prefix}{i:05d}"
         latest = None
-        for r in results[i % namespaces::namespaces]:  # the watchers of the namespace write i went to
+        for r in results[i % namespaces :: namespaces]:  # the watchers of the namespace write i went to
             got = r["events"].get(name)
             if got is None or got[0] != "ADDED":
                 missing += 1
@@ -222,36 +270,56 @@ def scenario(server, conn: Conn, tag: str, watchers: int, procs: int, writes: in
         if latest is not None:
             last_per_write.append(latest - sent[i])
     out = {
-        "watchers": watchers, "namespaces": namespaces, "client_procs": len(pool.procs), "live": live, "ended": done,
+        "watchers": watchers,
+        "namespaces": namespaces,
+        "client_procs": len(pool.procs),
+        "live": live,
+        "ended": done,
         "bad_streams": [(r["status"], r["error"]) for r in bad][:5],
-        "writes": writes, "interval_s": interval, "write_window_s": write_window, "missing_events": missing,
+        "writes": writes,
+        "interval_s": interval,
+        "write_window_s": write_window,
+        "missing_events": missing,
         "post_latency": summary([a - s for s, a in zip(sent, answered)]),
         "get_latency_during_writes": summary(get_latencies),
         "send_lag_behind_schedule": summary([s - (begin + i * interval) for i, s in enumerate(sent)]),
         "delivery_from_send": summary(from_send),
         "delivery_from_response": summary(from_response),
         "all_watchers_have_it": summary(last_per_write),
-        "cpu_s": {"server": usage.cpu, "server_user": usage.user, "server_system": usage.system,
-                  "postgres": pg_used, "watcher_clients": client_cpu1 - client_cpu0},
+        "cpu_s": {
+            "server": usage.cpu,
+            "server_user": usage.user,
+            "server_system": usage.system,
+            "postgres": pg_used,
+            "watcher_clients": client_cpu1 - client_cpu0,
+        },
         "machine": load,
         "server_context_switches": {"voluntary": usage.voluntary, "involuntary": usage.involuntary},
         "server_cpu_us_per_delivery": (usage.cpu * 1e6 / len(from_send)) if from_send else None,
     }
-    print(f"  POST latency: {fmt_ms(out['post_latency'])}; {writer_threads} writer threads, sends late by "
-          f"{fmt_ms(out['send_lag_behind_schedule'], ('median', 'max'))}; writes took {write_window:.1f} s")
-    print(f"  GET /api/v1/namespaces/default meanwhile (every {PROBE_INTERVAL * 1000:.0f} ms, own connection): "
-          f"{fmt_ms(out['get_latency_during_writes'])}")
+    print(
+        f"  POST latency: {fmt_ms(out['post_latency'])}; {writer_threads} writer threads, sends late by "
+        f"{fmt_ms(out['send_lag_behind_schedule'], ('median', 'max'))}; writes took {write_window:.1f} s"
+    )
+    print(
+        f"  GET /api/v1/namespaces/default meanwhile (every {PROBE_INTERVAL * 1000:.0f} ms, own connection): "
+        f"{fmt_ms(out['get_latency_during_writes'])}"
+    )
     print(f"  delivery (send -> watcher read): {fmt_ms(out['delivery_from_send'])}")
     print(f"  delivery (POST response -> watcher read): {fmt_ms(out['delivery_from_response'])}")
     print(f"  per write, until the last watcher had it: {fmt_ms(out['all_watchers_have_it'])}")
     cpu = out["cpu_s"]
-    print(f"  missing events {missing}, bad streams {len(bad)}; over the {write_window:.1f} s of writes CPU s: "
-          f"server {cpu['server']:.2f} (user {cpu['server_user']:.2f}, sys {cpu['server_system']:.2f}), "
-          f"postgres {cpu['postgres']:.2f}, watcher clients {cpu['watcher_clients']:.2f}; server context switches "
-          f"{usage.voluntary} voluntary, {usage.involuntary} involuntary; "
-          f"{(out['server_cpu_us_per_delivery'] or 0):.0f} us server CPU per delivered event (writes included)")
-    print(f"  machine: {load['machine_busy_s']:.1f} of {load['capacity_s']:.1f} core-seconds busy, other processes "
-          f"{load['others_s']:.1f} s, load average {load['loadavg_1m']:.1f}")
+    print(
+        f"  missing events {missing}, bad streams {len(bad)}; over the {write_window:.1f} s of writes CPU s: "
+        f"server {cpu['server']:.2f} (user {cpu['server_user']:.2f}, sys {cpu['server_system']:.2f}), "
+        f"postgres {cpu['postgres']:.2f}, watcher clients {cpu['watcher_clients']:.2f}; server context switches "
+        f"{usage.voluntary} voluntary, {usage.involuntary} involuntary; "
+        f"{(out['server_cpu_us_per_delivery'] or 0):.0f} us server CPU per delivered event (writes included)"
+    )
+    print(
+        f"  machine: {load['machine_busy_s']:.1f} of {load['capacity_s']:.1f} core-seconds busy, other processes "
+        f"{load['others_s']:.1f} s, load average {load['loadavg_1m']:.1f}"
+    )
     return out
 
 
@@ -263,11 +331,19 @@ def main() -> int:
     parser.add_argument("--interval", type=float, default=0.02, help="seconds between writes")
     parser.add_argument("--client-procs", type=int, default=2, help="watcher client processes (max)")
     parser.add_argument("--data-bytes", type=int, default=200, help="approximate data size of each object")
-    parser.add_argument("--namespaces", type=int, default=1,
-                        help="spread the watchers (watcher i on namespace i %% N) and the writes (round robin) over N "
-                             "namespaces: each write then reaches watchers/N watches")
-    parser.add_argument("--writer-threads", type=int, default=4,
-                        help="writer threads (connections) keeping the write schedule when POSTs are slow")
+    parser.add_argument(
+        "--namespaces",
+        type=int,
+        default=1,
+        help="spread the watchers (watcher i on namespace i %% N) and the writes (round robin) over N "
+        "namespaces: each write then reaches watchers/N watches",
+    )
+    parser.add_argument(
+        "--writer-threads",
+        type=int,
+        default=4,
+        help="writer threads (connections) keeping the write schedule when POSTs are slow",
+    )
     parser.add_argument("--profile-dir", help="profile the workers during the writes, output here")
     parser.add_argument("--profile-tool", choices=["perf", "py-spy", "py-spy-gil"], default="perf")
     args = parser.parse_args()
@@ -275,17 +351,33 @@ def main() -> int:
     counts = [int(c) for c in args.watchers.split(",") if c.strip()]
     results = {"info": header("watch_bench"), "args": vars(args), "backends": {}}
     for backend in backends(args.backend):
-        print(f"\n## {backend}: {args.workers} workers x {args.threads} threads, {args.writes} writes every "
-              f"{args.interval * 1000:.0f} ms")
+        print(
+            f"\n## {backend}: {args.workers} workers x {args.threads} threads, {args.writes} writes every "
+            f"{args.interval * 1000:.0f} ms"
+        )
         runs = []
         with bench_server(backend, args.workers, args.threads, keep=args.keep) as server:
             conn = Conn(server)
             ensure_namespace(conn)
             for n, count in enumerate(counts):
                 print(f"### {count} watcher(s)")
-                runs.append(scenario(server, conn, f"{n}w{count}", count, args.client_procs, args.writes,
-                                     args.interval, args.data_bytes, args.profile_dir, args.profile_tool, args.quiet_wait,
-                                     args.writer_threads, args.namespaces))
+                runs.append(
+                    scenario(
+                        server,
+                        conn,
+                        f"{n}w{count}",
+                        count,
+                        args.client_procs,
+                        args.writes,
+                        args.interval,
+                        args.data_bytes,
+                        args.profile_dir,
+                        args.profile_tool,
+                        args.quiet_wait,
+                        args.writer_threads,
+                        args.namespaces,
+                    )
+                )
                 state = health(server)
                 print(f"  health: {state}")
                 runs[-1]["health"] = str(state)

@@ -11,6 +11,7 @@ Control (multiprocessing Pipe, parent -> child):
                              stream has received bytes containing `name`, or when timeout passes
   ("finish",)                close everything, answer ("result", [per-stream result dicts], cpu_seconds)
 """
+
 from __future__ import annotations
 
 import bisect
@@ -52,7 +53,7 @@ def parse_stream(recvs: list[tuple[float, bytes]], prefix: str) -> dict:
     head = raw[:head_end].decode("latin-1")
     status = int(head.split(" ", 2)[1])
     if "transfer-encoding: chunked" not in head.lower():
-        return {"status": status, "error": raw[head_end + 4:head_end + 300].decode(errors="replace"), "events": {}}
+        return {"status": status, "error": raw[head_end + 4 : head_end + 300].decode(errors="replace"), "events": {}}
     pos = head_end + 4
     pending = b""
     pending_end = 0
@@ -66,7 +67,7 @@ def parse_stream(recvs: list[tuple[float, bytes]], prefix: str) -> dict:
         if size == 0:
             break
         start = line_end + 2
-        chunk = raw[start:start + size]
+        chunk = raw[start : start + size]
         offset = 0
         while True:
             nl = chunk.find(b"\n", offset)
@@ -88,8 +89,7 @@ def parse_stream(recvs: list[tuple[float, bytes]], prefix: str) -> dict:
     return {"status": status, "error": None, "events": events, "kinds": kinds}
 
 
-def watcher_main(port: int, ca_file: str, cert: tuple[str, str], paths: list[str], control,
-                 event_prefix: str) -> None:
+def watcher_main(port: int, ca_file: str, cert: tuple[str, str], paths: list[str], control, event_prefix: str) -> None:
     ctx = ssl.create_default_context(cafile=ca_file)
     ctx.load_cert_chain(*cert)
     count = len(paths)
@@ -97,8 +97,10 @@ def watcher_main(port: int, ca_file: str, cert: tuple[str, str], paths: list[str
     sel = selectors.DefaultSelector()
     try:
         for path in paths:
-            request = (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: application/json\r\n"
-                       f"User-Agent: orch-bench-watcher\r\n\r\n").encode()
+            request = (
+                f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: application/json\r\n"
+                f"User-Agent: orch-bench-watcher\r\n\r\n"
+            ).encode()
             raw = socket.create_connection(("127.0.0.1", port), timeout=60)
             raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             sock = ctx.wrap_socket(raw, server_hostname="127.0.0.1")
@@ -177,9 +179,18 @@ class WatcherPool:
         for i in range(procs):
             share = total // procs + (1 if i < total % procs else 0)
             parent, child = mp.Pipe()
-            proc = mp.Process(target=watcher_main, daemon=True,
-                              args=(server.port, str(server.ca_file), server.client_cert,
-                                    paths[offset:offset + share], child, event_prefix))
+            proc = mp.Process(
+                target=watcher_main,
+                daemon=True,
+                args=(
+                    server.port,
+                    str(server.ca_file),
+                    server.client_cert,
+                    paths[offset : offset + share],
+                    child,
+                    event_prefix,
+                ),
+            )
             offset += share
             proc.start()
             self.links.append(parent)

@@ -1,4 +1,5 @@
 """Every default of the server's settings, in one place (flags, ORCH_* variables, wsgi.py, gunicorn config)."""
+
 from __future__ import annotations
 
 from app.naming import DEFAULT_API_DOMAIN

@@ -1,4 +1,5 @@
 """`gunicorn -c config/gunicorn.py wsgi:app` (the container): ORCH_* settings; prepares PKI like orch-apiserver."""
+
 from __future__ import annotations
 
 import os
@@ -14,6 +15,6 @@ prepare(_settings)
 globals().update(gunicorn_options(_settings))
 
 # gunicorn hook child_exit: a dead worker's open-watch gauge stops counting
-from app.metrics.multiprocess import child_exit, prepare_multiprocess_dir  # noqa: F401
+from app.metrics.multiprocess import child_exit, prepare_multiprocess_dir  # noqa: E402, F401
 
 prepare_multiprocess_dir()  # before workers fork: their metrics are merged from one fresh directory

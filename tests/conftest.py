@@ -1,4 +1,5 @@
 """Shared fixtures: apps on a migrated SQLite or PostgreSQL store, each test on a clean store."""
+
 from __future__ import annotations
 
 import atexit
@@ -53,8 +54,10 @@ def pg_database() -> Iterator[str]:
     admin_url = _pg_admin_url()
     problem = _pg_reachable(admin_url)
     if problem:
-        message = (f"PostgreSQL is not reachable at {admin_url} ({problem}); start it (for example "
-                   f"`pg_ctlcluster 15 main start`) or point {PG_URL_ENV} at one")
+        message = (
+            f"PostgreSQL is not reachable at {admin_url} ({problem}); start it (for example "
+            f"`pg_ctlcluster 15 main start`) or point {PG_URL_ENV} at one"
+        )
         if IN_CI:
             pytest.fail(message)
         pytest.skip(message)
@@ -134,9 +137,15 @@ def make_app(url: str, tmp_path: Path, **config: object):
     aggregation tests (tests/aggregation, tests/e2e) run it."""
     from app import create_app
 
-    settings = {"DATABASE_URL": url, "DATA_DIR": str(tmp_path), "TESTING": True,
-                "WATCH_POLL_INTERVAL": 0.05, "ADMISSION_PLUGINS": TEST_ADMISSION_PLUGINS, "AGGREGATION": False,
-                **config}
+    settings = {
+        "DATABASE_URL": url,
+        "DATA_DIR": str(tmp_path),
+        "TESTING": True,
+        "WATCH_POLL_INTERVAL": 0.05,
+        "ADMISSION_PLUGINS": TEST_ADMISSION_PLUGINS,
+        "AGGREGATION": False,
+        **config,
+    }
     return create_app(settings)
 
 

@@ -1,6 +1,7 @@
 """A stand-in extension API server for the aggregation tests: HTTPS with a serving certificate for
 `<service>.<namespace>.svc`, the front proxy's client certificate checked when offered, serving a metrics
 group (NodeMetrics, PodMetrics) as metrics-server does; and faults on demand (hang, 500, a cut answer)."""
+
 from __future__ import annotations
 
 import json
@@ -47,49 +48,92 @@ class Extension:
 
 def resource_list(group: str) -> dict:
     verbs = ["get", "list"]
-    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{group}/v1beta1", "resources": [
-        {"name": "nodes", "singularName": "", "namespaced": False, "kind": "NodeMetrics", "verbs": verbs},
-        {"name": "pods", "singularName": "", "namespaced": True, "kind": "PodMetrics", "verbs": verbs}]}
+    return {
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": f"{group}/v1beta1",
+        "resources": [
+            {"name": "nodes", "singularName": "", "namespaced": False, "kind": "NodeMetrics", "verbs": verbs},
+            {"name": "pods", "singularName": "", "namespaced": True, "kind": "PodMetrics", "verbs": verbs},
+        ],
+    }
 
 
 def openapi_v3(group: str) -> dict:
     """The group version's OpenAPI v3 document (what `kubectl explain` reads)."""
     string = {"type": "string"}
     pod_metrics_schema = {
-        "description": "PodMetrics sets resource usage metrics of a pod.", "type": "object",
-        "properties": {"apiVersion": string, "kind": string, "metadata": {"type": "object"},
-                       "timestamp": {"type": "string", "format": "date-time",
-                                     "description": "The end of the window in which the usage was measured."},
-                       "window": {"type": "string", "description": "The length of that window."},
-                       "containers": {"type": "array", "items": {"type": "object"},
-                                      "description": "Metrics for all containers, collected within the same window."}},
-        "x-kubernetes-group-version-kind": [{"group": group, "version": "v1beta1", "kind": "PodMetrics"}]}
+        "description": "PodMetrics sets resource usage metrics of a pod.",
+        "type": "object",
+        "properties": {
+            "apiVersion": string,
+            "kind": string,
+            "metadata": {"type": "object"},
+            "timestamp": {
+                "type": "string",
+                "format": "date-time",
+                "description": "The end of the window in which the usage was measured.",
+            },
+            "window": {"type": "string", "description": "The length of that window."},
+            "containers": {
+                "type": "array",
+                "items": {"type": "object"},
+                "description": "Metrics for all containers, collected within the same window.",
+            },
+        },
+        "x-kubernetes-group-version-kind": [{"group": group, "version": "v1beta1", "kind": "PodMetrics"}],
+    }
     gvk = {"group": group, "version": "v1beta1", "kind": "PodMetrics"}
     ref = {"$ref": "#/components/schemas/io.example.metrics.v1beta1.PodMetrics"}
-    get = {"x-kubernetes-group-version-kind": gvk, "responses": {"200": {
-        "description": "OK", "content": {"application/json": {"schema": ref}}}}}
-    return {"openapi": "3.0.0", "info": {"title": "metrics", "version": "v1beta1"},
-            "paths": {f"/apis/{group}/v1beta1/namespaces/{{namespace}}/pods/{{name}}": {"get": get}},
-            "components": {"schemas": {"io.example.metrics.v1beta1.PodMetrics": pod_metrics_schema}}}
+    get = {
+        "x-kubernetes-group-version-kind": gvk,
+        "responses": {"200": {"description": "OK", "content": {"application/json": {"schema": ref}}}},
+    }
+    return {
+        "openapi": "3.0.0",
+        "info": {"title": "metrics", "version": "v1beta1"},
+        "paths": {f"/apis/{group}/v1beta1/namespaces/{{namespace}}/pods/{{name}}": {"get": get}},
+        "components": {"schemas": {"io.example.metrics.v1beta1.PodMetrics": pod_metrics_schema}},
+    }
 
 
 def pod_metrics(group: str, namespace: str) -> dict:
-    return {"kind": "PodMetricsList", "apiVersion": f"{group}/v1beta1", "metadata": {}, "items": [
-        {"metadata": {"name": "web", "namespace": namespace, "creationTimestamp": STAMP}, "timestamp": STAMP,
-         "window": "30s", "containers": [{"name": "app", "usage": {"cpu": "150m", "memory": "64Mi"}}]}]}
+    return {
+        "kind": "PodMetricsList",
+        "apiVersion": f"{group}/v1beta1",
+        "metadata": {},
+        "items": [
+            {
+                "metadata": {"name": "web", "namespace": namespace, "creationTimestamp": STAMP},
+                "timestamp": STAMP,
+                "window": "30s",
+                "containers": [{"name": "app", "usage": {"cpu": "150m", "memory": "64Mi"}}],
+            }
+        ],
+    }
 
 
 def node_metrics(group: str) -> dict:
-    return {"kind": "NodeMetricsList", "apiVersion": f"{group}/v1beta1", "metadata": {}, "items": [
-        {"metadata": {"name": "node-1", "creationTimestamp": STAMP}, "timestamp": STAMP, "window": "30s",
-         "usage": {"cpu": "500m", "memory": "1Gi"}}]}
+    return {
+        "kind": "NodeMetricsList",
+        "apiVersion": f"{group}/v1beta1",
+        "metadata": {},
+        "items": [
+            {
+                "metadata": {"name": "node-1", "creationTimestamp": STAMP},
+                "timestamp": STAMP,
+                "window": "30s",
+                "usage": {"cpu": "500m", "memory": "1Gi"},
+            }
+        ],
+    }
 
 
 @contextmanager
-def extension_server(ca: pki.CertKey, tmp: Path, group: str, service: str, namespace: str,
-                     front_proxy_ca: Path | None = None) -> Iterator[Extension]:
-    certificate = pki.issue_serving_cert(ca, f"{service}.{namespace}.svc",
-                                         [f"{service}.{namespace}.svc", "127.0.0.1"])
+def extension_server(
+    ca: pki.CertKey, tmp: Path, group: str, service: str, namespace: str, front_proxy_ca: Path | None = None
+) -> Iterator[Extension]:
+    certificate = pki.issue_serving_cert(ca, f"{service}.{namespace}.svc", [f"{service}.{namespace}.svc", "127.0.0.1"])
     pki.write_pair(certificate, tmp / "extension.crt", tmp / "extension.key")
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(tmp / "extension.crt", tmp / "extension.key")
@@ -112,17 +156,36 @@ def extension_server(ca: pki.CertKey, tmp: Path, group: str, service: str, names
                 return
             if parts.path == "/openapi/v2":
                 v3 = openapi_v3(group)
-                self.reply_json(200, {"swagger": "2.0", "info": {"title": "metrics", "version": "v1beta1"},
-                                 "paths": {p: {"get": {"x-kubernetes-group-version-kind": op["get"][
-                                     "x-kubernetes-group-version-kind"]}} for p, op in v3["paths"].items()},
-                                 "definitions": v3["components"]["schemas"]})
+                self.reply_json(
+                    200,
+                    {
+                        "swagger": "2.0",
+                        "info": {"title": "metrics", "version": "v1beta1"},
+                        "paths": {
+                            p: {
+                                "get": {"x-kubernetes-group-version-kind": op["get"]["x-kubernetes-group-version-kind"]}
+                            }
+                            for p, op in v3["paths"].items()
+                        },
+                        "definitions": v3["components"]["schemas"],
+                    },
+                )
                 return
             if state.mode == "hang":
                 state.release.wait(30)
                 return
             if state.mode == "fail":
-                self.reply_json(500, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 500,
-                                 "reason": "InternalError", "message": "the metrics backend is down"})
+                self.reply_json(
+                    500,
+                    {
+                        "kind": "Status",
+                        "apiVersion": "v1",
+                        "status": "Failure",
+                        "code": 500,
+                        "reason": "InternalError",
+                        "message": "the metrics backend is down",
+                    },
+                )
                 return
             if state.mode == "cut":
                 self.send_response(200)
@@ -141,8 +204,17 @@ def extension_server(ca: pki.CertKey, tmp: Path, group: str, service: str, names
             elif parts.path.startswith(f"{base}/namespaces/") and parts.path.endswith("/pods"):
                 self.reply_json(200, pod_metrics(group, parts.path.split("/")[5]))
             else:
-                self.reply_json(404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404,
-                                 "reason": "NotFound", "message": "not found"})
+                self.reply_json(
+                    404,
+                    {
+                        "kind": "Status",
+                        "apiVersion": "v1",
+                        "status": "Failure",
+                        "code": 404,
+                        "reason": "NotFound",
+                        "message": "not found",
+                    },
+                )
 
         do_POST = do_DELETE = do_PUT = do_PATCH = do_GET
 
@@ -169,18 +241,36 @@ def extension_server(ca: pki.CertKey, tmp: Path, group: str, service: str, names
             state.release.set()
 
 
-def registration(group: str, service: str, namespace: str, port: int, ca: pki.CertKey, apiregistration: str
-                 ) -> list[dict]:
+def registration(
+    group: str, service: str, namespace: str, port: int, ca: pki.CertKey, apiregistration: str
+) -> list[dict]:
     """The Service, its Endpoints and the APIService that register the extension server."""
     import base64
 
     return [
-        {"apiVersion": "v1", "kind": "Service", "metadata": {"name": service, "namespace": namespace},
-         "spec": {"ports": [{"name": "https", "port": 443, "targetPort": port}]}},
-        {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": service, "namespace": namespace},
-         "subsets": [{"addresses": [{"ip": "127.0.0.1"}], "ports": [{"name": "https", "port": port}]}]},
-        {"apiVersion": f"{apiregistration}/v1", "kind": "APIService", "metadata": {"name": f"v1beta1.{group}"},
-         "spec": {"group": group, "version": "v1beta1", "groupPriorityMinimum": 100, "versionPriority": 100,
-                  "service": {"namespace": namespace, "name": service, "port": 443},
-                  "caBundle": base64.b64encode(ca.cert_pem).decode()}},
+        {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": service, "namespace": namespace},
+            "spec": {"ports": [{"name": "https", "port": 443, "targetPort": port}]},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Endpoints",
+            "metadata": {"name": service, "namespace": namespace},
+            "subsets": [{"addresses": [{"ip": "127.0.0.1"}], "ports": [{"name": "https", "port": port}]}],
+        },
+        {
+            "apiVersion": f"{apiregistration}/v1",
+            "kind": "APIService",
+            "metadata": {"name": f"v1beta1.{group}"},
+            "spec": {
+                "group": group,
+                "version": "v1beta1",
+                "groupPriorityMinimum": 100,
+                "versionPriority": 100,
+                "service": {"namespace": namespace, "name": service, "port": 443},
+                "caBundle": base64.b64encode(ca.cert_pem).decode(),
+            },
+        },
     ]

@@ -1,4 +1,5 @@
 """Kinds the catalog-derived suites leave to tests of their own."""
+
 from __future__ import annotations
 
 #: a CRD's name is fixed by its spec and its deletion waits for the crd controller

@@ -1,5 +1,6 @@
 """A stand-in node agent for the tests: HTTPS with client certificates required, answering `/containerLogs/...`
 as the kubelet does (plain text; with `follow=true` a chunked body that goes on until the test lets it end)."""
+
 from __future__ import annotations
 
 import base64
@@ -44,15 +45,19 @@ class AgentCertificates:
 def agent_certificates(tmp: Path) -> AgentCertificates:
     ca = pki.create_ca("node-agent-ca")
     pki.write_file(tmp / "agent-ca.crt", ca.cert_pem)
-    pki.write_pair(pki.issue_client_cert(ca, "apiserver-kubelet-client", ["system:masters"]),
-                   tmp / "kubelet-client.crt", tmp / "kubelet-client.key")
+    pki.write_pair(
+        pki.issue_client_cert(ca, "apiserver-kubelet-client", ["system:masters"]),
+        tmp / "kubelet-client.crt",
+        tmp / "kubelet-client.key",
+    )
     return AgentCertificates(tmp / "agent-ca.crt", tmp / "kubelet-client.crt", tmp / "kubelet-client.key", ca)
 
 
 @contextmanager
 def node_agent(certs: AgentCertificates, tmp: Path, host: str = "127.0.0.1") -> Iterator[NodeAgent]:
-    pki.write_pair(pki.issue_serving_cert(certs.client_ca, "node-1", ["127.0.0.1", "node-1"]),
-                   tmp / "agent.crt", tmp / "agent.key")
+    pki.write_pair(
+        pki.issue_serving_cert(certs.client_ca, "node-1", ["127.0.0.1", "node-1"]), tmp / "agent.crt", tmp / "agent.key"
+    )
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(tmp / "agent.crt", tmp / "agent.key")
     context.verify_mode = ssl.CERT_REQUIRED
@@ -99,9 +104,12 @@ def node_agent(certs: AgentCertificates, tmp: Path, host: str = "127.0.0.1") -> 
                 self.reply(400, b"only WebSocket exec (v5 or v4.channel.k8s.io) is spoken here\n")
                 return
             accept = base64.b64encode(hashlib.sha1((key + WEBSOCKET_GUID).encode()).digest()).decode()
-            self.wfile.write((f"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                              f"Sec-WebSocket-Accept: {accept}\r\nSec-WebSocket-Protocol: {protocol}\r\n\r\n"
-                              ).encode())
+            self.wfile.write(
+                (
+                    f"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    f"Sec-WebSocket-Accept: {accept}\r\nSec-WebSocket-Protocol: {protocol}\r\n\r\n"
+                ).encode()
+            )
             command = query.get("command", [])
             output = " ".join(command[1:]) + "\n" if command[:1] == ["echo"] else ""
             agent.executed.append(command)
@@ -131,6 +139,12 @@ def _frame(payload: bytes) -> bytes:
 
 
 def node(name: str, port: int, address: str = "127.0.0.1") -> dict:
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
-            "status": {"addresses": [{"type": "InternalIP", "address": address}],
-                       "daemonEndpoints": {"kubeletEndpoint": {"Port": port}}}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name},
+        "status": {
+            "addresses": [{"type": "InternalIP", "address": address}],
+            "daemonEndpoints": {"kubeletEndpoint": {"Port": port}},
+        },
+    }

@@ -1,5 +1,6 @@
 """What the tests' stand-in servers (node agent, extension API server, plain HTTP targets) share: a quiet
 handler with one way to answer, and a threaded server on a free port for the length of a `with` block."""
+
 from __future__ import annotations
 
 import json
@@ -34,8 +35,9 @@ class QuietHandler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serving(handler: type[BaseHTTPRequestHandler], host: str = "127.0.0.1",
-            context: ssl.SSLContext | None = None) -> Iterator[int]:
+def serving(
+    handler: type[BaseHTTPRequestHandler], host: str = "127.0.0.1", context: ssl.SSLContext | None = None
+) -> Iterator[int]:
     """Serve `handler` (over TLS with `context`) on a free port of `host`; yields the port."""
     server = ThreadingHTTPServer((host, 0), handler)
     server.daemon_threads = True

@@ -1,4 +1,5 @@
 """orch-apiserver flags and ORCH_* variables, Go durations, and the start-up sequence up to gunicorn."""
+
 from __future__ import annotations
 
 import ssl
@@ -16,8 +17,21 @@ from config import OPTIONS, Settings, flask_config, settings_from_env
 
 @pytest.mark.parametrize(
     ("text", "seconds"),
-    [("5m", 300), ("90s", 90), ("1h30m", 5400), ("1.5h", 5400), ("300ms", 0.3), ("0", 0), (".5s", 0.5),
-     ("2h45m30s", 9930), ("-1m", -60), ("+2s", 2), ("1us", 1e-6), ("1µs", 1e-6), ("10ns", 1e-8)],
+    [
+        ("5m", 300),
+        ("90s", 90),
+        ("1h30m", 5400),
+        ("1.5h", 5400),
+        ("300ms", 0.3),
+        ("0", 0),
+        (".5s", 0.5),
+        ("2h45m30s", 9930),
+        ("-1m", -60),
+        ("+2s", 2),
+        ("1us", 1e-6),
+        ("1µs", 1e-6),
+        ("10ns", 1e-8),
+    ],
 )
 def test_parse_duration(text: str, seconds: float) -> None:
     assert parse_duration(text) == pytest.approx(seconds)
@@ -57,17 +71,35 @@ def test_defaults() -> None:
 def test_every_flag_has_an_env_variable() -> None:
     assert [o.env for o in OPTIONS] == ["ORCH_" + o.flag[2:].replace("-", "_").upper() for o in OPTIONS]
     assert {o.flag for o in OPTIONS} >= {
-        "--data-dir", "--bind-address", "--secure-port", "--workers", "--threads", "--database-url",
-        "--tls-cert-file", "--tls-private-key-file", "--client-ca-file", "--authorization-mode",
-        "--history-window", "--api-domain",
+        "--data-dir",
+        "--bind-address",
+        "--secure-port",
+        "--workers",
+        "--threads",
+        "--database-url",
+        "--tls-cert-file",
+        "--tls-private-key-file",
+        "--client-ca-file",
+        "--authorization-mode",
+        "--history-window",
+        "--api-domain",
     }
 
 
 def test_env_overrides_defaults_and_flags_override_env(tmp_path: Path) -> None:
-    env = {"ORCH_SECURE_PORT": "7443", "ORCH_DATA_DIR": str(tmp_path), "ORCH_HISTORY_WINDOW": "90s", "ORCH_WORKERS": "3"}
+    env = {
+        "ORCH_SECURE_PORT": "7443",
+        "ORCH_DATA_DIR": str(tmp_path),
+        "ORCH_HISTORY_WINDOW": "90s",
+        "ORCH_WORKERS": "3",
+    }
     from_env = parse(**env)
     assert (from_env.secure_port, from_env.data_dir, from_env.history_window, from_env.workers) == (
-        7443, str(tmp_path), 90.0, 3)
+        7443,
+        str(tmp_path),
+        90.0,
+        3,
+    )
     both = parse("--secure-port", "8443", "--history-window=1h30m", **env)
     assert (both.secure_port, both.history_window, both.workers) == (8443, 5400.0, 3)
 
@@ -86,8 +118,10 @@ def test_empty_env_variable_counts_as_unset() -> None:
         (["--history-window", "5"], "invalid duration"),
         (["--history-window", "0s"], "longer than 0s"),
         (["--authorization-mode", "Node"], "not supported yet"),
-        (["--authorization-mode", "AlwaysAllow,Bogus"],
-         "unknown authorization mode 'Bogus'; supported: AlwaysAllow, AlwaysDeny, RBAC, Webhook"),
+        (
+            ["--authorization-mode", "AlwaysAllow,Bogus"],
+            "unknown authorization mode 'Bogus'; supported: AlwaysAllow, AlwaysDeny, RBAC, Webhook",
+        ),
         (["--authorization-mode", "AlwaysAllow,AlwaysAllow"], "names a mode twice"),
         (["--authorization-mode", ""], "unknown authorization mode ''"),
         (["--api-domain", "Orch"], "DNS name"),
@@ -117,8 +151,9 @@ def test_tls_pair_must_be_given_together(capsys: pytest.CaptureFixture[str], tmp
 
 
 def test_values_are_normalized(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    settings = parse("--database-url", "postgres://u@db/orch", "--bind-address", "::1",
-                     "--authorization-mode", " AlwaysAllow ")
+    settings = parse(
+        "--database-url", "postgres://u@db/orch", "--bind-address", "::1", "--authorization-mode", " AlwaysAllow "
+    )
     assert settings.database_url == "postgresql+psycopg://u@db/orch"
     assert settings.server_url == "https://[::1]:6443"
     assert settings.authorization_mode == "AlwaysAllow"
@@ -217,7 +252,9 @@ def test_main_reports_an_unreachable_database(
     assert not no_serving
 
 
-def test_main_reports_a_broken_pki(tmp_path: Path, no_serving: list[Settings], capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_reports_a_broken_pki(
+    tmp_path: Path, no_serving: list[Settings], capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "pki").mkdir()
     (tmp_path / "pki" / "ca.key").write_text("orphan")
     assert cli.main(["--data-dir", str(tmp_path)]) == 1
@@ -227,7 +264,15 @@ def test_main_reports_a_broken_pki(tmp_path: Path, no_serving: list[Settings], c
 def test_the_webhook_mode_needs_its_config_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert "--authorization-webhook-config-file" in exits_2(capsys, "--authorization-mode", "RBAC,Webhook")
     (tmp_path / "hook.kubeconfig").write_text("x")
-    settings = parse("--authorization-mode", "Webhook", "--authorization-webhook-config-file",
-                     str(tmp_path / "hook.kubeconfig"), "--authorization-webhook-cache-authorized-ttl", "1m")
-    assert (settings.authorization_webhook_cache_authorized_ttl,
-            settings.authorization_webhook_cache_unauthorized_ttl) == (60.0, 30.0)
+    settings = parse(
+        "--authorization-mode",
+        "Webhook",
+        "--authorization-webhook-config-file",
+        str(tmp_path / "hook.kubeconfig"),
+        "--authorization-webhook-cache-authorized-ttl",
+        "1m",
+    )
+    assert (
+        settings.authorization_webhook_cache_authorized_ttl,
+        settings.authorization_webhook_cache_unauthorized_ttl,
+    ) == (60.0, 30.0)

@@ -1,4 +1,5 @@
 """--feature-gates: the table's rules, start failures from the real CLI, and the gates that change lists."""
+
 from __future__ import annotations
 
 import subprocess
@@ -14,24 +15,30 @@ from tests.conftest import admin_app
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("APIListChunking=false", {"APIListChunking": False}),
-    (" APIListChunking = false , RemainingItemCount=true,", {"APIListChunking": False, "RemainingItemCount": True}),
-    ("OpenAPIV3=1,DryRun=T", {"OpenAPIV3": True, "DryRun": True}),
-    ("WatchBookmark=true", {"WatchBookmark": True}),  # a locked gate may be set to its own value
-    ("", {}),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("APIListChunking=false", {"APIListChunking": False}),
+        (" APIListChunking = false , RemainingItemCount=true,", {"APIListChunking": False, "RemainingItemCount": True}),
+        ("OpenAPIV3=1,DryRun=T", {"OpenAPIV3": True, "DryRun": True}),
+        ("WatchBookmark=true", {"WatchBookmark": True}),  # a locked gate may be set to its own value
+        ("", {}),
+    ],
+)
 def test_parse_accepts(text: str, expected: dict[str, bool]) -> None:
     assert features.parse(text) == expected
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("NoSuchGate=true", "unrecognized feature gate: NoSuchGate"),
-    ("WatchBookmark=false", "cannot set feature gate WatchBookmark to false, feature is locked to true"),
-    ("WarningHeaders=false", "cannot set feature gate WarningHeaders to false, feature is locked to true"),
-    ("APIListChunking=maybe", "invalid value of APIListChunking=maybe"),
-    ("APIListChunking", "missing bool value for APIListChunking"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("NoSuchGate=true", "unrecognized feature gate: NoSuchGate"),
+        ("WatchBookmark=false", "cannot set feature gate WatchBookmark to false, feature is locked to true"),
+        ("WarningHeaders=false", "cannot set feature gate WarningHeaders to false, feature is locked to true"),
+        ("APIListChunking=maybe", "invalid value of APIListChunking=maybe"),
+        ("APIListChunking", "missing bool value for APIListChunking"),
+    ],
+)
 def test_parse_refuses(text: str, message: str) -> None:
     with pytest.raises(features.FeatureGateError, match=message):
         features.parse(text)
@@ -59,27 +66,44 @@ def test_every_gate_is_consistent() -> None:
 
 
 def test_deprecated_and_ga_gates_warn() -> None:
-    settings = parse_settings(["--feature-gates", "StreamingProxyRedirects=false,DryRun=true",
-                               "--feature-gates", "APIListChunking=false"], environ={})
+    settings = parse_settings(
+        ["--feature-gates", "StreamingProxyRedirects=false,DryRun=true", "--feature-gates", "APIListChunking=false"],
+        environ={},
+    )
     assert feature_gate_warnings(settings) == [
-        ("orch-apiserver: warning: Setting deprecated feature gate StreamingProxyRedirects=false. "
-         "It will be removed in a future release."),
+        (
+            "orch-apiserver: warning: Setting deprecated feature gate StreamingProxyRedirects=false. "
+            "It will be removed in a future release."
+        ),
         "orch-apiserver: warning: Setting GA feature gate DryRun=true. It will be removed in a future release.",
     ]
     assert parse_settings([], environ={"ORCH_FEATURE_GATES": "APIListChunking=false"}).feature_gates == (
-        "APIListChunking=false",)
+        "APIListChunking=false",
+    )
 
 
 def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=REPO_ROOT, capture_output=True, text=True,
-                          timeout=60, check=False, env={"PATH": "/usr/bin:/bin", **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", **(env or {})},
+    )
 
 
-@pytest.mark.parametrize(("gates", "message"), [
-    ("APIListChunking=false,NoSuchGate=true", "argument --feature-gates: unrecognized feature gate: NoSuchGate"),
-    ("WatchBookmark=false", ("argument --feature-gates: cannot set feature gate WatchBookmark to false, "
-                             "feature is locked to true")),
-])
+@pytest.mark.parametrize(
+    ("gates", "message"),
+    [
+        ("APIListChunking=false,NoSuchGate=true", "argument --feature-gates: unrecognized feature gate: NoSuchGate"),
+        (
+            "WatchBookmark=false",
+            ("argument --feature-gates: cannot set feature gate WatchBookmark to false, feature is locked to true"),
+        ),
+    ],
+)
 def test_cli_refuses_to_start(tmp_path: Path, gates: str, message: str) -> None:
     result = _cli("--data-dir", str(tmp_path), "--feature-gates", gates)
     assert result.returncode == 2
@@ -92,8 +116,9 @@ def test_cli_prints_the_deprecated_gate_warning_at_start(tmp_path: Path) -> None
     not_a_dir.write_text("")  # the start then stops right after the warnings (data dir unusable): exit 1
     result = _cli("--data-dir", str(not_a_dir), "--feature-gates", "ValidateProxyRedirects=true")
     assert result.returncode == 1
-    assert ("warning: Setting deprecated feature gate ValidateProxyRedirects=true. "
-            "It will be removed in a future release.") in result.stderr
+    assert (
+        "warning: Setting deprecated feature gate ValidateProxyRedirects=true. It will be removed in a future release."
+    ) in result.stderr
 
 
 # ---------------------------------------------------------------------------------------------
@@ -105,8 +130,10 @@ def gated_client(request: pytest.FixtureRequest, sqlite_url: str, tmp_path: Path
     flask_app = admin_app(sqlite_url, tmp_path, FEATURE_GATES=request.param)
     client = flask_app.test_client()
     for n in range(3):
-        assert client.post("/api/v1/namespaces/default/configmaps",
-                           json={"metadata": {"name": f"cm-{n}"}}).status_code == 201
+        assert (
+            client.post("/api/v1/namespaces/default/configmaps", json={"metadata": {"name": f"cm-{n}"}}).status_code
+            == 201
+        )
     yield client
     flask_app.extensions["orch.stop"]()
 

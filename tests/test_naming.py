@@ -4,6 +4,7 @@ With `--api-domain k8s.io` stock tools look for the reference's exact names. The
 every literal the tree passes to a `Naming` method, so a new identifier cannot slip in without being
 added (with its reference spelling) to the table below.
 """
+
 from __future__ import annotations
 
 import ast
@@ -81,9 +82,15 @@ def literal_calls() -> set[tuple[str, str]]:
     found = set()
     for path in APP.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr in NAMING_METHODS and _receiver_is_naming(node.func.value)
-                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in NAMING_METHODS
+                and _receiver_is_naming(node.func.value)
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
                 found.add((node.func.attr, node.args[0].value))
     return found
 
@@ -97,25 +104,51 @@ def test_the_scan_finds_the_tree_s_identifiers():
 @pytest.mark.parametrize(("method", "argument"), sorted(literal_calls()))
 def test_every_identifier_has_the_reference_spelling_in_the_k8s_io_domain(method: str, argument: str):
     known = REFERENCE_SPELLINGS[method]
-    assert argument in known, (f"naming.{method}({argument!r}) is new: add its reference spelling to "
-                               f"REFERENCE_SPELLINGS in {Path(__file__).name}")
+    assert argument in known, (
+        f"naming.{method}({argument!r}) is new: add its reference spelling to "
+        f"REFERENCE_SPELLINGS in {Path(__file__).name}"
+    )
     assert getattr(REFERENCE, method)(argument) == known[argument]
 
 
-@pytest.mark.parametrize(("method", "argument"),
-                         [(m, a) for m, table in REFERENCE_SPELLINGS.items() for a in table])
+@pytest.mark.parametrize(("method", "argument"), [(m, a) for m, table in REFERENCE_SPELLINGS.items() for a in table])
 def test_our_domain_spells_no_reference_name(method: str, argument: str):
     ours = getattr(OURS, method)(argument)
     assert "orch" in ours and not any(word in ours for word in ("kube", "k8s")), ours
 
 
 def test_product_names_in_both_domains():
-    assert (REFERENCE.protobuf_media_type, REFERENCE.openapi_extension("int-or-string"),
-            REFERENCE.env_var("EXEC_INFO"), REFERENCE.namespace_finalizer, REFERENCE.apiserver_name,
-            REFERENCE.group("rbac.authorization"), REFERENCE.root_ca_config_map) == (
-        "application/vnd.kubernetes.protobuf", "x-kubernetes-int-or-string", "KUBERNETES_EXEC_INFO",
-        "kubernetes", "kube-apiserver", "rbac.authorization.k8s.io", "kube-root-ca.crt")
-    assert (OURS.protobuf_media_type, OURS.openapi_extension("int-or-string"), OURS.env_var("EXEC_INFO"),
-            OURS.namespace_finalizer, OURS.apiserver_name, OURS.system_namespace, OURS.root_ca_config_map) == (
-        "application/vnd.orch.protobuf", "x-orch-int-or-string", "ORCH_EXEC_INFO", "orch", "orch-apiserver",
-        "orch-system", "orch-root-ca.crt")
+    assert (
+        REFERENCE.protobuf_media_type,
+        REFERENCE.openapi_extension("int-or-string"),
+        REFERENCE.env_var("EXEC_INFO"),
+        REFERENCE.namespace_finalizer,
+        REFERENCE.apiserver_name,
+        REFERENCE.group("rbac.authorization"),
+        REFERENCE.root_ca_config_map,
+    ) == (
+        "application/vnd.kubernetes.protobuf",
+        "x-kubernetes-int-or-string",
+        "KUBERNETES_EXEC_INFO",
+        "kubernetes",
+        "kube-apiserver",
+        "rbac.authorization.k8s.io",
+        "kube-root-ca.crt",
+    )
+    assert (
+        OURS.protobuf_media_type,
+        OURS.openapi_extension("int-or-string"),
+        OURS.env_var("EXEC_INFO"),
+        OURS.namespace_finalizer,
+        OURS.apiserver_name,
+        OURS.system_namespace,
+        OURS.root_ca_config_map,
+    ) == (
+        "application/vnd.orch.protobuf",
+        "x-orch-int-or-string",
+        "ORCH_EXEC_INFO",
+        "orch",
+        "orch-apiserver",
+        "orch-system",
+        "orch-root-ca.crt",
+    )

@@ -1,4 +1,5 @@
 """app/pki.py and app.server.prepare: CA, serving and client certificates, bundle, admin kubeconfig."""
+
 from __future__ import annotations
 
 import base64
@@ -161,15 +162,29 @@ def test_prepare_creates_everything_and_is_idempotent(tmp_path: Path) -> None:
     prepared = prepare(settings)
     pki_dir = tmp_path / "data" / "pki"
     names = {p.name for p in pki_dir.iterdir()} - {".lock"}
-    assert names == {"ca.crt", "ca.key", "serving.crt", "serving.key", "client-ca-bundle.crt", "admin.crt", "admin.key",
-                     "front-proxy-ca.crt", "front-proxy-ca.key", "front-proxy-client.crt", "front-proxy-client.key"}
+    assert names == {
+        "ca.crt",
+        "ca.key",
+        "serving.crt",
+        "serving.key",
+        "client-ca-bundle.crt",
+        "admin.crt",
+        "admin.key",
+        "front-proxy-ca.crt",
+        "front-proxy-ca.key",
+        "front-proxy-client.crt",
+        "front-proxy-client.key",
+    }
     assert prepared.serving_cert_from_cluster_ca
-    assert all(mode(pki_dir / n) == 0o600 for n in ("ca.key", "serving.key", "admin.key", "front-proxy-ca.key",
-                                                     "front-proxy-client.key"))
+    assert all(
+        mode(pki_dir / n) == 0o600
+        for n in ("ca.key", "serving.key", "admin.key", "front-proxy-ca.key", "front-proxy-client.key")
+    )
     front_proxy = pki.load_pair(pki_dir / "front-proxy-client.crt", pki_dir / "front-proxy-client.key")
     assert front_proxy.cert.subject.rfc4514_string() == "CN=front-proxy-client"
-    assert pki.signed_by(front_proxy.cert, pki.load_pair(pki_dir / "front-proxy-ca.crt",
-                                                         pki_dir / "front-proxy-ca.key").cert)
+    assert pki.signed_by(
+        front_proxy.cert, pki.load_pair(pki_dir / "front-proxy-ca.crt", pki_dir / "front-proxy-ca.key").cert
+    )
     config = yaml.safe_load(Path(prepared.kubeconfig).read_text())
     assert config["clusters"][0]["cluster"]["server"] == "https://127.0.0.1:7443"
     kept = ("ca.crt", "serving.crt", "admin.crt", "front-proxy-ca.crt", "front-proxy-client.crt")

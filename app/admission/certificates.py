@@ -1,5 +1,6 @@
 """The reference's certificate admission plugins: approving and signing a CSR need the `approve` or `sign` verb on
 its signer, and no request may ask the API-client signer for a certificate in system:masters."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -22,8 +23,12 @@ class _CsrPlugin(Plugin):
         self.group = naming.group("certificates")
 
     def handles(self, attrs: Attributes) -> bool:
-        return (attrs.operation in self.operations and attrs.rt.plural == RESOURCE
-                and attrs.rt.group == self.group and attrs.obj is not None)
+        return (
+            attrs.operation in self.operations
+            and attrs.rt.plural == RESOURCE
+            and attrs.rt.group == self.group
+            and attrs.obj is not None
+        )
 
     def check_signer(self, verb: str, csr: dict) -> None:
         """The requester needs `verb` on `signers`, named after the signerName or `<signer domain>/*`; asked of
@@ -38,13 +43,19 @@ class _CsrPlugin(Plugin):
         signer = str((csr.get("spec") or {}).get("signerName") or "")
         names = [signer] + ([signer.split("/", 1)[0] + "/*"] if "/" in signer else [])
         for name in names:
-            decision = auth.authorizer.authorize(AuthzAttributes(user, verb, group=self.group, resource="signers",
-                                                                 name=name))
+            decision = auth.authorizer.authorize(
+                AuthzAttributes(user, verb, group=self.group, resource="signers", name=name)
+            )
             if decision.allowed:
                 return
         csr_name = str((csr.get("metadata") or {}).get("name") or "")
-        raise Forbidden(f'{RESOURCE}.{self.group} "{csr_name}" is forbidden: user not permitted to {verb} requests '
-                        f'with signerName "{signer}"', RESOURCE, self.group, csr_name)
+        raise Forbidden(
+            f'{RESOURCE}.{self.group} "{csr_name}" is forbidden: user not permitted to {verb} requests '
+            f'with signerName "{signer}"',
+            RESOURCE,
+            self.group,
+            csr_name,
+        )
 
 
 class CertificateApproval(_CsrPlugin):
@@ -84,5 +95,10 @@ class CertificateSubjectRestriction(_CsrPlugin):
         organizations = [a.value for a in request.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)]
         if "system:masters" in organizations:
             name = str((csr.get("metadata") or {}).get("name") or "")
-            raise Forbidden(f'{RESOURCE}.{self.group} "{name}" is forbidden: use of {signer} signer with '
-                            "system:masters group is not allowed", RESOURCE, self.group, name)
+            raise Forbidden(
+                f'{RESOURCE}.{self.group} "{name}" is forbidden: use of {signer} signer with '
+                "system:masters group is not allowed",
+                RESOURCE,
+                self.group,
+                name,
+            )

@@ -1,21 +1,14 @@
 """The reference's class plugins: DefaultStorageClass and DefaultIngressClass (a new claim or ingress without a
 class gets the one class marked default; two marked defaults refuse it) and PersistentVolumeClaimResize (a claim
 grows only when its class allows volume expansion)."""
+
 from __future__ import annotations
 
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from app.admission.source import ConfigurationSource
-from app.registry.admission import (
-    CREATE,
-    UPDATE,
-    Attributes,
-    Plugin,
-    forbidden,
-    is_kind,
-    object_spec,
-)
+from app.registry.admission import CREATE, UPDATE, Attributes, Plugin, forbidden, is_kind, object_spec
 from app.resources.defaults import parse_quantity
 
 if TYPE_CHECKING:
@@ -47,9 +40,11 @@ class DefaultClass(Plugin):
     def admit(self, attrs: Attributes) -> None:
         if not self.unclassed(attrs):
             return
-        defaults = [c for c in self.classes.current()
-                    if any(((c.get("metadata") or {}).get("annotations") or {}).get(mark) == "true"
-                           for mark in self.marks)]
+        defaults = [
+            c
+            for c in self.classes.current()
+            if any(((c.get("metadata") or {}).get("annotations") or {}).get(mark) == "true" for mark in self.marks)
+        ]
         if len(defaults) > 1:
             raise forbidden(attrs, "Internal error occurred: " + self.too_many.format(len(defaults)))
         if defaults:
@@ -62,8 +57,13 @@ class DefaultStorageClass(DefaultClass):
 
     def __init__(self, registry: Registry, hub: WatchHub | None) -> None:
         naming = registry.naming
-        super().__init__(storage_classes(registry, hub), (naming.key_group("storageclass") + "/is-default-class",
-                                                          naming.key_group("storageclass.beta") + "/is-default-class"))
+        super().__init__(
+            storage_classes(registry, hub),
+            (
+                naming.key_group("storageclass") + "/is-default-class",
+                naming.key_group("storageclass.beta") + "/is-default-class",
+            ),
+        )
 
 
 class DefaultIngressClass(DefaultClass):
@@ -75,8 +75,10 @@ class DefaultIngressClass(DefaultClass):
         self.group = naming.group("networking")
         self.legacy_annotation = naming.key("ingress.class")
         rt = registry.catalog.known_type(self.group, "v1", "ingressclasses")
-        super().__init__(ConfigurationSource(registry, rt, lambda obj: [obj], hub),
-                         (naming.key_group("ingressclass") + "/is-default-class",))
+        super().__init__(
+            ConfigurationSource(registry, rt, lambda obj: [obj], hub),
+            (naming.key_group("ingressclass") + "/is-default-class",),
+        )
 
     def unclassed(self, attrs: Attributes) -> bool:
         annotations = ((attrs.obj or {}).get("metadata") or {}).get("annotations") or {}
@@ -107,8 +109,11 @@ class PersistentVolumeClaimResize(Plugin):
         old_class = ((attrs.old or {}).get("spec") or {}).get("storageClassName")
         found = next((c for c in self.classes.current() if c["metadata"]["name"] == class_name), None)
         if not class_name or class_name != old_class or found is None or found.get("allowVolumeExpansion") is not True:
-            raise forbidden(attrs, "only dynamically provisioned pvc can be resized and the storageclass that "
-                                   "provisions the pvc must support resize")
+            raise forbidden(
+                attrs,
+                "only dynamically provisioned pvc can be resized and the storageclass that "
+                "provisions the pvc must support resize",
+            )
 
 
 class StorageObjectInUseProtection(Plugin):
@@ -119,12 +124,19 @@ class StorageObjectInUseProtection(Plugin):
     operations = frozenset({CREATE})
 
     def __init__(self, registry: Registry) -> None:
-        self.finalizers = {"persistentvolumeclaims": registry.naming.key("pvc-protection"),
-                           "persistentvolumes": registry.naming.key("pv-protection")}
+        self.finalizers = {
+            "persistentvolumeclaims": registry.naming.key("pvc-protection"),
+            "persistentvolumes": registry.naming.key("pv-protection"),
+        }
 
     def handles(self, attrs: Attributes) -> bool:
-        return attrs.operation == CREATE and attrs.rt.group == "" and attrs.rt.plural in self.finalizers \
-            and not attrs.subresource and attrs.obj is not None
+        return (
+            attrs.operation == CREATE
+            and attrs.rt.group == ""
+            and attrs.rt.plural in self.finalizers
+            and not attrs.subresource
+            and attrs.obj is not None
+        )
 
     def admit(self, attrs: Attributes) -> None:
         metadata = (attrs.obj or {}).setdefault("metadata", {})

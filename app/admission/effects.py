@@ -2,6 +2,7 @@
 
 The HTTP layer opens an `Effects` per request; plugins below it add to it through the context variable, so
 they need no Flask."""
+
 from __future__ import annotations
 
 from contextvars import ContextVar

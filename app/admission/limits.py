@@ -1,19 +1,13 @@
 """LimitRanger: a namespace's LimitRanges fill in the containers' default requests and limits and hold pods,
 containers and claims within their min, max and limit-to-request ratio, with the reference's messages."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from app import quota
 from app.admission.source import ConfigurationSource
-from app.registry.admission import (
-    CREATE,
-    UPDATE,
-    Attributes,
-    Plugin,
-    forbidden,
-    is_kind,
-)
+from app.registry.admission import CREATE, UPDATE, Attributes, Plugin, forbidden, is_kind
 from app.resources.common import containers, items, part
 from app.resources.defaults import parse_quantity
 
@@ -39,8 +33,8 @@ class LimitRanger(Plugin):
 
     def handles(self, attrs: Attributes) -> bool:
         return attrs.operation in self.operations and (
-            (attrs.operation == CREATE and is_kind(attrs, "", "pods"))
-            or is_kind(attrs, "", "persistentvolumeclaims"))
+            (attrs.operation == CREATE and is_kind(attrs, "", "pods")) or is_kind(attrs, "", "persistentvolumeclaims")
+        )
 
     def _items(self, namespace: str, kind: str) -> list[dict]:
         return [item for where, item in self.limit_ranges.current() if where == namespace and item.get("type") == kind]
@@ -60,8 +54,10 @@ class LimitRanger(Plugin):
             set_requests: list[str] = []
             set_limits: list[str] = []
             for item in ranges:
-                for field, target, noted in (("defaultRequest", "requests", set_requests),
-                                             ("default", "limits", set_limits)):
+                for field, target, noted in (
+                    ("defaultRequest", "requests", set_requests),
+                    ("default", "limits", set_limits),
+                ):
                     for resource, value in (item.get(field) or {}).items():
                         values = resources.setdefault(target, {})
                         if resource not in values:
@@ -85,11 +81,14 @@ class LimitRanger(Plugin):
             for item in self._items(attrs.namespace, "Container"):
                 for container in containers(spec):
                     resources = container.get("resources") or {}
-                    errors += _bounds(item, "Container", resources.get("requests") or {},
-                                      resources.get("limits") or {})
+                    errors += _bounds(item, "Container", resources.get("requests") or {}, resources.get("limits") or {})
             for item in self._items(attrs.namespace, "Pod"):
-                errors += _bounds(item, "Pod", quota.render(quota.pod_totals(spec, "requests"), {}),
-                                  quota.render(quota.pod_totals(spec, "limits"), {}))
+                errors += _bounds(
+                    item,
+                    "Pod",
+                    quota.render(quota.pod_totals(spec, "requests"), {}),
+                    quota.render(quota.pod_totals(spec, "limits"), {}),
+                )
         else:
             requests = ((obj.get("spec") or {}).get("resources") or {}).get("requests") or {}
             for item in self._items(attrs.namespace, "PersistentVolumeClaim"):
@@ -125,9 +124,13 @@ def _bounds(item: dict, kind: str, requests: dict, limits: dict, limits_apply: b
         if ratio is None or limit is None:
             continue
         if not request:
-            errors.append(f"{resource} max limit to request ratio per {kind} is {bound}, but no request is "
-                          "specified or request is 0")
+            errors.append(
+                f"{resource} max limit to request ratio per {kind} is {bound}, but no request is "
+                "specified or request is 0"
+            )
         elif limit / request > ratio:
-            errors.append(f"{resource} max limit to request ratio per {kind} is {bound}, but provided ratio is "
-                          f"{float(limit / request):f}")
+            errors.append(
+                f"{resource} max limit to request ratio per {kind} is {bound}, but provided ratio is "
+                f"{float(limit / request):f}"
+            )
     return errors

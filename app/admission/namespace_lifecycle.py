@@ -1,4 +1,5 @@
 """NamespaceLifecycle: no new content in a missing or terminating namespace; the immortal namespaces stay."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -25,8 +26,12 @@ class NamespaceLifecycle(Plugin):
         rt = attrs.rt
         if attrs.operation == DELETE:
             if rt.group == "" and rt.plural == "namespaces" and not attrs.subresource and attrs.name in self.immortal:
-                raise Forbidden(f'namespaces "{attrs.name}" is forbidden: this namespace may not be deleted',
-                                "namespaces", "", attrs.name)
+                raise Forbidden(
+                    f'namespaces "{attrs.name}" is forbidden: this namespace may not be deleted',
+                    "namespaces",
+                    "",
+                    attrs.name,
+                )
             return
         if not rt.namespaced or attrs.subresource or rt.plural == "localsubjectaccessreviews":
             return  # an access review says nothing about the namespace (as the reference: that would leak it)
@@ -40,6 +45,15 @@ class NamespaceLifecycle(Plugin):
         if (stored.decode().get("metadata") or {}).get("deletionTimestamp"):
             raise Forbidden(
                 f'{rt.group_resource} "{attrs.name}" is forbidden: unable to create new content in namespace '
-                f"{namespace} because it is being terminated", rt.plural, rt.group, attrs.name,
-                causes=[{"reason": "NamespaceTerminating", "message": f"namespace {namespace} is being terminated",
-                         "field": "metadata.namespace"}])
+                f"{namespace} because it is being terminated",
+                rt.plural,
+                rt.group,
+                attrs.name,
+                causes=[
+                    {
+                        "reason": "NamespaceTerminating",
+                        "message": f"namespace {namespace} is being terminated",
+                        "field": "metadata.namespace",
+                    }
+                ],
+            )

@@ -1,5 +1,6 @@
 """TaintNodesByCondition: a new Node starts tainted `node.orch.io/not-ready:NoSchedule`, so nothing is scheduled to
 it before its agent reports it ready (the node lifecycle controller then takes the taint off)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

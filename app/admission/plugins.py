@@ -1,4 +1,5 @@
 """Which admission plugins run: the reference's names and order, --enable/--disable-admission-plugins."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -15,32 +16,89 @@ if TYPE_CHECKING:
 
 #: every plugin a v1.23 reference server knows, in the order it runs them
 ORDER = (
-    "AlwaysAdmit", "NamespaceAutoProvision", "NamespaceLifecycle", "NamespaceExists",
-    "LimitPodHardAntiAffinityTopology", "LimitRanger", "ServiceAccount", "NodeRestriction", "TaintNodesByCondition",
-    "AlwaysPullImages", "ImagePolicyWebhook", "PodSecurity", "PodNodeSelector", "Priority",
-    "DefaultTolerationSeconds", "PodTolerationRestriction", "EventRateLimit", "ExtendedResourceToleration",
-    "PersistentVolumeLabel", "DefaultStorageClass", "StorageObjectInUseProtection",
-    "OwnerReferencesPermissionEnforcement", "PersistentVolumeClaimResize", "RuntimeClass", "CertificateApproval",
-    "CertificateSigning", "CertificateSubjectRestriction", "DefaultIngressClass", "DenyServiceExternalIPs",
-    "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ResourceQuota", "AlwaysDeny",
+    "AlwaysAdmit",
+    "NamespaceAutoProvision",
+    "NamespaceLifecycle",
+    "NamespaceExists",
+    "LimitPodHardAntiAffinityTopology",
+    "LimitRanger",
+    "ServiceAccount",
+    "NodeRestriction",
+    "TaintNodesByCondition",
+    "AlwaysPullImages",
+    "ImagePolicyWebhook",
+    "PodSecurity",
+    "PodNodeSelector",
+    "Priority",
+    "DefaultTolerationSeconds",
+    "PodTolerationRestriction",
+    "EventRateLimit",
+    "ExtendedResourceToleration",
+    "PersistentVolumeLabel",
+    "DefaultStorageClass",
+    "StorageObjectInUseProtection",
+    "OwnerReferencesPermissionEnforcement",
+    "PersistentVolumeClaimResize",
+    "RuntimeClass",
+    "CertificateApproval",
+    "CertificateSigning",
+    "CertificateSubjectRestriction",
+    "DefaultIngressClass",
+    "DenyServiceExternalIPs",
+    "MutatingAdmissionWebhook",
+    "ValidatingAdmissionWebhook",
+    "ResourceQuota",
+    "AlwaysDeny",
 )
 #: on unless disabled, in the reference
-DEFAULT_ON = frozenset({
-    "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "TaintNodesByCondition", "PodSecurity", "Priority",
-    "DefaultTolerationSeconds", "DefaultStorageClass", "StorageObjectInUseProtection",
-    "PersistentVolumeClaimResize", "RuntimeClass", "CertificateApproval", "CertificateSigning",
-    "CertificateSubjectRestriction", "DefaultIngressClass", "MutatingAdmissionWebhook",
-    "ValidatingAdmissionWebhook", "ResourceQuota",
-})
+DEFAULT_ON = frozenset(
+    {
+        "NamespaceLifecycle",
+        "LimitRanger",
+        "ServiceAccount",
+        "TaintNodesByCondition",
+        "PodSecurity",
+        "Priority",
+        "DefaultTolerationSeconds",
+        "DefaultStorageClass",
+        "StorageObjectInUseProtection",
+        "PersistentVolumeClaimResize",
+        "RuntimeClass",
+        "CertificateApproval",
+        "CertificateSigning",
+        "CertificateSubjectRestriction",
+        "DefaultIngressClass",
+        "MutatingAdmissionWebhook",
+        "ValidatingAdmissionWebhook",
+        "ResourceQuota",
+    }
+)
 #: the ones this server has as plugins (others of DEFAULT_ON that it has are kind strategies; see
 #: docs/admission.md)
-BUILT = frozenset({
-    "AlwaysAdmit", "AlwaysDeny", "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority",
-    "DefaultTolerationSeconds", "DefaultStorageClass", "PersistentVolumeClaimResize", "RuntimeClass",
-    "CertificateApproval", "CertificateSigning", "CertificateSubjectRestriction", "DefaultIngressClass",
-    "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ResourceQuota", "PodSecurity",
-    "StorageObjectInUseProtection", "TaintNodesByCondition",
-})
+BUILT = frozenset(
+    {
+        "AlwaysAdmit",
+        "AlwaysDeny",
+        "NamespaceLifecycle",
+        "LimitRanger",
+        "ServiceAccount",
+        "Priority",
+        "DefaultTolerationSeconds",
+        "DefaultStorageClass",
+        "PersistentVolumeClaimResize",
+        "RuntimeClass",
+        "CertificateApproval",
+        "CertificateSigning",
+        "CertificateSubjectRestriction",
+        "DefaultIngressClass",
+        "MutatingAdmissionWebhook",
+        "ValidatingAdmissionWebhook",
+        "ResourceQuota",
+        "PodSecurity",
+        "StorageObjectInUseProtection",
+        "TaintNodesByCondition",
+    }
+)
 
 
 class AdmissionConfigError(ValueError):
@@ -56,12 +114,15 @@ def enabled_plugins(enable: Iterable[str] = (), disable: Iterable[str] = ()) -> 
             raise AdmissionConfigError(f"{flag}: unknown admission plugins: {', '.join(unknown)}")
     unbuilt = [n for n in enable if n not in BUILT]
     if unbuilt:
-        raise AdmissionConfigError(f"--enable-admission-plugins: not available in this server: {', '.join(unbuilt)} "
-                                   f"(available: {', '.join(sorted(BUILT))})")
+        raise AdmissionConfigError(
+            f"--enable-admission-plugins: not available in this server: {', '.join(unbuilt)} "
+            f"(available: {', '.join(sorted(BUILT))})"
+        )
     both = set(enable) & set(disable)
     if both:
-        raise AdmissionConfigError(f"{', '.join(sorted(both))} in both --enable-admission-plugins and "
-                                   "--disable-admission-plugins")
+        raise AdmissionConfigError(
+            f"{', '.join(sorted(both))} in both --enable-admission-plugins and --disable-admission-plugins"
+        )
     on = ((DEFAULT_ON & BUILT) | set(enable)) - set(disable)
     return ordered(on, ORDER)
 
@@ -77,37 +138,32 @@ class AlwaysDeny(Plugin):
         raise Forbidden("admission control is denying all modifications")
 
 
-def build_chain(names: Iterable[str], registry: Registry, naming: Naming, hub: WatchHub | None,
-                resolve: ServiceResolver | None, metrics: Any = None) -> Chain:
+def build_chain(
+    names: Iterable[str],
+    registry: Registry,
+    naming: Naming,
+    hub: WatchHub | None,
+    resolve: ServiceResolver | None,
+    metrics: Any = None,
+) -> Chain:
     """The chain of the named plugins; `metrics` holds the admission histograms (app.metrics)."""
-    from app.admission import (
-        certificates,
-        classes,
-        limits,
-        nodes,
-        pods,
-        podsecurity,
-        resourcequota,
-        serviceaccount,
-    )
+    from app.admission import certificates, classes, limits, nodes, pods, podsecurity, resourcequota, serviceaccount
     from app.admission.namespace_lifecycle import NamespaceLifecycle
     from app.admission.source import ConfigurationSource
-    from app.admission.webhooks import (
-        MutatingWebhooks,
-        ValidatingWebhooks,
-        compile_configuration,
-    )
+    from app.admission.webhooks import MutatingWebhooks, ValidatingWebhooks, compile_configuration
 
     group = naming.group("admissionregistration")
     webhook_duration = getattr(metrics, "admission_webhook_duration", None)
 
     def webhooks(kind: type[MutatingWebhooks | ValidatingWebhooks], plural: str) -> Plugin:
-        source = ConfigurationSource(registry, registry.catalog.known_type(group, "v1", plural),
-                                     compile_configuration, hub)
+        source = ConfigurationSource(
+            registry, registry.catalog.known_type(group, "v1", plural), compile_configuration, hub
+        )
         return kind(registry, source, naming, resolve, webhook_duration)
 
     factories: dict[str, Callable[[], Plugin]] = {
-        "AlwaysAdmit": AlwaysAdmit, "AlwaysDeny": AlwaysDeny,
+        "AlwaysAdmit": AlwaysAdmit,
+        "AlwaysDeny": AlwaysDeny,
         "NamespaceLifecycle": lambda: NamespaceLifecycle(registry),
         "LimitRanger": lambda: limits.LimitRanger(registry, hub),
         "ServiceAccount": lambda: serviceaccount.ServiceAccount(registry),

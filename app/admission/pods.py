@@ -1,5 +1,6 @@
 """The reference's admission plugins that complete a new pod from cluster objects: Priority (the class's value
 and preemption policy), DefaultTolerationSeconds, RuntimeClass (overhead and scheduling)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -8,15 +9,7 @@ import orjson
 
 from app.admission.source import ConfigurationSource
 from app.errors import NotFound
-from app.registry.admission import (
-    CREATE,
-    UPDATE,
-    Attributes,
-    Plugin,
-    forbidden,
-    is_kind,
-    object_spec,
-)
+from app.registry.admission import CREATE, UPDATE, Attributes, Plugin, forbidden, is_kind, object_spec
 from app.resources.scheduling import SYSTEM_CLASSES
 
 if TYPE_CHECKING:
@@ -35,13 +28,14 @@ class Priority(Plugin):
 
     def __init__(self, registry: Registry, hub: WatchHub | None) -> None:
         self.group = registry.naming.group("scheduling")
-        self.classes = ConfigurationSource(registry, registry.catalog.known_type(self.group, "v1", "priorityclasses"),
-                                           lambda obj: [obj], hub)
+        self.classes = ConfigurationSource(
+            registry, registry.catalog.known_type(self.group, "v1", "priorityclasses"), lambda obj: [obj], hub
+        )
 
     def handles(self, attrs: Attributes) -> bool:
         return attrs.operation in self.operations and (
-            (attrs.operation == CREATE and is_kind(attrs, "", "pods"))
-            or is_kind(attrs, self.group, "priorityclasses"))
+            (attrs.operation == CREATE and is_kind(attrs, "", "pods")) or is_kind(attrs, self.group, "priorityclasses")
+        )
 
     def admit(self, attrs: Attributes) -> None:
         if attrs.rt.plural != "pods":
@@ -54,8 +48,11 @@ class Priority(Plugin):
             if default is None:
                 value = 0
             else:
-                name, value, policy = default["metadata"]["name"], int(default.get("value") or 0), \
-                    default.get("preemptionPolicy")
+                name, value, policy = (
+                    default["metadata"]["name"],
+                    int(default.get("value") or 0),
+                    default.get("preemptionPolicy"),
+                )
                 spec["priorityClassName"] = name
         elif name in SYSTEM_CLASSES:
             value = SYSTEM_CLASSES[name]
@@ -65,16 +62,22 @@ class Priority(Plugin):
                 raise forbidden(attrs, f"no PriorityClass with name {name} was found")
             value, policy = int(found.get("value") or 0), found.get("preemptionPolicy")
         if spec.get("priority") is not None and spec["priority"] != value:
-            raise forbidden(attrs, f"the integer value of priority ({spec['priority']}) must not be provided in pod "
-                                   f"spec; priority admission controller computed {value} from the given "
-                                   "PriorityClass name")
+            raise forbidden(
+                attrs,
+                f"the integer value of priority ({spec['priority']}) must not be provided in pod "
+                f"spec; priority admission controller computed {value} from the given "
+                "PriorityClass name",
+            )
         spec["priority"] = value
         if policy:
             given = spec.get("preemptionPolicy")
             if given is not None and given != policy:
-                raise forbidden(attrs, f"the string value of PreemptionPolicy ({given}) must not be provided in pod "
-                                       f"spec; priority admission controller computed {policy} from the given "
-                                       "PriorityClass name")
+                raise forbidden(
+                    attrs,
+                    f"the string value of PreemptionPolicy ({given}) must not be provided in pod "
+                    f"spec; priority admission controller computed {policy} from the given "
+                    "PriorityClass name",
+                )
             spec["preemptionPolicy"] = policy
 
     def validate(self, attrs: Attributes) -> None:
@@ -82,8 +85,11 @@ class Priority(Plugin):
             return
         for existing in self.classes.current():
             if existing.get("globalDefault") is True and existing["metadata"]["name"] != attrs.name:
-                raise forbidden(attrs, f"PriorityClass {existing['metadata']['name']} is already marked as default. "
-                                       "Only one default can exist")
+                raise forbidden(
+                    attrs,
+                    f"PriorityClass {existing['metadata']['name']} is already marked as default. "
+                    "Only one default can exist",
+                )
 
 
 class DefaultTolerationSeconds(Plugin):
@@ -105,10 +111,13 @@ class DefaultTolerationSeconds(Plugin):
         tolerations: list = spec["tolerations"] if isinstance(spec.get("tolerations"), list) else []
         added = []
         for taint in self.taints:
-            if not any(isinstance(t, dict) and t.get("key", "") in ("", taint)
-                       and t.get("effect", "") in ("", "NoExecute") for t in tolerations):
-                added.append({"key": taint, "operator": "Exists", "effect": "NoExecute",
-                              "tolerationSeconds": self.SECONDS})
+            if not any(
+                isinstance(t, dict) and t.get("key", "") in ("", taint) and t.get("effect", "") in ("", "NoExecute")
+                for t in tolerations
+            ):
+                added.append(
+                    {"key": taint, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": self.SECONDS}
+                )
         if added:
             spec["tolerations"] = [*tolerations, *added]
 
@@ -125,8 +134,11 @@ class RuntimeClass(Plugin):
         self.rt = registry.catalog.known_type(registry.naming.group("node"), "v1", "runtimeclasses")
 
     def handles(self, attrs: Attributes) -> bool:
-        return (attrs.operation == CREATE and is_kind(attrs, "", "pods")
-                and bool(object_spec(attrs).get("runtimeClassName")))
+        return (
+            attrs.operation == CREATE
+            and is_kind(attrs, "", "pods")
+            and bool(object_spec(attrs).get("runtimeClassName"))
+        )
 
     def admit(self, attrs: Attributes) -> None:
         spec = object_spec(attrs)

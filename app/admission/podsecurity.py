@@ -3,6 +3,7 @@
 `violates PodSecurity "<level>:<version>": ...`); the warn level adds a `Warning` header and the audit level an audit
 annotation, for pods and for the pod templates of workloads. The checks and their messages are the reference's, in
 its order; a version label (`v1.N`) leaves out checks newer than v1.N."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -23,10 +24,14 @@ LATEST = 10**6  # "latest": newer than any v1.N
 MODES = ("enforce", "audit", "warn")
 #: workloads whose pod template is checked (warn and audit only, as the reference): (group, plural) -> template path
 TEMPLATES: dict[tuple[str, str], tuple[str, ...]] = {
-    ("", "podtemplates"): ("template",), ("", "replicationcontrollers"): ("spec", "template"),
-    ("apps", "replicasets"): ("spec", "template"), ("apps", "deployments"): ("spec", "template"),
-    ("apps", "statefulsets"): ("spec", "template"), ("apps", "daemonsets"): ("spec", "template"),
-    ("batch", "jobs"): ("spec", "template"), ("batch", "cronjobs"): ("spec", "jobTemplate", "spec", "template"),
+    ("", "podtemplates"): ("template",),
+    ("", "replicationcontrollers"): ("spec", "template"),
+    ("apps", "replicasets"): ("spec", "template"),
+    ("apps", "deployments"): ("spec", "template"),
+    ("apps", "statefulsets"): ("spec", "template"),
+    ("apps", "daemonsets"): ("spec", "template"),
+    ("batch", "jobs"): ("spec", "template"),
+    ("batch", "cronjobs"): ("spec", "jobTemplate", "spec", "template"),
 }
 IGNORED_POD_SUBRESOURCES = frozenset({"exec", "attach", "binding", "eviction", "log", "portforward", "proxy", "status"})
 
@@ -56,29 +61,60 @@ def _setters(pod_bad: bool, containers: list[str]) -> str:
 
 # ---------------------------------------------------------------------------------------------- baseline checks
 
+
 def app_armor(meta: dict, _spec: dict) -> Result:
-    bad = sorted(f'{key}="{value}"' for key, value in (meta.get("annotations") or {}).items()
-                 if key.startswith(APP_ARMOR_PREFIX) and value and value != "runtime/default"
-                 and not value.startswith("localhost/"))
-    return (_plural("forbidden AppArmor profile", "forbidden AppArmor profiles", len(bad)), ", ".join(bad)) \
-        if bad else None
+    bad = sorted(
+        f'{key}="{value}"'
+        for key, value in (meta.get("annotations") or {}).items()
+        if key.startswith(APP_ARMOR_PREFIX)
+        and value
+        and value != "runtime/default"
+        and not value.startswith("localhost/")
+    )
+    return (
+        (_plural("forbidden AppArmor profile", "forbidden AppArmor profiles", len(bad)), ", ".join(bad))
+        if bad
+        else None
+    )
 
 
 APP_ARMOR_PREFIX = "container.apparmor.security.beta.kubernetes.io/"  # kept as the kubelet reads it
-DEFAULT_CAPABILITIES = frozenset({"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD",
-                                  "NET_BIND_SERVICE", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"})
+DEFAULT_CAPABILITIES = frozenset(
+    {
+        "AUDIT_WRITE",
+        "CHOWN",
+        "DAC_OVERRIDE",
+        "FOWNER",
+        "FSETID",
+        "KILL",
+        "MKNOD",
+        "NET_BIND_SERVICE",
+        "SETFCAP",
+        "SETGID",
+        "SETPCAP",
+        "SETUID",
+        "SYS_CHROOT",
+    }
+)
 
 
 def capabilities_baseline(_meta: dict, spec: dict) -> Result:
     bad, added = [], set()
     for c in pod_containers(spec, ephemeral=True):
-        extra = [str(a) for a in (_security(c).get("capabilities") or {}).get("add") or []
-                 if a not in DEFAULT_CAPABILITIES]
+        extra = [
+            str(a) for a in (_security(c).get("capabilities") or {}).get("add") or [] if a not in DEFAULT_CAPABILITIES
+        ]
         if extra:
             bad.append(c.get("name", ""))
             added |= set(extra)
-    return ("non-default capabilities", (f"{_named(bad)} must not include {_quote(sorted(added))} in "
-                                        "securityContext.capabilities.add")) if bad else None
+    return (
+        (
+            "non-default capabilities",
+            (f"{_named(bad)} must not include {_quote(sorted(added))} in securityContext.capabilities.add"),
+        )
+        if bad
+        else None
+    )
 
 
 def host_namespaces(_meta: dict, spec: dict) -> Result:
@@ -98,8 +134,17 @@ def host_ports(_meta: dict, spec: dict) -> Result:
         if used:
             bad.append(c.get("name", ""))
             ports |= {str(p) for p in used}
-    return ("hostPort", (f"{_named(bad)} {_plural('uses', 'use', len(bad))} "
-                        f"{_plural('hostPort', 'hostPorts', len(ports))} {', '.join(sorted(ports))}")) if bad else None
+    return (
+        (
+            "hostPort",
+            (
+                f"{_named(bad)} {_plural('uses', 'use', len(bad))} "
+                f"{_plural('hostPort', 'hostPorts', len(ports))} {', '.join(sorted(ports))}"
+            ),
+        )
+        if bad
+        else None
+    )
 
 
 def privileged(_meta: dict, spec: dict) -> Result:
@@ -114,8 +159,11 @@ def proc_mount(_meta: dict, spec: dict) -> Result:
         if mount is not None and mount != "Default":
             bad.append(c.get("name", ""))
             types.add(str(mount))
-    return ("procMount", f"{_named(bad)} must not set securityContext.procMount to {_quote(sorted(types))}") \
-        if bad else None
+    return (
+        ("procMount", f"{_named(bad)} must not set securityContext.procMount to {_quote(sorted(types))}")
+        if bad
+        else None
+    )
 
 
 SELINUX_TYPES = frozenset({"", "container_t", "container_init_t", "container_kvm_t"})
@@ -146,8 +194,10 @@ def selinux_options(_meta: dict, spec: dict) -> Result:
     if bad_types:
         data.append(f"{_plural('type', 'types', len(bad_types))} {_quote(sorted(bad_types))}")
         data += [f"{key} may not be set" for key in ("user", "role") if flags[key]]
-    return ("seLinuxOptions", (f"{_setters(pod_bad, containers)} set forbidden securityContext.seLinuxOptions: "
-                              f"{'; '.join(data)}"))
+    return (
+        "seLinuxOptions",
+        (f"{_setters(pod_bad, containers)} set forbidden securityContext.seLinuxOptions: {'; '.join(data)}"),
+    )
 
 
 def _seccomp_type(owner: dict) -> str | None:
@@ -171,11 +221,21 @@ def _seccomp(spec: dict, required: bool) -> Result:
         elif pod_type is None or pod_bad:
             implicit.append(c.get("name", ""))
     if pod_bad or explicit:
-        return ("seccompProfile", (f"{_setters(pod_bad, explicit)} must not set securityContext.seccompProfile.type "
-                                  f"to {_quote(sorted(values))}"))
+        return (
+            "seccompProfile",
+            (
+                f"{_setters(pod_bad, explicit)} must not set securityContext.seccompProfile.type "
+                f"to {_quote(sorted(values))}"
+            ),
+        )
     if required and implicit:
-        return ("seccompProfile", (f'pod or {_named(implicit)} must set securityContext.seccompProfile.type to '
-                                  '"RuntimeDefault" or "Localhost"'))
+        return (
+            "seccompProfile",
+            (
+                f"pod or {_named(implicit)} must set securityContext.seccompProfile.type to "
+                '"RuntimeDefault" or "Localhost"'
+            ),
+        )
     return None
 
 
@@ -183,13 +243,23 @@ def seccomp_baseline(_meta: dict, spec: dict) -> Result:
     return _seccomp(spec, required=False)
 
 
-SAFE_SYSCTLS = frozenset({"kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_syncookies",
-                          "net.ipv4.ping_group_range", "net.ipv4.ip_unprivileged_port_start"})
+SAFE_SYSCTLS = frozenset(
+    {
+        "kernel.shm_rmid_forced",
+        "net.ipv4.ip_local_port_range",
+        "net.ipv4.tcp_syncookies",
+        "net.ipv4.ping_group_range",
+        "net.ipv4.ip_unprivileged_port_start",
+    }
+)
 
 
 def sysctls(_meta: dict, spec: dict) -> Result:
-    bad = [str(s.get("name")) for s in _security(spec).get("sysctls") or []
-           if isinstance(s, dict) and s.get("name") not in SAFE_SYSCTLS]
+    bad = [
+        str(s.get("name"))
+        for s in _security(spec).get("sysctls") or []
+        if isinstance(s, dict) and s.get("name") not in SAFE_SYSCTLS
+    ]
     return ("forbidden sysctls", ", ".join(bad)) if bad else None
 
 
@@ -199,17 +269,33 @@ def windows_host_process(_meta: dict, spec: dict) -> Result:
 
     containers = [c.get("name", "") for c in pod_containers(spec, ephemeral=True) if host(c)]
     pod_bad = host(spec)
-    return ("hostProcess", (f"{_setters(pod_bad, containers)} must not set "
-                           "securityContext.windowsOptions.hostProcess=true")) if pod_bad or containers else None
+    return (
+        (
+            "hostProcess",
+            (f"{_setters(pod_bad, containers)} must not set securityContext.windowsOptions.hostProcess=true"),
+        )
+        if pod_bad or containers
+        else None
+    )
 
 
 # -------------------------------------------------------------------------------------------- restricted checks
 
+
 def allow_privilege_escalation(_meta: dict, spec: dict) -> Result:
-    bad = [c.get("name", "") for c in pod_containers(spec, ephemeral=True)
-           if _security(c).get("allowPrivilegeEscalation") is not False]
-    return ("allowPrivilegeEscalation != false", (f"{_named(bad)} must set "
-                                                 "securityContext.allowPrivilegeEscalation=false")) if bad else None
+    bad = [
+        c.get("name", "")
+        for c in pod_containers(spec, ephemeral=True)
+        if _security(c).get("allowPrivilegeEscalation") is not False
+    ]
+    return (
+        (
+            "allowPrivilegeEscalation != false",
+            (f"{_named(bad)} must set securityContext.allowPrivilegeEscalation=false"),
+        )
+        if bad
+        else None
+    )
 
 
 def capabilities_restricted(_meta: dict, spec: dict) -> Result:
@@ -226,16 +312,43 @@ def capabilities_restricted(_meta: dict, spec: dict) -> Result:
     if no_drop:
         details.append(f'{_named(no_drop)} must set securityContext.capabilities.drop=["ALL"]')
     if adding:
-        details.append(f"{_named(adding)} must not include {_quote(sorted(added))} in "
-                       "securityContext.capabilities.add")
+        details.append(f"{_named(adding)} must not include {_quote(sorted(added))} in securityContext.capabilities.add")
     return ("unrestricted capabilities", "; ".join(details)) if details else None
 
 
-ALLOWED_VOLUMES = ("configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim", "projected",
-                   "secret")
-KNOWN_VOLUMES = ("hostPath", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "nfs", "iscsi", "glusterfs",
-                 "rbd", "flexVolume", "cinder", "cephfs", "flocker", "fc", "azureFile", "vsphereVolume", "quobyte",
-                 "azureDisk", "photonPersistentDisk", "portworxVolume", "scaleIO", "storageos")
+ALLOWED_VOLUMES = (
+    "configMap",
+    "csi",
+    "downwardAPI",
+    "emptyDir",
+    "ephemeral",
+    "persistentVolumeClaim",
+    "projected",
+    "secret",
+)
+KNOWN_VOLUMES = (
+    "hostPath",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "gitRepo",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "rbd",
+    "flexVolume",
+    "cinder",
+    "cephfs",
+    "flocker",
+    "fc",
+    "azureFile",
+    "vsphereVolume",
+    "quobyte",
+    "azureDisk",
+    "photonPersistentDisk",
+    "portworxVolume",
+    "scaleIO",
+    "storageos",
+)
 
 
 def restricted_volumes(_meta: dict, spec: dict) -> Result:
@@ -245,10 +358,19 @@ def restricted_volumes(_meta: dict, spec: dict) -> Result:
             continue
         bad.append(volume.get("name", ""))
         types.add(next((kind for kind in KNOWN_VOLUMES if volume.get(kind) is not None), "unknown"))
-    return ("restricted volume types", (f"{_plural('volume', 'volumes', len(bad))} {_quote(bad)} "
-                                       f"{_plural('uses', 'use', len(bad))} "
-                                       f"{_plural('restricted volume type', 'restricted volume types', len(types))} "
-                                       f"{_quote(sorted(types))}")) if bad else None
+    return (
+        (
+            "restricted volume types",
+            (
+                f"{_plural('volume', 'volumes', len(bad))} {_quote(bad)} "
+                f"{_plural('uses', 'use', len(bad))} "
+                f"{_plural('restricted volume type', 'restricted volume types', len(types))} "
+                f"{_quote(sorted(types))}"
+            ),
+        )
+        if bad
+        else None
+    )
 
 
 def run_as_non_root(_meta: dict, spec: dict) -> Result:
@@ -261,8 +383,10 @@ def run_as_non_root(_meta: dict, spec: dict) -> Result:
         elif value is None and pod_value is not True:
             implicit.append(c.get("name", ""))
     if pod_value is False or explicit:
-        return ("runAsNonRoot != true", (f"{_setters(pod_value is False, explicit)} must not set "
-                                        "securityContext.runAsNonRoot=false"))
+        return (
+            "runAsNonRoot != true",
+            (f"{_setters(pod_value is False, explicit)} must not set securityContext.runAsNonRoot=false"),
+        )
     if implicit:
         return ("runAsNonRoot != true", f"pod or {_named(implicit)} must set securityContext.runAsNonRoot=true")
     return None
@@ -271,8 +395,9 @@ def run_as_non_root(_meta: dict, spec: dict) -> Result:
 def run_as_user(_meta: dict, spec: dict) -> Result:
     pod_bad = _security(spec).get("runAsUser") == 0
     containers = [c.get("name", "") for c in pod_containers(spec, ephemeral=True) if _security(c).get("runAsUser") == 0]
-    return ("runAsUser=0", f"{_setters(pod_bad, containers)} must not set runAsUser=0") \
-        if pod_bad or containers else None
+    return (
+        ("runAsUser=0", f"{_setters(pod_bad, containers)} must not set runAsUser=0") if pod_bad or containers else None
+    )
 
 
 def seccomp_restricted(_meta: dict, spec: dict) -> Result:
@@ -281,13 +406,25 @@ def seccomp_restricted(_meta: dict, spec: dict) -> Result:
 
 #: (minimum v1.N, check), in the reference's order: baseline checks, then restricted ones
 BASELINE: tuple[tuple[int, Check], ...] = (
-    (0, app_armor), (0, capabilities_baseline), (0, host_namespaces), (0, host_path_volumes), (0, host_ports),
-    (0, privileged), (0, proc_mount), (0, selinux_options), (19, seccomp_baseline), (0, sysctls),
+    (0, app_armor),
+    (0, capabilities_baseline),
+    (0, host_namespaces),
+    (0, host_path_volumes),
+    (0, host_ports),
+    (0, privileged),
+    (0, proc_mount),
+    (0, selinux_options),
+    (19, seccomp_baseline),
+    (0, sysctls),
     (0, windows_host_process),
 )
 RESTRICTED: tuple[tuple[int, Check], ...] = (
-    (8, allow_privilege_escalation), (22, capabilities_restricted), (0, restricted_volumes), (0, run_as_non_root),
-    (23, run_as_user), (19, seccomp_restricted),
+    (8, allow_privilege_escalation),
+    (22, capabilities_restricted),
+    (0, restricted_volumes),
+    (0, run_as_non_root),
+    (23, run_as_user),
+    (19, seccomp_restricted),
 )
 
 
@@ -349,8 +486,9 @@ class PodSecurity(Plugin):
             if key in labels:
                 level = str(labels[key])
                 if level not in LEVELS:
-                    errors.append(invalid(f"metadata.labels[{key}]", labels[key], "must be one of "
-                                                                                  + ", ".join(LEVELS)))
+                    errors.append(
+                        invalid(f"metadata.labels[{key}]", labels[key], "must be one of " + ", ".join(LEVELS))
+                    )
                     level = "restricted" if mode == "enforce" else "privileged"  # enforce fails closed
             version = LATEST
             if key + "-version" in labels:
@@ -401,8 +539,10 @@ class PodSecurity(Plugin):
             if detail("enforce"):
                 raise forbidden(attrs, f'violates PodSecurity "{policy["enforce"][2]}": {detail("enforce")}')
         if detail("audit"):
-            annotate(self.label_prefix + "audit-violations",
-                     f'would violate PodSecurity "{policy["audit"][2]}": {detail("audit")}')
+            annotate(
+                self.label_prefix + "audit-violations",
+                f'would violate PodSecurity "{policy["audit"][2]}": {detail("audit")}',
+            )
         if detail("warn"):
             add_warning(f'would violate PodSecurity "{policy["warn"][2]}": {detail("warn")}')
 
@@ -428,9 +568,12 @@ def _significant_update(pod: dict, old: dict) -> bool:
     for key in ("containers", "initContainers"):
         new_list, old_list = spec.get(key) or [], old_spec.get(key) or []
         if len(new_list) != len(old_list) or any(
-                (n or {}).get("image") != (o or {}).get("image") for n, o in zip(new_list, old_list, strict=True)):
+            (n or {}).get("image") != (o or {}).get("image") for n, o in zip(new_list, old_list, strict=True)
+        ):
             return True
     old_ephemeral = {(c or {}).get("name"): c for c in old_spec.get("ephemeralContainers") or []}
-    return any((c or {}).get("name") not in old_ephemeral
-               or (c or {}).get("image") != (old_ephemeral[(c or {}).get("name")] or {}).get("image")
-               for c in spec.get("ephemeralContainers") or [])
+    return any(
+        (c or {}).get("name") not in old_ephemeral
+        or (c or {}).get("image") != (old_ephemeral[(c or {}).get("name")] or {}).get("image")
+        for c in spec.get("ephemeralContainers") or []
+    )

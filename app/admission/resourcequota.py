@@ -1,6 +1,7 @@
 """ResourceQuota: a write that would take a namespace past one of its quotas is refused with the reference's 403
 messages; an admitted one adds its usage to each quota's `status.used` at once (the resourcequota controller
 recounts from the stored objects, which also returns what deleted objects and refused writes held)."""
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -33,12 +34,20 @@ class ResourceQuota(Plugin):
 
     def handles(self, attrs: Attributes) -> bool:
         rt = attrs.rt
-        return (rt.namespaced and not attrs.subresource and attrs.obj is not None and not rt.virtual
-                and (attrs.operation == CREATE or (rt.group, rt.plural) in UPDATES_COUNTED))
+        return (
+            rt.namespaced
+            and not attrs.subresource
+            and attrs.obj is not None
+            and not rt.virtual
+            and (attrs.operation == CREATE or (rt.group, rt.plural) in UPDATES_COUNTED)
+        )
 
     def validate(self, attrs: Attributes) -> None:
-        names = [q["metadata"]["name"] for q in self.quotas.current()
-                 if (q.get("metadata") or {}).get("namespace") == attrs.namespace]
+        names = [
+            q["metadata"]["name"]
+            for q in self.quotas.current()
+            if (q.get("metadata") or {}).get("namespace") == attrs.namespace
+        ]
         if not names:
             return
         group, plural = attrs.rt.group, attrs.rt.plural
@@ -57,8 +66,9 @@ class ResourceQuota(Plugin):
         if attrs.dry_run:
             return
         for name in matching:
-            self.registry.guaranteed_update(self.rt, attrs.namespace, name,
-                                            lambda current: self._charge(attrs, current, delta))
+            self.registry.guaranteed_update(
+                self.rt, attrs.namespace, name, lambda current: self._charge(attrs, current, delta)
+            )
 
     def _interesting(self, attrs: Attributes, hard: dict, delta: quota.Usage) -> list[str]:
         pods = attrs.rt.group == "" and attrs.rt.plural == "pods" and quota.counts_compute(attrs.obj or {})
@@ -77,15 +87,23 @@ class ResourceQuota(Plugin):
         missing = _unspecified(attrs.obj or {}, [r for r in interesting if r in CONTAINER_MUST_SPECIFY])
         if missing:
             raise forbidden(attrs, f"failed quota: {name}: must specify {missing}")
-        exceeded = [r for r in interesting if delta.get(r, Decimal(0)) > 0
-                    and (parse_quantity(used[r]) or 0) + delta[r] > (parse_quantity(hard[r]) or 0)]
+        exceeded = [
+            r
+            for r in interesting
+            if delta.get(r, Decimal(0)) > 0
+            and (parse_quantity(used[r]) or 0) + delta[r] > (parse_quantity(hard[r]) or 0)
+        ]
         if exceeded:
+
             def listed(values: dict) -> str:
                 return ",".join(f"{r}={values[r]}" for r in exceeded)
 
             requested = quota.render({r: delta[r] for r in exceeded}, hard)
-            raise forbidden(attrs, f"exceeded quota: {name}, requested: {listed(requested)}, used: "
-                                   f"{listed(used)}, limited: {listed(hard)}")
+            raise forbidden(
+                attrs,
+                f"exceeded quota: {name}, requested: {listed(requested)}, used: "
+                f"{listed(used)}, limited: {listed(hard)}",
+            )
         return interesting
 
     def _charge(self, attrs: Attributes, current: dict, delta: quota.Usage) -> None:
@@ -108,9 +126,9 @@ def _unspecified(pod: dict, required: list[str]) -> str:
     for container in [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]:
         resources = (container or {}).get("resources") or {}
         has = set()
-        for name in (resources.get("requests") or {}):
+        for name in resources.get("requests") or {}:
             has |= {f"requests.{name}", name}
-        for name in (resources.get("limits") or {}):
+        for name in resources.get("limits") or {}:
             has.add(f"limits.{name}")
         for resource in required:
             if resource not in has:

@@ -1,5 +1,6 @@
 """AdmissionReview: the request a webhook gets and what its answer may say (the reference's v1 checks; a
 v1beta1 answer is read as leniently as the reference reads it)."""
+
 from __future__ import annotations
 
 import base64
@@ -35,8 +36,13 @@ class Verdict:
         status = self.status
         code: int = status["code"] if isinstance(status.get("code"), int) else 0
         message, reason = str(status.get("message") or ""), str(status.get("reason") or "")
-        text = f"{denied_by}: {message}" if message else f"{denied_by}: {reason}" if reason else \
-            f"{denied_by} without explanation"
+        text = (
+            f"{denied_by}: {message}"
+            if message
+            else f"{denied_by}: {reason}"
+            if reason
+            else f"{denied_by} without explanation"
+        )
         details = status.get("details") if isinstance(status.get("details"), dict) else None
         return ApiError(max(code, 400), reason, text, details)
 
@@ -49,15 +55,22 @@ def _gvr(rt: ResourceType) -> dict:
     return {"group": rt.group, "version": rt.version, "resource": rt.plural}
 
 
-def review_request(api_version: str, uid: str, attrs: Attributes, matched: ResourceType, obj: dict | None,
-                   old: dict | None) -> dict:
+def review_request(
+    api_version: str, uid: str, attrs: Attributes, matched: ResourceType, obj: dict | None, old: dict | None
+) -> dict:
     request: dict = {
-        "uid": uid, "kind": attrs.object_kind or _gvk(matched), "resource": _gvr(matched),
-        "requestKind": attrs.object_kind or _gvk(attrs.rt), "requestResource": _gvr(attrs.rt),
-        "name": attrs.name, "operation": attrs.operation,
+        "uid": uid,
+        "kind": attrs.object_kind or _gvk(matched),
+        "resource": _gvr(matched),
+        "requestKind": attrs.object_kind or _gvk(attrs.rt),
+        "requestResource": _gvr(attrs.rt),
+        "name": attrs.name,
+        "operation": attrs.operation,
         "userInfo": attrs.user.to_api() if attrs.user is not None else {},
-        "object": obj if attrs.operation != DELETE else None, "oldObject": old,
-        "dryRun": attrs.dry_run, "options": attrs.options,
+        "object": obj if attrs.operation != DELETE else None,
+        "oldObject": old,
+        "dryRun": attrs.dry_run,
+        "options": attrs.options,
     }
     if attrs.subresource:
         request["subResource"] = request["requestSubResource"] = attrs.subresource
@@ -70,8 +83,12 @@ def verdict(webhook: str, api_version: str, uid: str, http_status: int, data: by
     """The webhook's answer, checked. ReviewFailed when it is not a valid AdmissionReview response."""
     if http_status // 100 != 2:
         excerpt = data[:200].decode(errors="replace").strip()
-        raise ReviewFailed(webhook, f"failed to call webhook: the server responded with HTTP {http_status}"
-                                    + (f" ({excerpt})" if excerpt else ""), 503)
+        raise ReviewFailed(
+            webhook,
+            f"failed to call webhook: the server responded with HTTP {http_status}"
+            + (f" ({excerpt})" if excerpt else ""),
+            503,
+        )
 
     def invalid(why: str) -> ReviewFailed:
         return ReviewFailed(webhook, f"received invalid webhook response: {why}", 503)
@@ -94,8 +111,11 @@ def verdict(webhook: str, api_version: str, uid: str, http_status: int, data: by
             raise invalid(f'expected response.uid="{uid}", got "{response.get("uid", "")}"')
     patch_text, patch_type = response.get("patch"), response.get("patchType")
     if not mutating and v1 and (patch_text or patch_type is not None):
-        raise invalid("validating webhook may not return response.patch" if patch_text
-                      else "validating webhook may not return response.patchType")
+        raise invalid(
+            "validating webhook may not return response.patch"
+            if patch_text
+            else "validating webhook may not return response.patchType"
+        )
     patch = b""
     if mutating and patch_text:
         if v1 and patch_type is None:
@@ -111,5 +131,6 @@ def verdict(webhook: str, api_version: str, uid: str, http_status: int, data: by
     status: dict = response["status"] if isinstance(response.get("status"), dict) else {}
     warnings = tuple(str(w) for w in response.get("warnings") or () if isinstance(w, str))
     annotations: dict = response["auditAnnotations"] if isinstance(response.get("auditAnnotations"), dict) else {}
-    return Verdict(bool(response.get("allowed")), status, patch, warnings,
-                   {str(k): str(v) for k, v in annotations.items()})
+    return Verdict(
+        bool(response.get("allowed")), status, patch, warnings, {str(k): str(v) for k, v in annotations.items()}
+    )

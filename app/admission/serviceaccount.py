@@ -1,6 +1,7 @@
 """ServiceAccount: a new pod runs as a service account that exists (`default` unless it names one), mounts a
 projected API-access volume (a bound token, the cluster CA and its namespace) in every container, and inherits
 the account's image pull secrets; mirror pods may reference neither accounts nor secrets."""
+
 from __future__ import annotations
 
 import random
@@ -48,8 +49,10 @@ class ServiceAccount(Plugin):
                 return self.registry.get(self.accounts, attrs.namespace, name)
             except NotFound:
                 if time.monotonic() >= deadline:
-                    raise forbidden(attrs, f"error looking up service account {attrs.namespace}/{name}: "
-                                           f'serviceaccount "{name}" not found') from None
+                    raise forbidden(
+                        attrs,
+                        f'error looking up service account {attrs.namespace}/{name}: serviceaccount "{name}" not found',
+                    ) from None
             time.sleep(0.1)
 
     def admit(self, attrs: Attributes) -> None:
@@ -71,8 +74,14 @@ class ServiceAccount(Plugin):
 
     def _mount_token(self, spec: dict) -> None:
         volumes = spec.get("volumes") or []
-        existing = next((v["name"] for v in volumes if isinstance(v, dict)
-                         and str(v.get("name", "")).startswith(self.volume_prefix)), None)
+        existing = next(
+            (
+                v["name"]
+                for v in volumes
+                if isinstance(v, dict) and str(v.get("name", "")).startswith(self.volume_prefix)
+            ),
+            None,
+        )
         name = existing or self.volume_prefix + "".join(random.choices(NAME_LETTERS, k=5))
         needed = False
         for container in containers(spec):
@@ -84,12 +93,20 @@ class ServiceAccount(Plugin):
             spec["volumes"] = [*volumes, {"name": name, "projected": self._token_volume()}]
 
     def _token_volume(self) -> dict:
-        return {"defaultMode": 0o644, "sources": [
-            {"serviceAccountToken": {"path": "token", "expirationSeconds": TOKEN_SECONDS}},
-            {"configMap": {"name": self.root_ca, "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
-            {"downwardAPI": {"items": [{"path": "namespace",
-                                        "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}},
-        ]}
+        return {
+            "defaultMode": 0o644,
+            "sources": [
+                {"serviceAccountToken": {"path": "token", "expirationSeconds": TOKEN_SECONDS}},
+                {"configMap": {"name": self.root_ca, "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+                {
+                    "downwardAPI": {
+                        "items": [
+                            {"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}
+                        ]
+                    }
+                },
+            ],
+        }
 
     def validate(self, attrs: Attributes) -> None:
         pod = attrs.obj or {}
@@ -114,13 +131,16 @@ def _references_secrets(spec: dict) -> bool:
         return True
     for volume in spec.get("volumes") or []:
         volume = volume or {}
-        if volume.get("secret") or any(isinstance(s, dict) and s.get("secret")
-                                       for s in (volume.get("projected") or {}).get("sources") or []):
+        if volume.get("secret") or any(
+            isinstance(s, dict) and s.get("secret") for s in (volume.get("projected") or {}).get("sources") or []
+        ):
             return True
         if (volume.get("azureFile") or {}).get("secretName") or (volume.get("csi") or {}).get("nodePublishSecretRef"):
             return True
-        if any((volume.get(kind) or {}).get("secretRef") for kind in
-               ("cephfs", "cinder", "flexVolume", "rbd", "scaleIO", "iscsi", "storageos")):
+        if any(
+            (volume.get(kind) or {}).get("secretRef")
+            for kind in ("cephfs", "cinder", "flexVolume", "rbd", "scaleIO", "iscsi", "storageos")
+        ):
             return True
     for container in containers(spec) + items(spec, "ephemeralContainers"):
         for env in container.get("env") or []:

@@ -2,6 +2,7 @@
 compiled once per change: every process follows them through the change log (one written through another
 worker or replica applies as soon as its change is seen), and a write made by this process applies to its
 next request."""
+
 from __future__ import annotations
 
 import threading
@@ -25,8 +26,9 @@ T = TypeVar("T")
 class ConfigurationSource(Generic[T]):
     """The objects of one kind, compiled by `compile` (a configuration object -> its items), in name order."""
 
-    def __init__(self, registry: Registry, rt: ResourceType, compile_one: Callable[[dict], list[T]],
-                 hub: WatchHub | None = None) -> None:
+    def __init__(
+        self, registry: Registry, rt: ResourceType, compile_one: Callable[[dict], list[T]], hub: WatchHub | None = None
+    ) -> None:
         self.registry, self.rt, self.compile_one, self.hub = registry, rt, compile_one, hub
         self.prefix = resource_prefix(rt)
         self._items: tuple[T, ...] = ()

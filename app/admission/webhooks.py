@@ -1,6 +1,7 @@
 """Dynamic admission: MutatingAdmissionWebhook and ValidatingAdmissionWebhook call the webhooks of the
 webhook configurations with an AdmissionReview, as the reference's dispatchers do (app/admission/review.py
 builds and reads the reviews)."""
+
 from __future__ import annotations
 
 import time
@@ -55,13 +56,22 @@ def compile_configuration(obj: dict) -> list[Webhook]:
     configuration = str((obj.get("metadata") or {}).get("name") or "")
     hooks = []
     for hook in obj.get("webhooks") or []:
-        hooks.append(Webhook(
-            configuration, str(hook.get("name")), dict(hook.get("clientConfig") or {}),
-            tuple(hook.get("rules") or ()), str(hook.get("failurePolicy") or "Fail"),
-            str(hook.get("matchPolicy") or "Equivalent"), _selector(hook.get("namespaceSelector")),
-            _selector(hook.get("objectSelector")), str(hook.get("sideEffects") or ""),
-            float(hook.get("timeoutSeconds") or 10), tuple(hook.get("admissionReviewVersions") or ()),
-            hook.get("reinvocationPolicy") == "IfNeeded"))
+        hooks.append(
+            Webhook(
+                configuration,
+                str(hook.get("name")),
+                dict(hook.get("clientConfig") or {}),
+                tuple(hook.get("rules") or ()),
+                str(hook.get("failurePolicy") or "Fail"),
+                str(hook.get("matchPolicy") or "Equivalent"),
+                _selector(hook.get("namespaceSelector")),
+                _selector(hook.get("objectSelector")),
+                str(hook.get("sideEffects") or ""),
+                float(hook.get("timeoutSeconds") or 10),
+                tuple(hook.get("admissionReviewVersions") or ()),
+                hook.get("reinvocationPolicy") == "IfNeeded",
+            )
+        )
     return hooks
 
 
@@ -106,17 +116,30 @@ class WebhookDispatcher(Plugin):
 
     configurations: tuple[str, ...] = ()
 
-    def __init__(self, registry: Registry, source: ConfigurationSource[Webhook], naming: Naming,
-                 resolve: ServiceResolver | None = None, duration: Any = None) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        source: ConfigurationSource[Webhook],
+        naming: Naming,
+        resolve: ServiceResolver | None = None,
+        duration: Any = None,
+    ) -> None:
         self.registry, self.source, self.naming, self.resolve, self.duration = (
-            registry, source, naming, resolve, duration)
+            registry,
+            source,
+            naming,
+            resolve,
+            duration,
+        )
         self.review_group = naming.group("admission")
         self.exempt_group = naming.group("admissionregistration")
 
     def handles(self, attrs: Attributes) -> bool:
         rt = attrs.rt
-        if rt.group == self.exempt_group and rt.plural in ("mutatingwebhookconfigurations",
-                                                           "validatingwebhookconfigurations"):
+        if rt.group == self.exempt_group and rt.plural in (
+            "mutatingwebhookconfigurations",
+            "validatingwebhookconfigurations",
+        ):
             return False  # a bad webhook must never lock its own configuration
         return attrs.operation in self.operations and bool(self.source.current())
 
@@ -134,8 +157,9 @@ class WebhookDispatcher(Plugin):
                 if namespace_labels is not None and not hook.namespace_selector.matches(namespace_labels):
                     continue
             if hook.object_selector is not None and not any(
-                    obj is not None and hook.object_selector.matches((obj.get("metadata") or {}).get("labels") or {})
-                    for obj in (attrs.obj, attrs.old)):
+                obj is not None and hook.object_selector.matches((obj.get("metadata") or {}).get("labels") or {})
+                for obj in (attrs.obj, attrs.old)
+            ):
                 continue
             out.append((hook, matched))
         return out
@@ -178,8 +202,12 @@ class WebhookDispatcher(Plugin):
             raise BadRequest(f'admission webhook "{hook.name}" does not support dry run')
         version = next((v for v in hook.review_versions if v in ("v1", "v1beta1")), "")
         if not version:
-            raise ReviewFailed(hook.name, "could not create admission objects: webhook does not accept known "
-                                          "AdmissionReview versions (v1, v1beta1)", 400)
+            raise ReviewFailed(
+                hook.name,
+                "could not create admission objects: webhook does not accept known "
+                "AdmissionReview versions (v1, v1beta1)",
+                400,
+            )
         uid = str(uuid.uuid4())
         as_is = matched.conversion is None or attrs.object_kind is not None
         obj = attrs.obj if as_is else self.served(attrs.obj, matched)
@@ -195,9 +223,12 @@ class WebhookDispatcher(Plugin):
             raise ReviewFailed(hook.name, f"failed to call webhook: {err}", 503) from None
         finally:
             if self.duration is not None:
-                self.duration.labels(name=hook.name, type="admit" if mutating else "validating",
-                                     operation=attrs.operation, rejected=str(rejected).lower()).observe(
-                    time.perf_counter() - start)
+                self.duration.labels(
+                    name=hook.name,
+                    type="admit" if mutating else "validating",
+                    operation=attrs.operation,
+                    rejected=str(rejected).lower(),
+                ).observe(time.perf_counter() - start)
 
     def failed(self, hook: Webhook, err: ReviewFailed, annotation: str) -> None:
         """A webhook that could not be asked: refuse (failurePolicy Fail) or carry on and say so in audit."""
@@ -238,11 +269,23 @@ class MutatingWebhooks(WebhookDispatcher):
         if result.patch and attrs.obj is not None and attrs.operation != DELETE:
             attrs.obj = self._patched(hook, matched, attrs, result.patch)
             attrs.mutated = True
-            annotate(f"patch.webhook.{self.review_group}/round_{round_}_index_{index}", orjson.dumps(
-                {"configuration": hook.configuration, "webhook": hook.name, "patchType": "JSONPatch",
-                 "patch": orjson.loads(result.patch)}).decode())
-        annotate(f"mutation.webhook.{self.review_group}/round_{round_}_index_{index}", orjson.dumps(
-            {"configuration": hook.configuration, "webhook": hook.name, "mutated": bool(result.patch)}).decode())
+            annotate(
+                f"patch.webhook.{self.review_group}/round_{round_}_index_{index}",
+                orjson.dumps(
+                    {
+                        "configuration": hook.configuration,
+                        "webhook": hook.name,
+                        "patchType": "JSONPatch",
+                        "patch": orjson.loads(result.patch),
+                    }
+                ).decode(),
+            )
+        annotate(
+            f"mutation.webhook.{self.review_group}/round_{round_}_index_{index}",
+            orjson.dumps(
+                {"configuration": hook.configuration, "webhook": hook.name, "mutated": bool(result.patch)}
+            ).decode(),
+        )
 
     def _patched(self, hook: Webhook, matched: ResourceType, attrs: Attributes, patch: bytes) -> dict:
         """The stored-version object after the webhook's JSONPatch, applied in the version it registered for."""
@@ -251,11 +294,22 @@ class MutatingWebhooks(WebhookDispatcher):
         try:
             operations = jsonpatch.JsonPatch(orjson.loads(patch))
             patched = operations.apply(served)
-        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, orjson.JSONDecodeError,
-                TypeError, ValueError, KeyError, IndexError) as err:
+        except (
+            jsonpatch.JsonPatchException,
+            jsonpatch.JsonPointerException,
+            orjson.JSONDecodeError,
+            TypeError,
+            ValueError,
+            KeyError,
+            IndexError,
+        ) as err:
             raise InternalError(f'admission webhook "{hook.name}" returned an invalid patch: {err}') from None
-        if not isinstance(patched, dict) or patched.get("apiVersion") != served.get("apiVersion") or \
-                patched.get("kind") != served.get("kind") or not isinstance(patched.get("metadata", {}), dict):
+        if (
+            not isinstance(patched, dict)
+            or patched.get("apiVersion") != served.get("apiVersion")
+            or patched.get("kind") != served.get("kind")
+            or not isinstance(patched.get("metadata", {}), dict)
+        ):
             raise InternalError(f'admission webhook "{hook.name}" changed the apiVersion or kind of the object')
         return patched if conversion is None else conversion.to_storage(patched)
 
@@ -268,15 +322,17 @@ class ValidatingWebhooks(WebhookDispatcher):
         if not invocations:
             return
         calls: list[Callable[[], Verdict]] = [
-            partial(self.call, hook, matched, attrs, mutating=False) for hook, matched in invocations]
+            partial(self.call, hook, matched, attrs, mutating=False) for hook, matched in invocations
+        ]
         futures = [_PARALLEL.submit(call) for call in calls[1:]]  # the first runs on this thread
         outcomes: list[Verdict | ApiError] = [_outcome(calls[0])] + [_outcome(f.result) for f in futures]
         denial: ApiError | None = None
         for index, ((hook, _), outcome) in enumerate(zip(invocations, outcomes)):
             try:
                 if isinstance(outcome, ReviewFailed):
-                    self.failed(hook, outcome, f"failed-open.validating.webhook.{self.review_group}/"
-                                               f"round_0_index_{index}")
+                    self.failed(
+                        hook, outcome, f"failed-open.validating.webhook.{self.review_group}/round_0_index_{index}"
+                    )
                 elif isinstance(outcome, ApiError):
                     raise outcome
                 else:
@@ -292,4 +348,3 @@ def _outcome(call: Callable[[], Verdict]) -> Verdict | ApiError:
         return call()
     except ApiError as err:
         return err
-

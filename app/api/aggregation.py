@@ -1,6 +1,7 @@
 """Requests for aggregated group versions, proxied to their extension server after this server authenticated
 and authorized them: the server's front-proxy client certificate and the user in X-Remote-* headers (the
 names of --requestheader-*-headers), the answer streamed back as it comes (watches, long logs)."""
+
 from __future__ import annotations
 
 from urllib.parse import quote

@@ -1,6 +1,7 @@
 """Connect subresources: pods/log (the server calls the node agent with its own client certificate,
 --kubelet-client-certificate, and streams the answer as it comes) and the proxy subresources of pods, services
 and nodes (any request below `<object>/proxy/` passed on to the pod, a ready endpoint or the node agent)."""
+
 from __future__ import annotations
 
 import threading
@@ -23,15 +24,23 @@ _plain = urllib3.PoolManager(cert_reqs="CERT_NONE", assert_hostname=False, retri
 
 def _pool() -> urllib3.PoolManager:
     config = current_app.config
-    key = (config.get("KUBELET_CLIENT_CERTIFICATE"), config.get("KUBELET_CLIENT_KEY"),
-           config.get("KUBELET_CERTIFICATE_AUTHORITY"))
+    key = (
+        config.get("KUBELET_CLIENT_CERTIFICATE"),
+        config.get("KUBELET_CLIENT_KEY"),
+        config.get("KUBELET_CERTIFICATE_AUTHORITY"),
+    )
     with _pools_lock:
         if key not in _pools:
             cert, client_key, ca = key
             # without a CA the agent's certificate is not verified, as the reference's default
-            _pools[key] = urllib3.PoolManager(cert_file=cert, key_file=client_key, ca_certs=ca,
-                                              cert_reqs="CERT_REQUIRED" if ca else "CERT_NONE",
-                                              assert_hostname=False if not ca else None, retries=False)
+            _pools[key] = urllib3.PoolManager(
+                cert_file=cert,
+                key_file=client_key,
+                ca_certs=ca,
+                cert_reqs="CERT_REQUIRED" if ca else "CERT_NONE",
+                assert_hostname=False if not ca else None,
+                retries=False,
+            )
         return _pools[key]
 
 
@@ -43,8 +52,13 @@ def proxy_to_node(location: NodeLocation | None) -> Response:
     if location.call.query:
         url += "?" + urlencode(location.call.query)
     try:
-        answer = _pool().request("GET", url, preload_content=False, redirect=False,
-                                   timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT, read=None))
+        answer = _pool().request(
+            "GET",
+            url,
+            preload_content=False,
+            redirect=False,
+            timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT, read=None),
+        )
     except urllib3.exceptions.HTTPError as err:
         raise InternalError(f'Get "{url}": {getattr(err, "reason", None) or err}') from None
 

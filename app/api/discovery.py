@@ -4,6 +4,7 @@ Every document is derived from the catalog; the builders are pure so they can be
 an app. Aggregated discovery (apidiscovery v2) is not served: clients fall back to these legacy
 documents when the response Content-Type is plain JSON.
 """
+
 from __future__ import annotations
 
 import base64
@@ -35,8 +36,17 @@ FALLBACK_PACKAGE_VERSION = "0.1.0"
 CACHE_CONTROL = "no-cache, private"
 
 
-_ARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64", "i386": "386",
-         "i686": "386", "armv7l": "arm", "ppc64le": "ppc64le", "s390x": "s390x"}
+_ARCH = {
+    "x86_64": "amd64",
+    "amd64": "amd64",
+    "aarch64": "arm64",
+    "arm64": "arm64",
+    "i386": "386",
+    "i686": "386",
+    "armv7l": "arm",
+    "ppc64le": "ppc64le",
+    "s390x": "s390x",
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -135,8 +145,9 @@ def _group_entry(name: str, versions: list[str]) -> dict[str, Any]:
     return {"name": name, "versions": gvs, "preferredVersion": dict(gvs[0])}
 
 
-def api_group_list(catalog: Catalog, aggregated: dict[str, list[str]] | None = None,
-                   priority: Callable[[str], int] | None = None) -> dict[str, Any]:
+def api_group_list(
+    catalog: Catalog, aggregated: dict[str, list[str]] | None = None, priority: Callable[[str], int] | None = None
+) -> dict[str, Any]:
     """GET /apis: the served groups and the aggregated ones (their versions after the local ones), ordered by
     group priority (highest first) then name when `priority` is given, as the reference's aggregator."""
     served = _merged(catalog.group_versions(), aggregated or {})
@@ -146,8 +157,7 @@ def api_group_list(catalog: Catalog, aggregated: dict[str, list[str]] | None = N
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [_group_entry(g, served[g]) for g in names]}
 
 
-def api_group(catalog: Catalog, group: str, aggregated: dict[str, list[str]] | None = None
-              ) -> dict[str, Any] | None:
+def api_group(catalog: Catalog, group: str, aggregated: dict[str, list[str]] | None = None) -> dict[str, Any] | None:
     """GET /apis/<group>, or None when neither the catalog nor an APIService serves that (named) group."""
     versions = _merged(catalog.group_versions(), aggregated or {}).get(group) if group else None
     if not versions:
@@ -191,8 +201,7 @@ def api_resource(rt: ResourceType) -> dict[str, Any]:
 
 def subresource_entry(rt: ResourceType, sub: Subresource) -> dict[str, Any]:
     """The APIResource entry `<plural>/<sub>`; group/version only when the view lives elsewhere."""
-    entry: dict[str, Any] = {"name": f"{rt.plural}/{sub.name}", "singularName": "",
-                             "namespaced": rt.namespaced}
+    entry: dict[str, Any] = {"name": f"{rt.plural}/{sub.name}", "singularName": "", "namespaced": rt.namespaced}
     if sub.group is not None:
         entry["group"] = sub.group
     if sub.version is not None:

@@ -1,4 +1,5 @@
 """Rendering every failure once, as a `Status` (never an HTML page or a traceback)."""
+
 from __future__ import annotations
 
 import logging
@@ -7,13 +8,7 @@ import orjson
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
-from app.errors import (
-    ApiError,
-    InternalError,
-    MethodNotAllowed,
-    RequestEntityTooLarge,
-    ServiceUnavailable,
-)
+from app.errors import ApiError, InternalError, MethodNotAllowed, RequestEntityTooLarge, ServiceUnavailable
 from app.logs import RepeatedErrors
 from app.storage import failures
 
@@ -59,10 +54,14 @@ def install_error_handlers(app: Flask) -> None:
         if error.code == 404:
             path = request.path
             if path.startswith(RESOURCE_PREFIXES) or path in ("/api", "/apis"):
-                return status_response(ApiError(404, "NotFound", "the server could not find the requested "
-                                                "resource", {}))
-            return Response("404 page not found\n", status=404, headers={"Content-Type": "text/plain; charset=utf-8",
-                                                                         "X-Content-Type-Options": "nosniff"})
+                return status_response(
+                    ApiError(404, "NotFound", "the server could not find the requested resource", {})
+                )
+            return Response(
+                "404 page not found\n",
+                status=404,
+                headers={"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"},
+            )
         if error.code == 405:
             return status_response(MethodNotAllowed())
         if error.code == 413:
@@ -71,11 +70,15 @@ def install_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def _unexpected(error: Exception) -> Response:
-        repeated.log(logging.ERROR, "unhandled error serving a request", error=error,
-                     context=f"{request.method} {request.path}")
+        repeated.log(
+            logging.ERROR, "unhandled error serving a request", error=error, context=f"{request.method} {request.path}"
+        )
         if failures.is_unavailable(error):  # the log has the driver's words; the client gets no internals
-            return status_response(ServiceUnavailable(
-                "the server is currently unable to handle the request: the storage backend is unavailable"))
+            return status_response(
+                ServiceUnavailable(
+                    "the server is currently unable to handle the request: the storage backend is unavailable"
+                )
+            )
         if failures.is_database_error(error):
             return status_response(InternalError("a storage request failed"))
         return status_response(InternalError(f"{type(error).__name__}: {error}"))

@@ -10,6 +10,7 @@ Memory per watcher is bounded: events wait as shared Change objects in the subsc
 only up to WRITE_AHEAD framed bytes are taken out while the client is not reading. A watcher whose queue
 overflows is ended (its client re-lists or resumes), as the reference ends watchers that cannot keep up.
 """
+
 from __future__ import annotations
 
 import collections
@@ -231,5 +232,5 @@ class SocketFanout(BackgroundThread):
         with contextlib.suppress(OSError, ssl.SSLError):
             conn.sock.setblocking(False)
             while conn.buffer:
-                del conn.buffer[:conn.sock.send(conn.buffer)]
+                del conn.buffer[: conn.sock.send(conn.buffer)]
         self._close(conn)

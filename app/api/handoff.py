@@ -5,6 +5,7 @@ and returns a Handoff. What must happen when a streamed response ends (metrics g
 ResponseComplete) is registered with `at_stream_end`: it runs when the response closes, or, if the response
 took its connection, when its stream ends (`take_stream_end` moves the callbacks to the new owner).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

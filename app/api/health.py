@@ -1,5 +1,6 @@
 """/healthz, /livez and /readyz: the app's named checks (app/health.py) run in order, reported as the reference
 reports them."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable

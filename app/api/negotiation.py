@@ -1,4 +1,5 @@
 """Content negotiation for resource endpoints: which media type to answer in, how to read a body."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,11 +10,7 @@ from flask import Request
 
 from app.api import yamldoc
 from app.api.render import JSON, YAML
-from app.errors import (
-    BadRequest,
-    RequestEntityTooLarge,
-    UnsupportedMediaType,
-)
+from app.errors import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
 from app.naming import CLIENT_PROTOBUF_MEDIA_TYPE, Naming
 
 MAX_BODY_BYTES = 3 * 1024 * 1024
@@ -78,13 +75,7 @@ def decode_object(request: Request, body: bytes, kind: str, version: str, naming
 def _decode_protobuf(body: bytes, kind: str, version: str, naming: Naming) -> dict:
     """Our protobuf, or a stock client's: its upstream group spelling is read as ours (kubectl create
     token sends an authentication.k8s.io TokenRequest); the object keeps the spelling it came with."""
-    from app.schema import (
-        ProtobufError,
-        UnknownKindError,
-        decode_envelope,
-        protobuf_available,
-        schema_for,
-    )
+    from app.schema import ProtobufError, UnknownKindError, decode_envelope, protobuf_available, schema_for
     from app.schema import decode as decode_message
 
     try:

@@ -1,4 +1,5 @@
 """Encoding responses: JSON (compact, or indented with ?pretty) and YAML."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -2,6 +2,7 @@
 
 One function per shape (object, list, watch event) so handlers never branch on the media type.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,8 +29,9 @@ class Representation:
         return self.media_type == naming.protobuf_media_type
 
 
-def negotiate(header: str | None, naming: Naming, *, table: bool, protobuf: bool, watch: bool = False,
-              pretty: bool = False) -> Representation:
+def negotiate(
+    header: str | None, naming: Naming, *, table: bool, protobuf: bool, watch: bool = False, pretty: bool = False
+) -> Representation:
     """The first clause of Accept we can produce; 406 when there is none.
 
     A Table clause in a group we do not serve (stock clients ask `g=meta.k8s.io`) is skipped, so
@@ -43,8 +45,13 @@ def negotiate(header: str | None, naming: Naming, *, table: bool, protobuf: bool
             continue
         wanted = rng.params.get("as")
         if wanted:
-            if (wanted == "Table" and table and rng.type == JSON and rng.params.get("g") == naming.meta_group
-                    and rng.params.get("v") in TABLE_VERSIONS):
+            if (
+                wanted == "Table"
+                and table
+                and rng.type == JSON
+                and rng.params.get("g") == naming.meta_group
+                and rng.params.get("v") in TABLE_VERSIONS
+            ):
                 return Representation(JSON, rng.params["v"], pretty)
             continue
         if rng.type in ("*/*", "application/*"):
@@ -54,14 +61,21 @@ def negotiate(header: str | None, naming: Naming, *, table: bool, protobuf: bool
     raise NotAcceptable(offered)
 
 
-def object_body(rep: Representation, naming: Naming, rt: ResourceType, obj: dict,
-                include_object: str = "Metadata") -> bytes:
+def object_body(
+    rep: Representation, naming: Naming, rt: ResourceType, obj: dict, include_object: str = "Metadata"
+) -> bytes:
     if rep.table_version:
         from app.tables import render_table
 
         rv = (obj.get("metadata") or {}).get("resourceVersion", "")
-        table = render_table(rt, naming, [obj], list_meta={"resourceVersion": rv},
-                             include_object=include_object, version=rep.table_version)
+        table = render_table(
+            rt,
+            naming,
+            [obj],
+            list_meta={"resourceVersion": rv},
+            include_object=include_object,
+            version=rep.table_version,
+        )
         return encode(table, JSON, rep.pretty)
     if rep.is_protobuf(naming):
         from app.schema import encode_object, encode_status
@@ -72,8 +86,14 @@ def object_body(rep: Representation, naming: Naming, rt: ResourceType, obj: dict
     return encode(obj, rep.media_type, rep.pretty)
 
 
-def list_body(rep: Representation, naming: Naming, rt: ResourceType, list_meta: dict, items: list[str],
-              include_object: str = "Metadata") -> bytes:
+def list_body(
+    rep: Representation,
+    naming: Naming,
+    rt: ResourceType,
+    list_meta: dict,
+    items: list[str],
+    include_object: str = "Metadata",
+) -> bytes:
     if rep.media_type == JSON and not rep.pretty and not rep.table_version:
         # splice the stored JSON text: no decode/encode of the items
         head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.group_version, "metadata": list_meta})
@@ -82,8 +102,9 @@ def list_body(rep: Representation, naming: Naming, rt: ResourceType, list_meta: 
     if rep.table_version:
         from app.tables import render_table
 
-        table = render_table(rt, naming, decoded, list_meta=list_meta, include_object=include_object,
-                             version=rep.table_version)
+        table = render_table(
+            rt, naming, decoded, list_meta=list_meta, include_object=include_object, version=rep.table_version
+        )
         return encode(table, JSON, rep.pretty)
     doc = {"kind": rt.list_kind, "apiVersion": rt.group_version, "metadata": list_meta, "items": decoded}
     if rep.is_protobuf(naming):
@@ -126,9 +147,16 @@ class WatchFramer:
 
             decoded = _as_dict(obj)
             rv = (decoded.get("metadata") or {}).get("resourceVersion", "")
-            table = render_table(self.rt, self.naming, [decoded], list_meta={"resourceVersion": rv},
-                                 include_object=self.include_object, include_headers=not self.headers_sent,
-                                 version=self.rep.table_version, now=datetime.now(UTC))
+            table = render_table(
+                self.rt,
+                self.naming,
+                [decoded],
+                list_meta={"resourceVersion": rv},
+                include_object=self.include_object,
+                include_headers=not self.headers_sent,
+                version=self.rep.table_version,
+                now=datetime.now(UTC),
+            )
             self.headers_sent = True
             return event_line(kind, table)
         return event_line(kind, obj)

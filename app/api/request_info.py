@@ -1,4 +1,5 @@
 """Turning a resource path below a group version into (namespace, resource, name, subresource)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -3,61 +3,31 @@
 Paths are parsed like the reference's RequestInfoFactory; every kind is served by the same
 handlers from its catalog entry.
 """
+
 from __future__ import annotations
 
 import dataclasses
 
 import orjson
-from flask import (
-    Blueprint,
-    Response,
-    after_this_request,
-    current_app,
-    g,
-    request,
-    stream_with_context,
-)
+from flask import Blueprint, Response, after_this_request, current_app, g, request, stream_with_context
 
 from app import features
 from app.api import fieldvalidation
 from app.api.aggregation import proxy, remote_for
 from app.api.connect import proxy_to_node, proxy_to_target
 from app.api.handoff import DETACH_KEY, take_stream_end
-from app.api.negotiation import (
-    body_media_type,
-    decode_object,
-    read_body,
-)
+from app.api.negotiation import body_media_type, decode_object, read_body
 from app.api.render import wants_pretty
-from app.api.representation import (
-    Representation,
-    WatchFramer,
-    list_body,
-    negotiate,
-    object_body,
-)
+from app.api.representation import Representation, WatchFramer, list_body, negotiate, object_body
 from app.api.request_info import RequestInfo, parse_resource_path
 from app.api.upgrade import upgrade_to_node
 from app.api.watch import Framing, framed, socket_closed_check
 from app.catalog import ResourceType
 from app.context import services
-from app.errors import (
-    BadRequest,
-    Invalid,
-    MethodNotAllowed,
-    NotFound,
-    RouteNotFound,
-    UnsupportedMediaType,
-    forbidden,
-)
+from app.errors import BadRequest, Invalid, MethodNotAllowed, NotFound, RouteNotFound, UnsupportedMediaType, forbidden
 from app.registry.connect import node_location, proxy_target
 from app.registry.options import DeleteOptions, ListOptions, parse_bool, parse_dry_run
-from app.registry.patch import (
-    APPLY_PATCH,
-    JSON_PATCH,
-    MERGE_PATCH,
-    STRATEGIC_MERGE_PATCH,
-)
+from app.registry.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from app.registry.store import ListResult
 from app.storage.store import Stored
 from app.tables import parse_include_object
@@ -181,15 +151,19 @@ def _item(rt: ResourceType, info: RequestInfo) -> Response:
         if patch_type == APPLY_PATCH:
             return _apply(rt, ns, name, sub, rep)
         if request.args.get("force") is not None:
-            raise Invalid("PatchOptions", services().naming.meta_group, "",
-                          [forbidden("force", "may not be specified for non-apply patch")])
+            raise Invalid(
+                "PatchOptions",
+                services().naming.meta_group,
+                "",
+                [forbidden("force", "may not be specified for non-apply patch")],
+            )
         strategic_ok = registry.schema(rt, rt.subresource(sub) if sub else None) is not None
         if patch_type not in PATCH_TYPES or (patch_type == STRATEGIC_MERGE_PATCH and not strategic_ok):
-            raise UnsupportedMediaType([*(t for t in PATCH_TYPES if t != STRATEGIC_MERGE_PATCH or strategic_ok),
-                                        APPLY_PATCH])
+            raise UnsupportedMediaType(
+                [*(t for t in PATCH_TYPES if t != STRATEGIC_MERGE_PATCH or strategic_ok), APPLY_PATCH]
+            )
         body, warnings, read = _patch_checked(rt, sub, ns, name, patch_type)
-        result = registry.patch(rt, ns, name, patch_type, body, sub, parse_dry_run(request.args), _manager(),
-                                read)
+        result = registry.patch(rt, ns, name, patch_type, body, sub, parse_dry_run(request.args), _manager(), read)
         return _render(rt, _sub_view(rt, sub, result), 200, rep, warnings)
     if method == "POST" and sub is not None:
         _require_verb(rt, "create", sub)
@@ -234,8 +208,9 @@ def _decode_checked(rt: ResourceType, sub: str | None = None) -> tuple[object, l
     return checked.obj, fieldvalidation.enforce(mode, checked, kind, group, version, fieldvalidation.object_name(obj))
 
 
-def _patch_checked(rt: ResourceType, sub: str | None, ns: str | None, name: str, patch_type: str
-                   ) -> tuple[bytes, list[str], Stored | None]:
+def _patch_checked(
+    rt: ResourceType, sub: str | None, ns: str | None, name: str, patch_type: str
+) -> tuple[bytes, list[str], Stored | None]:
     """The PATCH body to apply (without unknown fields), the warnings of fieldValidation, and the object
     read to check them (the patch's first try uses it)."""
     mode = fieldvalidation.directive(request.args.get("fieldValidation"))
@@ -248,10 +223,14 @@ def _patch_checked(rt: ResourceType, sub: str | None, ns: str | None, name: str,
     current = _sub_view(rt, sub, registry.served(rt, read.decode()))
     group, version, kind = _view_type(rt, sub)
     if schema is None:  # no declaration: the kind's strategy says what is unknown (a custom kind's CRD schema)
-        return body, fieldvalidation.check_schemaless_patch(mode, rt.strategy.unknown_fields, patch_type, body, current,
-                                                         kind, group, version, name), read
-    body, warnings = fieldvalidation.check_patch(mode, schema, patch_type, body, current, kind, group, version,
-                                                 name)
+        return (
+            body,
+            fieldvalidation.check_schemaless_patch(
+                mode, rt.strategy.unknown_fields, patch_type, body, current, kind, group, version, name
+            ),
+            read,
+        )
+    body, warnings = fieldvalidation.check_patch(mode, schema, patch_type, body, current, kind, group, version, name)
     return body, warnings, read
 
 
@@ -285,8 +264,7 @@ def _delete_options() -> DeleteOptions:
     return DeleteOptions.parse(parsed, request.args, parse_dry_run(request.args), services().naming.meta_group)
 
 
-def _negotiate(rt: ResourceType, *, table: bool = False, sub: str | None = None, watch: bool = False
-               ) -> Representation:
+def _negotiate(rt: ResourceType, *, table: bool = False, sub: str | None = None, watch: bool = False) -> Representation:
     """Protobuf only where the kind has a typed schema; Table only for the kind itself (not scale)."""
     from app.schema import protobuf_available
 
@@ -295,16 +273,21 @@ def _negotiate(rt: ResourceType, *, table: bool = False, sub: str | None = None,
     view_kind = (view.kind if view is not None else None) or rt.kind
     view_group = view.group if view is not None else None
     api_version = rt.group_version if view is None or view_group is None else f"{view_group}/{view.version}"
-    return negotiate(request.headers.get("Accept"), naming, table=table and view_kind == rt.kind,
-                     protobuf=protobuf_available(api_version, view_kind, naming), watch=watch, pretty=wants_pretty())
+    return negotiate(
+        request.headers.get("Accept"),
+        naming,
+        table=table and view_kind == rt.kind,
+        protobuf=protobuf_available(api_version, view_kind, naming),
+        watch=watch,
+        pretty=wants_pretty(),
+    )
 
 
 def _response(body: bytes, code: int, rep: Representation) -> Response:
     return Response(body, status=code, headers={"Content-Type": rep.media_type})
 
 
-def _render(rt: ResourceType, obj: dict, code: int, rep: Representation, warnings: list[str] | None = None
-            ) -> Response:
+def _render(rt: ResourceType, obj: dict, code: int, rep: Representation, warnings: list[str] | None = None) -> Response:
     naming = services().naming
     include = parse_include_object(request.args.get("includeObject")) if rep.table_version else "Metadata"
     resp = _response(object_body(rep, naming, rt, obj, include), code, rep)
@@ -336,8 +319,7 @@ def _watch(rt: ResourceType, namespace: str | None, opts: ListOptions) -> Respon
     framing = Framing(framer, counter(rt) if counter is not None else None, framer.shared_key)
     environ = request.environ
     body = framed(watch, framing, fanout, detach, lambda: take_stream_end(environ))
-    resp = Response(stream_with_context(body), status=200,
-                    headers={"Content-Type": framer.content_type})
+    resp = Response(stream_with_context(body), status=200, headers={"Content-Type": framer.content_type})
     resp.headers["Cache-Control"] = "no-cache, private"
     resp.headers["X-Accel-Buffering"] = "no"  # nginx passes each event on even with its default proxy_buffering
     return resp
@@ -380,6 +362,7 @@ def _apply(rt: ResourceType, ns: str | None, name: str, sub: str | None, rep: Re
         applied = yamldoc.load(read_body(request))
     except yaml.YAMLError as exc:
         raise BadRequest(f"error decoding YAML: {exc}") from None
-    result, created = services().registry.apply(rt, ns, name, applied, manager, parse_bool(request.args.get("force")),
-                                                sub, parse_dry_run(request.args))
+    result, created = services().registry.apply(
+        rt, ns, name, applied, manager, parse_bool(request.args.get("force")), sub, parse_dry_run(request.args)
+    )
     return _render(rt, result, 201 if created else 200, rep)

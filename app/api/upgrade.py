@@ -3,6 +3,7 @@ Upgrade headers (SPDY or WebSocket, X-Stream-Protocol-Version), goes on to the n
 server's node-agent client certificate; if the agent switches protocols, its answer and every byte after it
 are passed between the two connections until either side closes. The client's connection is taken from the
 worker (app/api/handoff.py); a server process that cannot hand it over answers 400."""
+
 from __future__ import annotations
 
 import contextlib
@@ -22,8 +23,17 @@ from app.registry.connect import NodeLocation
 CONNECT_TIMEOUT = 10.0
 HEAD_LIMIT = 64 * 1024
 #: request headers the agent needs to switch protocols (and those that describe the request)
-_PASSED = ("upgrade", "connection", "sec-websocket-key", "sec-websocket-version", "sec-websocket-protocol",
-           "sec-websocket-extensions", "x-stream-protocol-version", "user-agent", "origin")
+_PASSED = (
+    "upgrade",
+    "connection",
+    "sec-websocket-key",
+    "sec-websocket-version",
+    "sec-websocket-protocol",
+    "sec-websocket-extensions",
+    "x-stream-protocol-version",
+    "user-agent",
+    "origin",
+)
 
 
 UPGRADE_KEY = "orch.upgrade"
@@ -32,6 +42,7 @@ UPGRADE_KEY = "orch.upgrade"
 def websocket_routing(wsgi_app: Any) -> Any:
     """Werkzeug routes a WebSocket upgrade only to rules declared for WebSockets; this server passes such
     requests on (exec, attach), so the upgrade is kept aside where routing does not look."""
+
     def app(environ: dict[str, Any], start_response: Any) -> Any:
         if environ.get("HTTP_UPGRADE", "").lower() == "websocket":
             environ[UPGRADE_KEY] = environ.pop("HTTP_UPGRADE")

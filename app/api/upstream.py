@@ -1,5 +1,6 @@
 """Requests the server passes on to another HTTP server (extension API servers, pods, services, node agents):
 the client's request less its hop-by-hop and credential headers, the answer streamed back as it arrives."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -14,15 +15,29 @@ from app.errors import ApiError, ServiceUnavailable
 CONNECT_TIMEOUT = 10.0
 DEFAULT_TIMEOUT = 60.0  # the reference's --request-timeout
 #: request headers that describe the hop or the caller's credentials, never passed on
-_DROPPED = frozenset({"host", "authorization", "connection", "keep-alive", "proxy-connection", "te", "trailer",
-                      "transfer-encoding", "upgrade", "content-length", "proxy-authorization"})
+_DROPPED = frozenset(
+    {
+        "host",
+        "authorization",
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "content-length",
+        "proxy-authorization",
+    }
+)
 _DROPPED_ANSWER = frozenset({"connection", "keep-alive", "transfer-encoding", "trailer", "upgrade"})
 
 
 class Timeout(ApiError):
     def __init__(self) -> None:
-        super().__init__(504, "Timeout", "Timeout: request did not complete within requested timeout - "
-                                         "context deadline exceeded", {})
+        super().__init__(
+            504, "Timeout", "Timeout: request did not complete within requested timeout - context deadline exceeded", {}
+        )
 
 
 def client_headers(also_dropped: tuple[str, ...] = ()) -> urllib3.HTTPHeaderDict:
@@ -44,9 +59,15 @@ def forward(pool: urllib3.PoolManager, url: str, headers: urllib3.HTTPHeaderDict
         raise ApiError(400, "BadRequest", "upgrade requests are not proxied here", {})
     try:
         upstream = pool.request(
-            request.method, url, body=request.get_data() or None, headers=headers, preload_content=False,
-            redirect=False, decode_content=False,
-            timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT, read=None if _is_stream() else _timeout()))
+            request.method,
+            url,
+            body=request.get_data() or None,
+            headers=headers,
+            preload_content=False,
+            redirect=False,
+            decode_content=False,
+            timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT, read=None if _is_stream() else _timeout()),
+        )
     except urllib3.exceptions.ReadTimeoutError:
         raise Timeout() from None
     except (urllib3.exceptions.HTTPError, OSError) as err:
@@ -59,8 +80,9 @@ def forward(pool: urllib3.PoolManager, url: str, headers: urllib3.HTTPHeaderDict
 
 def _is_stream() -> bool:
     args = request.args
-    return args.get("watch") in ("1", "true", "True") or args.get("follow") in ("1", "true") or \
-        "/watch/" in request.path
+    return (
+        args.get("watch") in ("1", "true", "True") or args.get("follow") in ("1", "true") or "/watch/" in request.path
+    )
 
 
 def _timeout() -> float:

@@ -1,5 +1,6 @@
 """Watch responses: a registry watch's events (app/registry/watch.py) framed as JSON lines, Table events or
 protobuf, written by this request's thread or, once the initial events are out, by the fan-out writer."""
+
 from __future__ import annotations
 
 import select
@@ -43,9 +44,13 @@ class Framing:
         return data
 
 
-def framed(watch: Watch, framing: Framing, fanout: SocketFanout | None = None,
-           detach: Callable[[], Handoff | None] | None = None,
-           take_stream_end: Callable[[], Callable[[], None]] = lambda: lambda: None) -> Iterator[bytes]:
+def framed(
+    watch: Watch,
+    framing: Framing,
+    fanout: SocketFanout | None = None,
+    detach: Callable[[], Handoff | None] | None = None,
+    take_stream_end: Callable[[], Callable[[], None]] = lambda: lambda: None,
+) -> Iterator[bytes]:
     """The response body. Where the server lets the response take its connection (`detach`), live events are
     written by the fan-out writer and this (request) thread is free once the initial events are out;
     otherwise this thread follows the watch until it ends."""
@@ -70,14 +75,24 @@ def framed(watch: Watch, framing: Framing, fanout: SocketFanout | None = None,
         stream_end()
 
     wire = chunk if handoff.chunked else bytes
-    conn = Connection(handoff.sock, partial(_pump, watch, framing, wire, fanout.tally), watch.expired,
-                      handoff.release, handoff.chunked, ended)
+    conn = Connection(
+        handoff.sock,
+        partial(_pump, watch, framing, wire, fanout.tally),
+        watch.expired,
+        handoff.release,
+        handoff.chunked,
+        ended,
+    )
     watch.listen(partial(fanout.mark, conn))
     fanout.attach(conn)
 
 
-def _pump(watch: Watch, framing: Framing, wire: Callable[[bytes], bytes],
-          tally: Callable[[Callable[[int, int], None] | None, int], None]) -> list[bytes]:
+def _pump(
+    watch: Watch,
+    framing: Framing,
+    wire: Callable[[bytes], bytes],
+    tally: Callable[[Callable[[int, int], None] | None, int], None],
+) -> list[bytes]:
     """What the fan-out writer sends now, ready for the wire: queued events and a due bookmark."""
     out: list[bytes] = []
     for event, encodings in watch.take_now(PUMP_BATCH):

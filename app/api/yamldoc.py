@@ -4,6 +4,7 @@ Aliases are shared when PyYAML builds objects, but everything after (field valid
 walks them expanded, so a "billion laughs" document of a few hundred bytes would pin a thread for good. The node
 graph is measured first: its expanded size and nesting, and recursive aliases, are refused as the reference
 refuses them (400)."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -17,6 +17,7 @@ Public entry points:
     errors: ApplyConflict (409), ManagedFieldsInApply / ApplyTypeMismatch (400, ApplyBadRequest),
             ApplyInvalidObject (400) / ManagedFieldsUndecodable (500)
 """
+
 from __future__ import annotations
 
 from app.apply.errors import (

@@ -4,6 +4,7 @@ The reference's comparison: leaves (scalars, atomic values, and lists or maps em
 sides) are compared by value; a granular node that appears or disappears is itself added or
 removed; associative-list items are matched by key, and duplicated keys are compared as a whole.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -62,8 +63,7 @@ def _compare(lhs: Any, rhs: Any, node: TypeNode, path: Path, out: tuple[set[Path
         left = lhs if isinstance(lhs, dict) else {}
         right = rhs if isinstance(rhs, dict) else {}
         for key in [*left, *(k for k in right if k not in left)]:
-            _compare(left.get(key, MISSING), right.get(key, MISSING), node.child(key),
-                     path + (field_pe(key),), out)
+            _compare(left.get(key, MISSING), right.get(key, MISSING), node.child(key), path + (field_pe(key),), out)
     if lhs is MISSING:
         added.add(path)
     elif rhs is MISSING:

@@ -1,4 +1,5 @@
 """Errors of apply, worded as the reference words them; all are `ApiError`s the HTTP layer renders."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

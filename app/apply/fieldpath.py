@@ -5,6 +5,7 @@ key fields (`k:`), a set item by value (`v:`) or a list item by index (`i:`). A 
 plain set of paths; parents are not implied (the reference's `.` marks a parent that is itself a
 member).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping

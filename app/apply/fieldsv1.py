@@ -4,21 +4,13 @@ Each key is a path element: `f:<name>`, `k:<compact JSON of the key fields, sort
 `v:<compact JSON value>` or `i:<index>`; a leaf is `{}`, and `".": {}` marks a node that is itself
 a member and also has children. Keys come in the reference's element order.
 """
+
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from app.apply.fieldpath import (
-    FIELD,
-    KEY,
-    VALUE,
-    FieldSet,
-    Path,
-    PathElement,
-    field_pe,
-    index_pe,
-)
+from app.apply.fieldpath import FIELD, KEY, VALUE, FieldSet, Path, PathElement, field_pe, index_pe
 from app.apply.values import go_json, unwrap, wrap
 
 

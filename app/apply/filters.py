@@ -1,4 +1,5 @@
 """Which fields a write may own: the metadata nobody owns, the status/spec split, default managers."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,13 +9,27 @@ from app.apply.managed import MAX_MANAGER_LENGTH
 from app.schema.types import Struct
 
 #: fields no manager ever owns (the reference's strip set; exact paths, children stay).
-STRIPPED = FieldSet([
-    make_path("apiVersion"), make_path("kind"), make_path("metadata"),
-    *(make_path("metadata", name) for name in (
-        "name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation",
-        "managedFields", "resourceVersion",
-    )),
-])
+STRIPPED = FieldSet(
+    [
+        make_path("apiVersion"),
+        make_path("kind"),
+        make_path("metadata"),
+        *(
+            make_path("metadata", name)
+            for name in (
+                "name",
+                "namespace",
+                "creationTimestamp",
+                "selfLink",
+                "uid",
+                "clusterName",
+                "generation",
+                "managedFields",
+                "resourceVersion",
+            )
+        ),
+    ]
+)
 
 
 @dataclass(frozen=True)

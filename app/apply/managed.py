@@ -6,6 +6,7 @@ the reference writes them (manager, operation, apiVersion, time, fieldsType, fie
 empty values left out) and sorted: `Apply` before `Update`, then by time, manager, apiVersion and
 subresource.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -153,7 +154,9 @@ def encode_managed_fields(managed: Managed) -> list[dict[str, Any]]:
 def is_reset(value: Any) -> bool:
     """Rule 1: a list holding exactly one empty entry resets managedFields (an empty list does not)."""
     return (
-        isinstance(value, list) and len(value) == 1 and isinstance(value[0], dict)
+        isinstance(value, list)
+        and len(value) == 1
+        and isinstance(value[0], dict)
         and all(v is None or v == "" for v in value[0].values())
     )
 
@@ -177,8 +180,11 @@ def validate_managed_fields(entries: Any, path: str = "metadata.managedFields") 
             errors.append(invalid(f"{at}.fieldsType", fields_type, "must be `FieldsV1`"))
         errors.extend(validate_field_manager(str(entry.get("manager") or ""), f"{at}.manager"))
         if len(str(entry.get("subresource") or "")) > MAX_SUBRESOURCE_LENGTH:
-            errors.append(FieldError("FieldValueTooLong", f"{at}.subresource",
-                                     f"may not be more than {MAX_SUBRESOURCE_LENGTH} bytes"))
+            errors.append(
+                FieldError(
+                    "FieldValueTooLong", f"{at}.subresource", f"may not be more than {MAX_SUBRESOURCE_LENGTH} bytes"
+                )
+            )
     return errors
 
 

@@ -4,6 +4,7 @@ Merge favours the applied side: leaves and atomic values are replaced, maps and 
 by key, associative lists merge item by item (matched by key or value) in the reference's order:
 items only the live side has keep their place, and shared items follow the applied order.
 """
+
 from __future__ import annotations
 
 import copy

@@ -5,6 +5,7 @@ applied last time and no longer applies is pruned unless someone else owns it (r
 applier's `Apply` entry becomes exactly the applied field set; fields other managers own whose
 values change are conflicts (409) unless forced, and forcing takes them over (rules 2, 4, 5).
 """
+
 from __future__ import annotations
 
 import copy
@@ -42,13 +43,7 @@ from app.apply.steps import (
     with_managed_fields,
     without_managed_fields,
 )
-from app.apply.typed import (
-    ensure_named_fields,
-    fieldset_of,
-    typed_view,
-    validate_applied,
-    zero_object,
-)
+from app.apply.typed import ensure_named_fields, fieldset_of, typed_view, validate_applied, zero_object
 from app.apply.typeinfo import TypedError, TypeNode, root_node
 from app.apply.values import MISSING, same
 from app.schema.types import Struct
@@ -91,9 +86,18 @@ def _present(value: Any) -> Any:
     return {} if value is MISSING or value is None else value
 
 
-def apply(live: dict[str, Any] | None, applied: dict[str, Any], manager: str, struct: Struct | None,
-          api_version: str, force: bool, now: dt.datetime | str, subresource: str | None = None,
-          kind: str | None = None, fields_filter: FieldFilter | None = None) -> dict[str, Any]:
+def apply(
+    live: dict[str, Any] | None,
+    applied: dict[str, Any],
+    manager: str,
+    struct: Struct | None,
+    api_version: str,
+    force: bool,
+    now: dt.datetime | str,
+    subresource: str | None = None,
+    kind: str | None = None,
+    fields_filter: FieldFilter | None = None,
+) -> dict[str, Any]:
     """The object after `manager` applies `applied` to `live` (None: apply creates the object).
 
     Raises ManagedFieldsInApply / ApplyTypeMismatch (400), ApplyInvalidObject (400, e.g. duplicate
@@ -101,7 +105,9 @@ def apply(live: dict[str, Any] | None, applied: dict[str, Any], manager: str, st
     `force`. When nothing changes, the live object comes back with only its managedFields updated.
     """
     if kind is None:  # a schemaless kind is checked by apiVersion alone unless the caller names it
-        kind = struct.name if struct is not None else str(applied.get("kind") or "") if isinstance(applied, dict) else ""
+        kind = (
+            struct.name if struct is not None else str(applied.get("kind") or "") if isinstance(applied, dict) else ""
+        )
     _check_applied(applied, api_version, kind)
     keep = default_filter(struct, subresource, fields_filter)
     sub = subresource or ""
@@ -116,14 +122,16 @@ def apply(live: dict[str, Any] | None, applied: dict[str, Any], manager: str, st
         validate_applied(applied, struct)
         base_view = typed_view(base, struct)
         if not managed and live is not None:  # fields set before the first apply get an owner
-            managed = record_changes(managed, zero_object(struct), base_view, node, BEFORE_FIRST_APPLY,
-                                     api_version, sub, keep, stamp)
+            managed = record_changes(
+                managed, zero_object(struct), base_view, node, BEFORE_FIRST_APPLY, api_version, sub, keep, stamp
+            )
         managed = reconcile_all(managed, struct)
         merged = _present(merge(base, applied, node))
         ident = manager_identity(manager, APPLY, api_version, sub)
         last = managed.get(ident)
-        managed[ident] = ManagerEntry(manager, APPLY, api_version, keep(fieldset_of(applied, node)),
-                                      last.time if last else None, sub)
+        managed[ident] = ManagerEntry(
+            manager, APPLY, api_version, keep(fieldset_of(applied, node)), last.time if last else None, sub
+        )
         merged = _prune(merged, managed, last, node)
         merged_view = typed_view(merged, struct)
         cmp = compare(base_view, merged_view, node).filtered(keep)
@@ -136,8 +144,9 @@ def apply(live: dict[str, Any] | None, applied: dict[str, Any], manager: str, st
     changed = not same(base_view, merged_view)
     mine = managed.pop(ident, None)
     if mine is not None and mine.fields - STRIPPED:
-        managed[ident] = ManagerEntry(manager, APPLY, api_version, mine.fields - STRIPPED,
-                                      stamp if changed else mine.time, sub)
+        managed[ident] = ManagerEntry(
+            manager, APPLY, api_version, mine.fields - STRIPPED, stamp if changed else mine.time, sub
+        )
     result = copy.deepcopy(drop_nulls(merged, node) if changed else base)
     return with_managed_fields(result, managed)
 

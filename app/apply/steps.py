@@ -1,4 +1,5 @@
 """Steps shared by updates and applies: managedFields in and out, and ownership moving with changes."""
+
 from __future__ import annotations
 
 import copy
@@ -79,8 +80,17 @@ def drop_empty(managed: Managed) -> Managed:
     return {ident: e for ident, e in managed.items() if e.fields}
 
 
-def record_changes(managed: Managed, old_view: Any, new_view: Any, node: TypeNode, manager: str,
-                   api_version: str, subresource: str, keep: FieldFilter, now: str) -> Managed:
+def record_changes(
+    managed: Managed,
+    old_view: Any,
+    new_view: Any,
+    node: TypeNode,
+    manager: str,
+    api_version: str,
+    subresource: str,
+    keep: FieldFilter,
+    now: str,
+) -> Managed:
     """The reference's Update: others lose what changed, the writer's `Update` entry gains it."""
     cmp = compare(old_view, new_view, node).filtered(keep)
     managed, _ = take_changes(managed, cmp, skip=None)

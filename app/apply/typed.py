@@ -5,29 +5,13 @@
 a typed object always carries in the reference (non-pointer structs as `{}`, non-omitempty fields as
 their zero value), so that comparisons see what the reference sees.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
-from app.apply.fieldpath import (
-    FIELD,
-    KEY,
-    FieldSet,
-    Path,
-    PathElement,
-    field_pe,
-    index_pe,
-    path_string,
-)
-from app.apply.typeinfo import (
-    DEDUCED,
-    BadItem,
-    TypedError,
-    TypeNode,
-    effective,
-    node_for,
-    root_node,
-)
+from app.apply.fieldpath import FIELD, KEY, FieldSet, Path, PathElement, field_pe, index_pe, path_string
+from app.apply.typeinfo import DEDUCED, BadItem, TypedError, TypeNode, effective, node_for, root_node
 from app.apply.values import MISSING
 from app.schema.types import (
     BOOL,
@@ -50,7 +34,12 @@ from app.schema.types import (
 
 # Go struct types behind these scalars are always serialized (omitempty never drops a struct).
 _STRUCT_SCALARS: dict[Any, Any] = {
-    TIME: None, MICRO_TIME: None, QUANTITY: "0", INT_OR_STRING: 0, RAW_EXTENSION: None, FIELDS_V1: None,
+    TIME: None,
+    MICRO_TIME: None,
+    QUANTITY: "0",
+    INT_OR_STRING: 0,
+    RAW_EXTENSION: None,
+    FIELDS_V1: None,
 }
 _ZERO: dict[Any, Any] = {STRING: "", INT32: 0, INT64: 0, BOOL: False, DOUBLE: 0, BYTES: None}
 
@@ -108,6 +97,7 @@ def item_pes(node: TypeNode, items: list[Any], path: Path) -> list[PathElement]:
 
 # -- the typed view -----------------------------------------------------------------------------------
 
+
 def typed_view(obj: Any, struct: Struct | None) -> Any:
     """A copy of `obj` with the fields the reference's typed object always carries filled in."""
     return _fill(obj, root_node(struct))
@@ -156,6 +146,7 @@ def zero_object(struct: Struct | None) -> Any:
 
 # -- checks on an applied configuration --------------------------------------------------------------
 
+
 def validate_applied(obj: Any, struct: Struct | None) -> None:
     """Raise TypedError as the reference does for an applied object that does not fit the schema."""
     problems: list[tuple[str, str]] = []
@@ -191,6 +182,7 @@ def _validate(value: Any, node: TypeNode, path: Path, problems: list[tuple[str, 
 
 
 # -- set helpers that need the schema ---------------------------------------------------------------
+
 
 def ensure_named_fields(fs: FieldSet, node: TypeNode) -> FieldSet:
     """`fs` plus every named struct field that is a parent of one of its paths."""

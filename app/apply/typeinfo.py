@@ -6,6 +6,7 @@ the merge key, `set` without one); maps and structs are granular unless marked a
 marker wins over its type's). Anything undeclared is "deduced", as for schemaless custom resources:
 objects are granular maps, lists and scalars are atomic leaves.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,17 +16,7 @@ from typing import Any, Literal
 from app.apply.fieldpath import PathElement, key_pe, value_pe
 from app.apply.values import MISSING
 from app.schema.meta import ObjectMeta
-from app.schema.types import (
-    FIELDS_V1,
-    OBJECT,
-    RAW_EXTENSION,
-    Field,
-    ListOf,
-    MapOf,
-    Scalar,
-    Struct,
-    TypeSpec,
-)
+from app.schema.types import FIELDS_V1, OBJECT, RAW_EXTENSION, Field, ListOf, MapOf, Scalar, Struct, TypeSpec
 
 Kind = Literal["scalar", "struct", "map", "list", "deduced"]
 

@@ -4,6 +4,7 @@ The reference's Update: every other manager loses the fields this write changed 
 update never conflicts), the writer's entry for (manager, Update, apiVersion, subresource) gains
 what it set or changed and gets a fresh time, and entries left empty go.
 """
+
 from __future__ import annotations
 
 import copy
@@ -49,9 +50,16 @@ def managed_for_update(old: Any, new: Any, subresource: str | None = None) -> Ma
     return managed if managed else decode_or_empty(live)
 
 
-def record_update(old: dict[str, Any] | None, new: dict[str, Any], manager: str, struct: Struct | None,
-                  api_version: str, now: dt.datetime | str, subresource: str | None = None,
-                  fields_filter: FieldFilter | None = None) -> dict[str, Any]:
+def record_update(
+    old: dict[str, Any] | None,
+    new: dict[str, Any],
+    manager: str,
+    struct: Struct | None,
+    api_version: str,
+    now: dt.datetime | str,
+    subresource: str | None = None,
+    fields_filter: FieldFilter | None = None,
+) -> dict[str, Any]:
     """`new` with managedFields updated for a create (`old` None), update or patch by `manager`.
 
     The writer's `Update` entry gains every field whose value this write set or changed; the other
@@ -67,8 +75,17 @@ def record_update(old: dict[str, Any] | None, new: dict[str, Any], manager: str,
     try:
         managed = reconcile_all(managed, struct)
         old_view = typed_view(old_obj, struct) if old_obj is not None else zero_object(struct)
-        managed = record_changes(managed, old_view, typed_view(result, struct), node, manager or "unknown",
-                                 api_version, subresource or "", keep, format_time(now))
+        managed = record_changes(
+            managed,
+            old_view,
+            typed_view(result, struct),
+            node,
+            manager or "unknown",
+            api_version,
+            subresource or "",
+            keep,
+            format_time(now),
+        )
     except TypedError:
         live = meta_of(old).get("managedFields")  # the reference keeps the live entries when it cannot track
         if live:

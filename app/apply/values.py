@@ -4,6 +4,7 @@ Equality and ordering follow the reference's value package: numbers compare nume
 integral float equals the int), booleans are never numbers, and the total order across kinds is
 number < string < bool < list < map < null. `Val` is the hashable, ordered form used inside paths.
 """
+
 from __future__ import annotations
 
 import json

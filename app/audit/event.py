@@ -1,4 +1,5 @@
 """One audited request: the `audit.<domain>/v1` Event, written once per stage."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -24,8 +25,14 @@ def user_info(user: UserInfo | None) -> dict[str, Any]:
 def object_ref(attrs: Attributes) -> dict[str, str] | None:
     if not attrs.resource_request:
         return None
-    ref = {"resource": attrs.resource, "namespace": attrs.namespace, "name": attrs.name,
-           "apiGroup": attrs.group, "apiVersion": attrs.version, "subresource": attrs.subresource}
+    ref = {
+        "resource": attrs.resource,
+        "namespace": attrs.namespace,
+        "name": attrs.name,
+        "apiGroup": attrs.group,
+        "apiVersion": attrs.version,
+        "subresource": attrs.subresource,
+    }
     return {k: v for k, v in ref.items() if v}
 
 
@@ -63,8 +70,13 @@ class AuditRecord:
 
     def stage_event(self, stage: str, now: datetime) -> dict[str, Any]:
         event: dict[str, Any] = {
-            "kind": "Event", "apiVersion": self.api_version, "level": self.decision.level,
-            "auditID": self.audit_id, "stage": stage, "requestURI": self.request_uri, "verb": self.verb,
+            "kind": "Event",
+            "apiVersion": self.api_version,
+            "level": self.decision.level,
+            "auditID": self.audit_id,
+            "stage": stage,
+            "requestURI": self.request_uri,
+            "verb": self.verb,
             "user": user_info(self.user),
         }
         if self.impersonated_user is not None:
@@ -79,8 +91,11 @@ class AuditRecord:
             event["responseStatus"] = self.response_status
         if self.request_object is not None and self.decision.at_least("Request"):
             event["requestObject"] = self._trimmed(self.request_object)
-        if (self.response_object is not None and stage == "ResponseComplete"
-                and self.decision.at_least("RequestResponse")):
+        if (
+            self.response_object is not None
+            and stage == "ResponseComplete"
+            and self.decision.at_least("RequestResponse")
+        ):
             event["responseObject"] = self._trimmed(self.response_object)
         event["requestReceivedTimestamp"] = timestamp(self.received)
         event["stageTimestamp"] = timestamp(now)
@@ -103,7 +118,9 @@ class AuditRecord:
         code = self.response_status.get("code") if self.response_status else None
         response = str(code) if code is not None and stage != "RequestReceived" else "<deferred>"
         ips = ",".join(self.source_ips)
-        return (f'{now.astimezone(UTC).isoformat()} AUDIT: id="{self.audit_id}" stage="{stage}" '
-                f'ip="{ips}" method="{self.verb}" user="{user}" groups="{groups}" as="{as_user}" '
-                f'asgroups="<lookup>" user-agent="{self.user_agent}" namespace="{namespace}" '
-                f'uri="{self.request_uri}" response="{response}"\n').encode()
+        return (
+            f'{now.astimezone(UTC).isoformat()} AUDIT: id="{self.audit_id}" stage="{stage}" '
+            f'ip="{ips}" method="{self.verb}" user="{user}" groups="{groups}" as="{as_user}" '
+            f'asgroups="<lookup>" user-agent="{self.user_agent}" namespace="{namespace}" '
+            f'uri="{self.request_uri}" response="{response}"\n'
+        ).encode()

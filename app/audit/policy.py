@@ -3,6 +3,7 @@
 Matching follows the reference's policy checker: users, userGroups and verbs narrow every rule; a rule with
 resources or namespaces only matches resource requests, one with nonResourceURLs only the others.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -157,8 +158,7 @@ def _group_resources(value: Any, where: str) -> tuple[GroupResources, ...]:
             if res in ("", "/") or res.startswith("/") or res.endswith("/") or res.count("/") > 1:
                 raise PolicyError(f"{here}.resources: invalid resource {res!r}")
             if "*" in res and res not in ("*",) and not res.startswith("*/") and not res.endswith("/*"):
-                raise PolicyError(f"{here}.resources: {res!r}: '*' only as '*', '*/<subresource>' or "
-                                  f"'<resource>/*'")
+                raise PolicyError(f"{here}.resources: {res!r}: '*' only as '*', '*/<subresource>' or '<resource>/*'")
         if names and not resources:
             raise PolicyError(f"{here}.resourceNames: using resourceNames requires at least one resource")
         out.append(GroupResources(group, resources, names))
@@ -175,8 +175,9 @@ def _rule(item: Any, where: str) -> PolicyRule:
     namespaces = _strings(item.get("namespaces"), f"{where}.namespaces")
     urls = _strings(item.get("nonResourceURLs"), f"{where}.nonResourceURLs")
     if urls and (resources or namespaces):
-        raise PolicyError(f"{where}.nonResourceURLs: rules cannot apply to both regular resources and "
-                          "non-resource URLs")
+        raise PolicyError(
+            f"{where}.nonResourceURLs: rules cannot apply to both regular resources and non-resource URLs"
+        )
     for url in urls:
         if url != "*" and not url.startswith("/"):
             raise PolicyError(f"{where}.nonResourceURLs: {url!r}: must start with '/' or be '*'")
@@ -208,8 +209,10 @@ def parse_policy(text: str, naming: Naming) -> Policy:
     group = naming.group("audit")
     accepted = [f"{group}/{v}" for v in ACCEPTED_VERSIONS]
     if doc.get("apiVersion") not in accepted or doc.get("kind") != "Policy":
-        raise PolicyError(f"expected kind Policy with apiVersion {' or '.join(accepted)}, got "
-                          f"{doc.get('kind')!r} {doc.get('apiVersion')!r}")
+        raise PolicyError(
+            f"expected kind Policy with apiVersion {' or '.join(accepted)}, got "
+            f"{doc.get('kind')!r} {doc.get('apiVersion')!r}"
+        )
     rules_doc = doc.get("rules")
     if rules_doc is not None and not isinstance(rules_doc, list):
         raise PolicyError("rules: must be a list")

@@ -1,5 +1,6 @@
 """Where audit events go: the policy that decides each request's level and the rotated log file, one per app
 (app.extensions[EXTENSION_KEY], set where the app is wired; None when auditing is off)."""
+
 from __future__ import annotations
 
 import logging
@@ -58,6 +59,10 @@ def build_audit_sink(config: dict[str, Any], naming: Naming) -> AuditSink | None
         log.warning("--audit-log-path without --audit-policy-file: no audit events are recorded")
         return None
     policy = load_policy(policy_file, naming)
-    writer = AuditWriter(path, int(config.get("AUDIT_LOG_MAXSIZE") or 0), int(config.get("AUDIT_LOG_MAXBACKUP") or 0),
-                         int(config.get("AUDIT_LOG_MAXAGE") or 0))
+    writer = AuditWriter(
+        path,
+        int(config.get("AUDIT_LOG_MAXSIZE") or 0),
+        int(config.get("AUDIT_LOG_MAXBACKUP") or 0),
+        int(config.get("AUDIT_LOG_MAXAGE") or 0),
+    )
     return AuditSink(policy, writer, naming, str(config.get("AUDIT_LOG_FORMAT") or "json"))

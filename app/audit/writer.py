@@ -4,6 +4,7 @@ Each event is one `os.write` on an O_APPEND descriptor, so lines of different wo
 Rotation takes an fcntl lock on `<path>.lock`, so two workers never rotate at once; a worker whose
 descriptor still points at the renamed file notices by inode and reopens.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -112,8 +113,11 @@ class AuditWriter:
         """Backup files of this log, oldest first."""
         directory, base = os.path.split(os.path.abspath(self.path))
         stem, ext = os.path.splitext(base)
-        found = [os.path.join(directory, n) for n in os.listdir(directory)
-                 if n.startswith(stem + "-") and n.endswith(ext) and n != base and not n.endswith(".lock")]
+        found = [
+            os.path.join(directory, n)
+            for n in os.listdir(directory)
+            if n.startswith(stem + "-") and n.endswith(ext) and n != base and not n.endswith(".lock")
+        ]
         return sorted(found)
 
     def _prune(self) -> None:

@@ -4,6 +4,7 @@ Resource requests live below `/api/<version>/` and `/apis/<group>/<version>/`; e
 (`/healthz`, `/version`, `/api`, `/apis/<group>/<version>` discovery, ...) is a non-resource path
 authorized with the lowercase HTTP method as verb.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -50,5 +51,13 @@ def request_attributes(user: UserInfo, method: str, path: str, args: Mapping[str
             key, _, value = requirement.partition("=")
             if key.strip() == "metadata.name" and value:
                 name = value.lstrip("=").strip()  # a watch or list of one object is authorized by name
-    return Attributes(user, verb, group=group, version=version, resource=resource, subresource=subresource,
-                      namespace=namespace, name=name)
+    return Attributes(
+        user,
+        verb,
+        group=group,
+        version=version,
+        resource=resource,
+        subresource=subresource,
+        namespace=namespace,
+        name=name,
+    )

@@ -4,6 +4,7 @@ A request authenticator returns a UserInfo, None ("not my kind of credential") o
 AuthenticationError ("credentials were presented and are wrong"). The first success wins; when none
 succeeds, any error (a bad bearer token, say) is 401 even with anonymous access on.
 """
+
 from __future__ import annotations
 
 import logging

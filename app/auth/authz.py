@@ -4,6 +4,7 @@ Every request (resource or not), impersonation and the access reviews go through
 `Authorizer` built here from `--authorization-mode`; `system:masters` is always allowed first, as the
 reference's privileged-group authorizer.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

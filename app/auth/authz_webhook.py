@@ -5,6 +5,7 @@ The remote is described by a kubeconfig-format file, as the token webhook's (`cl
 opinion (the next mode decides). Allow and deny/no-opinion answers are cached for their own TTLs; a remote
 that is down, slow or answers nonsense has no opinion within a bounded time (fail closed), uncached.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,9 +29,15 @@ def review_spec(attributes: Attributes) -> dict[str, Any]:
     user = attributes.user.to_api()
     spec: dict[str, Any] = {"user": user.pop("username"), **user}  # same fields, `user` for the name
     if attributes.resource_request:
-        fields = {"namespace": attributes.namespace, "verb": attributes.verb, "group": attributes.group,
-                  "version": attributes.version, "resource": attributes.resource,
-                  "subresource": attributes.subresource, "name": attributes.name}
+        fields = {
+            "namespace": attributes.namespace,
+            "verb": attributes.verb,
+            "group": attributes.group,
+            "version": attributes.version,
+            "resource": attributes.resource,
+            "subresource": attributes.subresource,
+            "name": attributes.name,
+        }
         spec["resourceAttributes"] = {key: value for key, value in fields.items() if value}
     else:
         spec["nonResourceAttributes"] = {"path": attributes.path, "verb": attributes.verb}

@@ -1,5 +1,6 @@
 """Bootstrap tokens (--enable-bootstrap-token-auth): `<id>.<secret>` checked against the secret
 `bootstrap-token-<id>` of type `bootstrap.<domain>/token` in the system namespace."""
+
 from __future__ import annotations
 
 import hmac

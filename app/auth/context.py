@@ -1,4 +1,5 @@
 """The wired authentication of the running app, reachable from strategies without Flask."""
+
 from __future__ import annotations
 
 from contextvars import ContextVar

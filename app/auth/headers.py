@@ -3,6 +3,7 @@
 The server (gunicorn) drops header names holding `_`, so every `_` in an environ key was a `-`.
 Repeated header lines arrive joined with commas; list-valued headers are split on them.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -34,7 +35,7 @@ def prefixed(environ: Environ, prefix: str) -> dict[str, list[str]]:
         if not key.startswith(wanted) or len(key) == len(wanted) or not isinstance(value, str):
             continue
         # the reference keeps a malformed escape as it is; unquote does the same
-        name = unquote(key[len(wanted):].lower().replace("_", "-"))
+        name = unquote(key[len(wanted) :].lower().replace("_", "-"))
         found.setdefault(name, []).extend(part.strip() for part in value.split(",") if part.strip())
     return found
 

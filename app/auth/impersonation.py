@@ -3,6 +3,7 @@
 Flow of the spec: the caller is authenticated first, then every impersonated value is checked with
 verb `impersonate` through the authorizer, then the user is replaced for the rest of the request.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -3,6 +3,7 @@
 Only asymmetric algorithms are ever accepted, and always for the key type at hand, so a token can
 never have an RSA public key used as an HMAC secret.
 """
+
 from __future__ import annotations
 
 import base64
@@ -69,8 +70,9 @@ def algorithms_for(key: PublicKey) -> tuple[str, ...]:
 
 def sign(claims: Mapping[str, Any], private_key: PrivateKey) -> str:
     algorithm = algorithm_for(private_key)
-    pem = private_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                    serialization.NoEncryption())
+    pem = private_key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     headers = {"kid": key_id(private_key.public_key())}
     payload = json.dumps(dict(claims), separators=(",", ":")).encode()
     return jws.sign(payload, jwk.construct(pem, algorithm), headers=headers, algorithm=algorithm)
@@ -139,8 +141,15 @@ def numeric(claims: Mapping[str, Any], name: str) -> float | None:
     return float(value)
 
 
-def check_times(claims: Mapping[str, Any], now: float, leeway: float, nbf_leeway: float | None = None,
-                require_exp: bool = True, check_iat: bool = False, what: str = "token") -> None:
+def check_times(
+    claims: Mapping[str, Any],
+    now: float,
+    leeway: float,
+    nbf_leeway: float | None = None,
+    require_exp: bool = True,
+    check_iat: bool = False,
+    what: str = "token",
+) -> None:
     """`exp` in the future, `nbf` (and `iat` when asked) in the past, within the leeways."""
     expiry = numeric(claims, "exp")
     if expiry is None and require_exp:

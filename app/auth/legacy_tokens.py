@@ -4,6 +4,7 @@
 It follows the change log through the watch hub, and lists everything again at start and whenever
 it fell behind. Several processes may run it: optimistic concurrency lets one write win.
 """
+
 from __future__ import annotations
 
 import base64
@@ -67,7 +68,11 @@ class TokenSecrets:
         if account is None or (wanted_uid and metadata(account).get("uid") != wanted_uid):
             self._delete(namespace, name, md.get("uid"))
             return
-        if secret_value(secret, "token") and secret_value(secret, "namespace") and "ca.crt" in (secret.get("data") or {}):
+        if (
+            secret_value(secret, "token")
+            and secret_value(secret, "namespace")
+            and "ca.crt" in (secret.get("data") or {})
+        ):
             return
         self._fill(secret, account)
 
@@ -91,8 +96,9 @@ class TokenSecrets:
             pass  # changed or gone meanwhile: the next event brings it back
 
     def _delete(self, namespace: str | None, name: str, uid: str | None) -> None:
-        options = DeleteOptions.parse({"preconditions": {"uid": uid}} if uid else None, {}, False,
-                                      self.registry.naming.meta_group)
+        options = DeleteOptions.parse(
+            {"preconditions": {"uid": uid}} if uid else None, {}, False, self.registry.naming.meta_group
+        )
         try:
             self.registry.delete(self.secrets, namespace, name, options)
         except (Conflict, NotFound):

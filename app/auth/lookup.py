@@ -1,4 +1,5 @@
 """Reading core objects (secrets, service accounts, pods, nodes) for authenticators, through the registry."""
+
 from __future__ import annotations
 
 import base64

@@ -3,6 +3,7 @@
 Keys are fetched on first use and cached; a token signed with an unknown `kid` refreshes them
 (at most once per `min_refresh` seconds, so random kids cannot turn us into a request amplifier).
 """
+
 from __future__ import annotations
 
 import logging
@@ -64,8 +65,10 @@ class ProviderKeys:
         doc = get_json(session, url, self.timeout, "oidc discovery")
         if not isinstance(doc, dict) or doc.get("issuer") != self.issuer_url:
             found = doc.get("issuer") if isinstance(doc, dict) else None
-            raise AuthenticationError(f"oidc: issuer did not match the issuer returned by provider, expected "
-                                      f"{self.issuer_url!r} got {found!r}")
+            raise AuthenticationError(
+                f"oidc: issuer did not match the issuer returned by provider, expected "
+                f"{self.issuer_url!r} got {found!r}"
+            )
         uri = doc.get("jwks_uri")
         if not isinstance(uri, str) or not uri.startswith("https://"):
             raise AuthenticationError("oidc: provider did not return an https JWKS URL")
@@ -123,15 +126,17 @@ class OidcTokens:
         if claims.get("iss") != self.config.issuer_url:
             raise AuthenticationError("oidc: id token issued by a different provider")
         if self.config.client_id not in jwt.audiences(claims):
-            raise AuthenticationError(f"oidc: expected audience {self.config.client_id!r} got "
-                                      f"{list(jwt.audiences(claims))!r}")
+            raise AuthenticationError(
+                f"oidc: expected audience {self.config.client_id!r} got {list(jwt.audiences(claims))!r}"
+            )
         jwt.check_times(claims, time.time(), 0.0, NBF_LEEWAY, what="oidc: token")
         for key, wanted in self.config.required_claims.items():
             if key not in claims:
                 raise AuthenticationError(f"oidc: required claim {key} not present in ID token")
             if claims[key] != wanted:
-                raise AuthenticationError(f"oidc: required claim {key} value does not match. Got = {claims[key]}, "
-                                          f"want = {wanted}")
+                raise AuthenticationError(
+                    f"oidc: required claim {key} value does not match. Got = {claims[key]}, want = {wanted}"
+                )
         return TokenResult(UserInfo(self._username(claims), groups=self._groups(claims)))
 
     def _username(self, claims: Mapping[str, object]) -> str:

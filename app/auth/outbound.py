@@ -1,5 +1,6 @@
 """Calls this server makes to other services (an OIDC issuer, a token or authorization webhook): bounded
 and TLS-checked."""
+
 from __future__ import annotations
 
 import ssl
@@ -39,18 +40,27 @@ def pool(verify: str | bool, cert: tuple[str, str] | None = None) -> urllib3.Poo
     if verify is False:
         # the admin's explicit insecure-skip-tls-verify: no warning per request
         urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
-        return urllib3.PoolManager(cert_reqs=ssl.CERT_NONE, cert_file=cert and cert[0], key_file=cert and cert[1],
-                                   retries=False)
+        return urllib3.PoolManager(
+            cert_reqs=ssl.CERT_NONE, cert_file=cert and cert[0], key_file=cert and cert[1], retries=False
+        )
     context = ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
     if cert:
         context.load_cert_chain(*cert)
     return urllib3.PoolManager(ssl_context=context, retries=False)
 
 
-def _request(http: urllib3.PoolManager, method: str, url: str, timeout: float, headers: dict[str, str],
-             body: bytes | None = None) -> Reply:
-    response = http.request(method, url, body=body, headers=headers, timeout=urllib3.Timeout(total=timeout),
-                            redirect=False, preload_content=True)
+def _request(
+    http: urllib3.PoolManager, method: str, url: str, timeout: float, headers: dict[str, str], body: bytes | None = None
+) -> Reply:
+    response = http.request(
+        method,
+        url,
+        body=body,
+        headers=headers,
+        timeout=urllib3.Timeout(total=timeout),
+        redirect=False,
+        preload_content=True,
+    )
     return Reply(response.status, response.data)
 
 

@@ -1,6 +1,7 @@
 """Authenticating proxy (--requestheader-*): the identity comes from headers, but only when the
 request carries a client certificate from --requestheader-client-ca-file (with an allowed CN).
 Headers from anyone else are ignored."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

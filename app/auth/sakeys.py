@@ -1,5 +1,6 @@
 """Keys of service-account tokens: the signing key (generated into the data dir when absent) and
 the PEM files of public keys that verify tokens."""
+
 from __future__ import annotations
 
 import os
@@ -53,7 +54,7 @@ def load_private_key(path: str) -> PrivateKey:
     except (OSError, ValueError, TypeError) as err:
         raise ValueError(f"{path}: not a PEM private key ({err})") from err
     if not isinstance(key, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey)):
-        raise ValueError(f"{path}: only RSA and ECDSA keys can sign service-account tokens")  # noqa: TRY004
+        raise ValueError(f"{path}: only RSA and ECDSA keys can sign service-account tokens")
     if isinstance(key, ec.EllipticCurvePrivateKey) and key.curve.name not in ("secp256r1", "secp384r1", "secp521r1"):
         raise ValueError(f"{path}: unsupported curve {key.curve.name}")
     return key
@@ -66,7 +67,8 @@ def ensure_signing_key(path: str) -> PrivateKey:
     with pki.locked(os.path.dirname(path) or "."):
         if not os.path.exists(path):
             key = pki.new_key()
-            pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                    serialization.NoEncryption())
+            pem = key.private_bytes(
+                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            )
             pki.write_file(path, pem, 0o600)
     return load_private_key(path)

@@ -4,6 +4,7 @@ Bound tokens carry `iss` = one of --service-account-issuer, `aud`, `exp` and a p
 after the API domain (namespace, service account, bound pod/secret/node). Legacy tokens
 (stored in secrets) carry the `<domain>/serviceaccount/...` claims and no expiry.
 """
+
 from __future__ import annotations
 
 import hmac
@@ -20,12 +21,7 @@ from app.auth.authn import AuthenticationError, TokenResult, intersect
 from app.auth.lookup import CoreObjects, metadata, secret_value
 from app.auth.sakeys import ensure_signing_key, load_public_keys
 from app.naming import Naming
-from app.user import (
-    UserInfo,
-    service_account_groups,
-    service_account_username,
-    split_service_account_username,
-)
+from app.user import UserInfo, service_account_groups, service_account_username, split_service_account_username
 
 LEEWAY = 60.0  # seconds of clock skew tolerated, as the reference's JWT library
 
@@ -115,8 +111,9 @@ class TokenIssuer:
     issuer: str
     names: SaNames
 
-    def bound_token(self, account: dict, audiences: list[str], lifetime: int, bound: list[BoundRef],
-                    now: float | None = None) -> str:
+    def bound_token(
+        self, account: dict, audiences: list[str], lifetime: int, bound: list[BoundRef], now: float | None = None
+    ) -> str:
         """A TokenRequest token for `account`, bound to `bound` objects (pod, its node, or secret)."""
         moment = int(now if now is not None else time.time())
         md = metadata(account)
@@ -127,8 +124,13 @@ class TokenIssuer:
         for ref in bound:
             private[ref.kind.lower()] = {"name": ref.name, "uid": ref.uid} if ref.uid else {"name": ref.name}
         claims = {
-            "aud": audiences, "exp": moment + lifetime, "iat": moment, "iss": self.issuer,
-            "jti": str(uuid.uuid4()), self.names.private_claim: private, "nbf": moment,
+            "aud": audiences,
+            "exp": moment + lifetime,
+            "iat": moment,
+            "iss": self.issuer,
+            "jti": str(uuid.uuid4()),
+            self.names.private_claim: private,
+            "nbf": moment,
             "sub": service_account_username(md.get("namespace", ""), md.get("name", "")),
         }
         return jwt.sign(claims, self.keyring.signing_key())
@@ -188,8 +190,9 @@ class ServiceAccountTokens:
         offered = jwt.audiences(claims) or self.api_audiences  # a token without aud is for the API server
         wanted = intersect(audiences, offered)
         if not wanted:
-            raise AuthenticationError(f"token audiences {list(offered)!r} is invalid for the target audiences "
-                                      f"{list(audiences)!r}")
+            raise AuthenticationError(
+                f"token audiences {list(offered)!r} is invalid for the target audiences {list(audiences)!r}"
+            )
         user = self._legacy(token, claims) if legacy else self._bound(claims)
         return TokenResult(user, wanted)
 
@@ -198,8 +201,12 @@ class ServiceAccountTokens:
         secret_name = claims.get(self.names.legacy_claim("secret.name"))
         name = claims.get(self.names.legacy_claim("service-account.name"))
         uid = claims.get(self.names.legacy_claim("service-account.uid"))
-        for value, what in ((namespace, "namespace"), (secret_name, "secretName"), (name, "serviceAccountName"),
-                            (uid, "serviceAccountUID")):
+        for value, what in (
+            (namespace, "namespace"),
+            (secret_name, "secretName"),
+            (name, "serviceAccountName"),
+            (uid, "serviceAccountUID"),
+        ):
             if not isinstance(value, str) or not value:
                 raise AuthenticationError(f"{what} claim is missing")
         namespace, secret_name, name, uid = str(namespace), str(secret_name), str(name), str(uid)  # checked above
@@ -215,8 +222,9 @@ class ServiceAccountTokens:
             if account is None or metadata(account).get("deletionTimestamp"):
                 raise AuthenticationError(f"ServiceAccount {namespace}/{name} has been deleted")
             if metadata(account).get("uid") != uid:
-                raise AuthenticationError(f"ServiceAccount UID ({metadata(account).get('uid')}) does not match "
-                                          f"claim ({uid})")
+                raise AuthenticationError(
+                    f"ServiceAccount UID ({metadata(account).get('uid')}) does not match claim ({uid})"
+                )
         return UserInfo(service_account_username(namespace, name), uid, service_account_groups(namespace))
 
     def _bound(self, claims: dict[str, Any]) -> UserInfo:
@@ -234,8 +242,9 @@ class ServiceAccountTokens:
         if account is None:
             raise AuthenticationError(f'serviceaccounts "{account_ref["name"]}" not found')
         if metadata(account).get("uid") != account_ref["uid"]:
-            raise AuthenticationError(f"service account UID ({metadata(account).get('uid')}) does not match claim "
-                                      f"({account_ref['uid']})")
+            raise AuthenticationError(
+                f"service account UID ({metadata(account).get('uid')}) does not match claim ({account_ref['uid']})"
+            )
         if _gone(account, now):
             raise AuthenticationError(f"service account {namespace}/{account_ref['name']} has been deleted")
         for kind, plural, scoped in (("secret", "secrets", True), ("pod", "pods", True), ("node", "nodes", False)):
@@ -249,12 +258,18 @@ class ServiceAccountTokens:
             if _gone(bound, now):
                 raise AuthenticationError("service account token has been invalidated")
             if metadata(bound or {}).get("uid") != ref["uid"]:
-                raise AuthenticationError(f"{kind} UID ({metadata(bound or {}).get('uid')}) does not match "
-                                          f"service account {kind} ref claim ({ref['uid']})")
+                raise AuthenticationError(
+                    f"{kind} UID ({metadata(bound or {}).get('uid')}) does not match "
+                    f"service account {kind} ref claim ({ref['uid']})"
+                )
             if kind != "secret":
                 extra[self.names.extra_key(f"{kind}-name")] = (ref["name"],)
                 extra[self.names.extra_key(f"{kind}-uid")] = (ref["uid"],)
         if isinstance(claims.get("jti"), str) and claims["jti"]:
             extra[self.names.extra_key("credential-id")] = (f"JTI={claims['jti']}",)
-        return UserInfo(service_account_username(namespace, account_ref["name"]), account_ref["uid"],
-                        service_account_groups(namespace), extra)
+        return UserInfo(
+            service_account_username(namespace, account_ref["name"]),
+            account_ref["uid"],
+            service_account_groups(namespace),
+            extra,
+        )

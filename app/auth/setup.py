@@ -3,6 +3,7 @@
 Order of the chain, as the reference: authenticating proxy, client certificates, then bearer
 tokens (static file, service accounts, bootstrap, OIDC, webhook); anonymous last.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,14 +19,7 @@ from app.auth.authn import (
     TokenAuthenticator,
     TokenUnion,
 )
-from app.auth.authz import (
-    AlwaysAllow,
-    AlwaysDeny,
-    Authorizer,
-    ModeChain,
-    PrivilegedGroups,
-    parse_modes,
-)
+from app.auth.authz import AlwaysAllow, AlwaysDeny, Authorizer, ModeChain, PrivilegedGroups, parse_modes
 from app.auth.authz_webhook import WebhookAuthorizer
 from app.auth.bootstrap import BootstrapTokens
 from app.auth.context import Authentication
@@ -53,8 +47,9 @@ class AuthConfigError(ValueError):
 
 
 def _cluster_ca_file(config: Mapping[str, Any]) -> str:
-    return config.get("CLUSTER_CA_CERT_FILE") or os.path.join(config.get("DATA_DIR") or ".", defaults.PKI_DIR,
-                                                                defaults.CA_CERT)
+    return config.get("CLUSTER_CA_CERT_FILE") or os.path.join(
+        config.get("DATA_DIR") or ".", defaults.PKI_DIR, defaults.CA_CERT
+    )
 
 
 def _client_cas(config: Mapping[str, Any]) -> tuple:
@@ -69,22 +64,25 @@ def _issuers(config: Mapping[str, Any]) -> tuple[str, ...]:
 
 def _keyring(config: Mapping[str, Any]) -> Keyring:
     signing = config.get("SERVICE_ACCOUNT_SIGNING_KEY_FILE") or os.path.join(
-        config.get("DATA_DIR") or ".", defaults.PKI_DIR, defaults.SERVICE_ACCOUNT_KEY)
+        config.get("DATA_DIR") or ".", defaults.PKI_DIR, defaults.SERVICE_ACCOUNT_KEY
+    )
     return Keyring(signing, tuple(config.get("SERVICE_ACCOUNT_KEY_FILES") or ()))
 
 
 def _oidc(config: Mapping[str, Any]) -> OidcTokens:
     oidc = OidcConfig(
-        issuer_url=config["OIDC_ISSUER_URL"], client_id=config.get("OIDC_CLIENT_ID") or "",
+        issuer_url=config["OIDC_ISSUER_URL"],
+        client_id=config.get("OIDC_CLIENT_ID") or "",
         username_claim=config.get("OIDC_USERNAME_CLAIM") or defaults.OIDC_USERNAME_CLAIM,
-        username_prefix=config.get("OIDC_USERNAME_PREFIX"), groups_claim=config.get("OIDC_GROUPS_CLAIM"),
-        groups_prefix=config.get("OIDC_GROUPS_PREFIX"), required_claims=dict(config.get("OIDC_REQUIRED_CLAIMS") or {}),
+        username_prefix=config.get("OIDC_USERNAME_PREFIX"),
+        groups_claim=config.get("OIDC_GROUPS_CLAIM"),
+        groups_prefix=config.get("OIDC_GROUPS_PREFIX"),
+        required_claims=dict(config.get("OIDC_REQUIRED_CLAIMS") or {}),
         ca_file=config.get("OIDC_CA_FILE"),
         signing_algs=tuple(config.get("OIDC_SIGNING_ALGS") or (defaults.OIDC_SIGNING_ALGS,)),
     )
     timeout = float(config.get("OUTBOUND_TIMEOUT", defaults.OUTBOUND_TIMEOUT))
-    provider = ProviderKeys(oidc.issuer_url, oidc.ca_file, timeout,
-                            float(config.get("OIDC_MIN_REFRESH_SECONDS", 1.0)))
+    provider = ProviderKeys(oidc.issuer_url, oidc.ca_file, timeout, float(config.get("OIDC_MIN_REFRESH_SECONDS", 1.0)))
     return OidcTokens(oidc, provider)
 
 
@@ -92,21 +90,26 @@ def _webhook(config: Mapping[str, Any], naming: Naming, audiences: tuple[str, ..
     version = config.get("AUTHENTICATION_TOKEN_WEBHOOK_VERSION") or defaults.AUTHENTICATION_TOKEN_WEBHOOK_VERSION
     return WebhookTokens(
         remote=load_remote(config["AUTHENTICATION_TOKEN_WEBHOOK_CONFIG_FILE"]),
-        api_version=f"{naming.group('authentication')}/{version}", api_audiences=audiences,
+        api_version=f"{naming.group('authentication')}/{version}",
+        api_audiences=audiences,
         cache_ttl=float(config.get("AUTHENTICATION_TOKEN_WEBHOOK_CACHE_TTL", 120.0)),
         timeout=float(config.get("OUTBOUND_TIMEOUT", defaults.OUTBOUND_TIMEOUT)),
         deadline=float(config.get("OUTBOUND_DEADLINE", defaults.OUTBOUND_DEADLINE)),
     )
 
 
-def _token_authenticators(config: Mapping[str, Any], naming: Naming, objects: CoreObjects, keyring: Keyring,
-                          issuers: tuple[str, ...]) -> list[TokenAuthenticator]:
+def _token_authenticators(
+    config: Mapping[str, Any], naming: Naming, objects: CoreObjects, keyring: Keyring, issuers: tuple[str, ...]
+) -> list[TokenAuthenticator]:
     names = SaNames(naming)
     tokens: list[TokenAuthenticator] = []
     if config.get("TOKEN_AUTH_FILE"):
         tokens.append(AudienceAgnostic(StaticTokens.from_csv(config["TOKEN_AUTH_FILE"]), issuers))
-    tokens.append(ServiceAccountTokens(keyring, issuers, issuers, objects, names,
-                                       bool(config.get("SERVICE_ACCOUNT_LOOKUP", True))))
+    tokens.append(
+        ServiceAccountTokens(
+            keyring, issuers, issuers, objects, names, bool(config.get("SERVICE_ACCOUNT_LOOKUP", True))
+        )
+    )
     if config.get("ENABLE_BOOTSTRAP_TOKEN_AUTH"):
         tokens.append(AudienceAgnostic(BootstrapTokens(objects, naming), issuers))
     if config.get("OIDC_ISSUER_URL"):
@@ -125,18 +128,27 @@ def _authorizer(config: Mapping[str, Any], registry: Registry, naming: Naming, h
         webhook = WebhookAuthorizer(
             remote=load_remote(config["AUTHORIZATION_WEBHOOK_CONFIG_FILE"]),
             api_version=f"{naming.group('authorization')}/v1",
-            authorized_ttl=float(config.get("AUTHORIZATION_WEBHOOK_CACHE_AUTHORIZED_TTL",
-                                            parse_duration(defaults.AUTHORIZATION_WEBHOOK_CACHE_AUTHORIZED_TTL))),
-            unauthorized_ttl=float(config.get("AUTHORIZATION_WEBHOOK_CACHE_UNAUTHORIZED_TTL",
-                                              parse_duration(defaults.AUTHORIZATION_WEBHOOK_CACHE_UNAUTHORIZED_TTL))),
+            authorized_ttl=float(
+                config.get(
+                    "AUTHORIZATION_WEBHOOK_CACHE_AUTHORIZED_TTL",
+                    parse_duration(defaults.AUTHORIZATION_WEBHOOK_CACHE_AUTHORIZED_TTL),
+                )
+            ),
+            unauthorized_ttl=float(
+                config.get(
+                    "AUTHORIZATION_WEBHOOK_CACHE_UNAUTHORIZED_TTL",
+                    parse_duration(defaults.AUTHORIZATION_WEBHOOK_CACHE_UNAUTHORIZED_TTL),
+                )
+            ),
             timeout=float(config.get("OUTBOUND_TIMEOUT", defaults.OUTBOUND_TIMEOUT)),
             deadline=float(config.get("OUTBOUND_DEADLINE", defaults.OUTBOUND_DEADLINE)),
         )
     return build_authorizer(modes, Resolver(PolicySource(registry, naming, hub)), webhook)
 
 
-def build_authentication(config: Mapping[str, Any], registry: Registry, naming: Naming,
-                         hub: WatchHub | None = None) -> Authentication:
+def build_authentication(
+    config: Mapping[str, Any], registry: Registry, naming: Naming, hub: WatchHub | None = None
+) -> Authentication:
     """Everything authentication needs, from the app's config; AuthConfigError names a bad file. With a
     watch hub, the RBAC policy is cached until an RBAC object changes."""
     try:
@@ -152,12 +164,15 @@ def _build(config: Mapping[str, Any], registry: Registry, naming: Naming, hub: W
     tokens = TokenUnion(tuple(_token_authenticators(config, naming, objects, keyring, issuers)))
     request: list[RequestAuthenticator] = []
     if config.get("REQUESTHEADER_CLIENT_CA_FILE"):
-        request.append(RequestHeaderAuthenticator(
-            load_pem_bundle([config["REQUESTHEADER_CLIENT_CA_FILE"]]),
-            tuple(config.get("REQUESTHEADER_USERNAME_HEADERS") or ()),
-            tuple(config.get("REQUESTHEADER_GROUP_HEADERS") or ()),
-            tuple(config.get("REQUESTHEADER_EXTRA_HEADERS_PREFIX") or ()),
-            tuple(config.get("REQUESTHEADER_ALLOWED_NAMES") or ())))
+        request.append(
+            RequestHeaderAuthenticator(
+                load_pem_bundle([config["REQUESTHEADER_CLIENT_CA_FILE"]]),
+                tuple(config.get("REQUESTHEADER_USERNAME_HEADERS") or ()),
+                tuple(config.get("REQUESTHEADER_GROUP_HEADERS") or ()),
+                tuple(config.get("REQUESTHEADER_EXTRA_HEADERS_PREFIX") or ()),
+                tuple(config.get("REQUESTHEADER_ALLOWED_NAMES") or ()),
+            )
+        )
     cas = _client_cas(config)
     if cas:
         request.append(ClientCertificates(cas))
@@ -166,9 +181,15 @@ def _build(config: Mapping[str, Any], registry: Registry, naming: Naming, hub: W
     ca_pem = Path(ca_file).read_bytes() if os.path.exists(ca_file) else b""
     names = SaNames(naming)
     return Authentication(
-        naming=naming, chain=Chain(tuple(request), bool(config.get("ANONYMOUS_AUTH", True))), tokens=tokens,
-        api_audiences=issuers, issuer=TokenIssuer(keyring, issuers[0], names), objects=objects, names=names,
-        authorizer=_authorizer(config, registry, naming, hub), ca_pem=ca_pem,
+        naming=naming,
+        chain=Chain(tuple(request), bool(config.get("ANONYMOUS_AUTH", True))),
+        tokens=tokens,
+        api_audiences=issuers,
+        issuer=TokenIssuer(keyring, issuers[0], names),
+        objects=objects,
+        names=names,
+        authorizer=_authorizer(config, registry, naming, hub),
+        ca_pem=ca_pem,
     )
 
 
@@ -181,8 +202,9 @@ def check_authentication(config: Mapping[str, Any], naming: Naming) -> None:
         raise AuthConfigError(str(err)) from err
 
 
-def build_authorizer(modes: Sequence[str], resolver: Resolver | None = None,
-                     webhook: Authorizer | None = None) -> ModeChain:
+def build_authorizer(
+    modes: Sequence[str], resolver: Resolver | None = None, webhook: Authorizer | None = None
+) -> ModeChain:
     """The chain of --authorization-mode, after the privileged group `system:masters`."""
     chain: list[Authorizer] = [PrivilegedGroups((MASTERS_GROUP,))]
     for mode in modes:

@@ -3,6 +3,7 @@
 CSV rows: token, user name, uid, then optionally one column of comma-separated groups
 (quote it: `t0k3n,alice,1001,"dev,ops"`), as the reference reads the file.
 """
+
 from __future__ import annotations
 
 import csv
@@ -38,8 +39,9 @@ class StaticTokens:
             if not row or row == [""]:
                 continue
             if len(row) < 3:
-                raise ValueError(f"token file {path!r} must have at least 3 columns (token, user name, user uid), "
-                                 f"found {len(row)}")
+                raise ValueError(
+                    f"token file {path!r} must have at least 3 columns (token, user name, user uid), found {len(row)}"
+                )
             if not row[0]:
                 log.warning("empty token in token file %r, record %d: skipped", path, number)
                 continue

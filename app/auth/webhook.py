@@ -4,6 +4,7 @@ The remote is described by a kubeconfig-format file (`clusters` = the service, `
 credentials). Answers are cached for the TTL; a remote that is down or slow fails closed (401)
 within a bounded time, and such failures are not cached.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -71,10 +72,16 @@ def load_remote(path: str) -> Remote:
     except (OSError, yaml.YAMLError) as err:
         raise ValueError(f"{path}: {err}") from err
     if not isinstance(config, dict):
-        raise ValueError(f"{path}: not a kubeconfig file")  # noqa: TRY004 - a config problem, reported as such
+        raise ValueError(f"{path}: not a kubeconfig file")
     base = os.path.dirname(os.path.abspath(path))
-    current = next((c.get("context") for c in config.get("contexts") or []
-                    if isinstance(c, dict) and c.get("name") == config.get("current-context")), None)
+    current = next(
+        (
+            c.get("context")
+            for c in config.get("contexts") or []
+            if isinstance(c, dict) and c.get("name") == config.get("current-context")
+        ),
+        None,
+    )
     current = current if isinstance(current, dict) else {}
     try:
         cluster = _pick(config, "clusters", current.get("cluster"))
@@ -95,8 +102,10 @@ def load_remote(path: str) -> Remote:
     verify: str | bool = local("certificate-authority", "certificate-authority-data", "ca.crt") or True
     if cluster.get("insecure-skip-tls-verify") is True:
         verify = False
-    cert, key = local("client-certificate", "client-certificate-data", "client.crt"), \
-        local("client-key", "client-key-data", "client.key")
+    cert, key = (
+        local("client-certificate", "client-certificate-data", "client.crt"),
+        local("client-key", "client-key-data", "client.key"),
+    )
     if bool(cert) != bool(key):
         raise ValueError(f"{path}: a client certificate needs its key")
     token = user.get("token") if isinstance(user.get("token"), str) else None
@@ -169,16 +178,24 @@ class WebhookTokens:
             return None, "webhook: authenticated without a username"
         groups = user["groups"] if isinstance(user.get("groups"), list) else []
         extra = user["extra"] if isinstance(user.get("extra"), dict) else {}
-        info = UserInfo(username, str(user.get("uid") or ""), tuple(str(g) for g in groups),
-                        {str(k): tuple(str(v) for v in vs) for k, vs in extra.items() if isinstance(vs, list)})
+        info = UserInfo(
+            username,
+            str(user.get("uid") or ""),
+            tuple(str(g) for g in groups),
+            {str(k): tuple(str(v) for v in vs) for k, vs in extra.items() if isinstance(vs, list)},
+        )
         return TokenResult(info, wanted), ""
 
     def _review(self, token: str, audiences: tuple[str, ...]) -> dict:
-        body = {"apiVersion": self.api_version, "kind": "TokenReview",
-                "spec": {"token": token, **({"audiences": list(audiences)} if audiences else {})}}
+        body = {
+            "apiVersion": self.api_version,
+            "kind": "TokenReview",
+            "spec": {"token": token, **({"audiences": list(audiences)} if audiences else {})},
+        }
         try:
-            return review_status(post_review(self.remote, body, self.timeout, self.deadline), "TokenReview",
-                                 self.api_version)
+            return review_status(
+                post_review(self.remote, body, self.timeout, self.deadline), "TokenReview", self.api_version
+            )
         except OutboundError as err:
             log.error("token webhook %s failed: %s", self.remote.server, err)
             raise AuthenticationError(f"webhook token authenticator: {err}") from None

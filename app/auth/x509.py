@@ -1,6 +1,7 @@
 """Client certificates: the TLS layer verified the chain against the whole trust bundle; here each
 authenticator checks the leaf against ITS CAs (the bundle also holds the front proxy's CA), its
 validity and its usage, then maps it to a user."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -61,8 +62,9 @@ def issued_by_any(cert: x509.Certificate, cas: Sequence[x509.Certificate]) -> bo
     return False
 
 
-def verify_client_certificate(der: bytes, cas: Sequence[x509.Certificate], now: datetime | None = None
-                              ) -> x509.Certificate:
+def verify_client_certificate(
+    der: bytes, cas: Sequence[x509.Certificate], now: datetime | None = None
+) -> x509.Certificate:
     """The parsed leaf when it comes from `cas`, is valid now and may authenticate a client."""
     try:
         cert = x509.load_der_x509_certificate(der)

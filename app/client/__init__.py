@@ -1,5 +1,6 @@
 """A Python client for orch-apiserver: client config files, TLS, exec credential plugins, REST verbs, watch,
 an informer, discovery and bootstrap (signed cluster-info) discovery. Importing it starts no server."""
+
 from __future__ import annotations
 
 from .bootstrap import BootstrapError, discover_cluster_info

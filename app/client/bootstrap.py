@@ -4,6 +4,7 @@ The client reads `<public ns>/cluster-info` without credentials or CA verificati
 `jws-kubeconfig-<token id>` (HS256, key = the whole bootstrap token), optionally checks CA public-key pins, and
 then re-reads cluster-info over TLS verified with that CA, as kubeadm does.
 """
+
 from __future__ import annotations
 
 import base64
@@ -77,8 +78,9 @@ def verify_detached_jws(signature: str, payload: str, token: str) -> None:
 
 def ca_public_key_hash(certificate: x509.Certificate) -> str:
     """kubeadm's pin format: sha256 of the certificate's DER SubjectPublicKeyInfo."""
-    spki = certificate.public_key().public_bytes(serialization.Encoding.DER,
-                                                 serialization.PublicFormat.SubjectPublicKeyInfo)
+    spki = certificate.public_key().public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
     return "sha256:" + hashlib.sha256(spki).hexdigest()
 
 
@@ -95,8 +97,9 @@ def check_pins(ca_pem: bytes, ca_hashes: Sequence[str]) -> None:
         raise BootstrapError(f"the CA in cluster-info is not valid PEM: {err}") from None
     found = {ca_public_key_hash(cert) for cert in certificates}
     if not found & pins:
-        raise BootstrapError(f"none of the CA public keys in cluster-info ({', '.join(sorted(found))}) matches "
-                             "the pinned hashes")
+        raise BootstrapError(
+            f"none of the CA public keys in cluster-info ({', '.join(sorted(found))}) matches the pinned hashes"
+        )
 
 
 def _fetch(config: ClientConfig) -> dict:
@@ -104,8 +107,9 @@ def _fetch(config: ClientConfig) -> dict:
         try:
             return client.get(cluster_info_path())
         except ApiError as err:
-            raise BootstrapError(f"cannot read {NAMING.public_namespace}/{CLUSTER_INFO_NAME} from {config.server}: "
-                                 f"{err}") from None
+            raise BootstrapError(
+                f"cannot read {NAMING.public_namespace}/{CLUSTER_INFO_NAME} from {config.server}: {err}"
+            ) from None
 
 
 def _cluster_of(kubeconfig_text: str) -> tuple[str, dict]:
@@ -133,8 +137,9 @@ def discover_cluster_info(server: str, token: str, *, ca_hashes: Sequence[str] =
         raise BootstrapError(f"{CLUSTER_INFO_NAME} has no kubeconfig")
     signature = data.get(JWS_KEY_PREFIX + token_id)
     if not signature:
-        raise BootstrapError(f"{CLUSTER_INFO_NAME} has no signature for token ID {token_id!r} (is the token valid "
-                             "and signing enabled?)")
+        raise BootstrapError(
+            f"{CLUSTER_INFO_NAME} has no signature for token ID {token_id!r} (is the token valid and signing enabled?)"
+        )
     verify_detached_jws(signature, payload, token)
     name, cluster = _cluster_of(payload)
     ca_b64 = cluster.get("certificate-authority-data")
@@ -151,7 +156,10 @@ def discover_cluster_info(server: str, token: str, *, ca_hashes: Sequence[str] =
     if (secure.get("data") or {}).get("kubeconfig") != payload:
         raise BootstrapError(f"{CLUSTER_INFO_NAME} read over the verified connection differs from the signed one")
     return {
-        "apiVersion": "v1", "kind": "Config",
+        "apiVersion": "v1",
+        "kind": "Config",
         "clusters": [{"name": name, "cluster": {"server": server, "certificate-authority-data": ca_b64}}],
-        "contexts": [], "users": [], "current-context": "",
+        "contexts": [],
+        "users": [],
+        "current-context": "",
     }

@@ -1,4 +1,5 @@
 """Client config files (kubeconfig format): clusters, users, contexts, the env-var list merge, file/data paths."""
+
 from __future__ import annotations
 
 import base64
@@ -59,8 +60,9 @@ class ClientConfig:
     raw: dict = field(default_factory=dict, repr=False)  # the merged config document
 
     @classmethod
-    def for_server(cls, server: str, *, ca_data: bytes | None = None, insecure: bool = False,
-                   token: str | None = None) -> ClientConfig:
+    def for_server(
+        cls, server: str, *, ca_data: bytes | None = None, insecure: bool = False, token: str | None = None
+    ) -> ClientConfig:
         """A config without a file: a server, its CA and maybe a token (bootstrap discovery, tests)."""
         return cls(server=server.rstrip("/"), ca_data=ca_data, insecure_skip_tls_verify=insecure, token=token)
 
@@ -135,8 +137,9 @@ def merge_files(paths: list[str], *, explicit: bool) -> tuple[dict, str]:
                         body["exec"] = {**body["exec"], "_base_dir": base}
                 merged[section].append({"name": named["name"], inner: body})
     if not first_path:
-        raise ConfigError(f"no client config found (looked in {', '.join(paths)}); pass --kubeconfig or set "
-                          f"{CONFIG_ENV_VAR}")
+        raise ConfigError(
+            f"no client config found (looked in {', '.join(paths)}); pass --kubeconfig or set {CONFIG_ENV_VAR}"
+        )
     return merged, first_path
 
 
@@ -174,9 +177,14 @@ def _exec_config(raw: dict) -> ExecConfig:
             raise ConfigError("exec plugin env entries need a name and a value")
         env[str(pair["name"])] = str(pair.get("value", ""))
     return ExecConfig(
-        command=str(command), api_version=str(api_version), args=[str(a) for a in raw.get("args") or []], env=env,
-        install_hint=str(raw.get("installHint") or ""), provide_cluster_info=bool(raw.get("provideClusterInfo")),
-        interactive_mode=str(raw.get("interactiveMode") or ""), base_dir=str(raw.get("_base_dir") or "."),
+        command=str(command),
+        api_version=str(api_version),
+        args=[str(a) for a in raw.get("args") or []],
+        env=env,
+        install_hint=str(raw.get("installHint") or ""),
+        provide_cluster_info=bool(raw.get("provideClusterInfo")),
+        interactive_mode=str(raw.get("interactiveMode") or ""),
+        base_dir=str(raw.get("_base_dir") or "."),
     )
 
 
@@ -200,10 +208,16 @@ def config_from_document(document: dict, path: str = "", context: str | None = N
     if not server:
         raise ConfigError(f"cluster {cluster_name!r} has no server")
     config = ClientConfig(
-        server=str(server).rstrip("/"), namespace=ctx.get("namespace") or "default", context=context_name,
-        path=path, cluster_name=cluster_name, user_name=user_name, raw=document,
+        server=str(server).rstrip("/"),
+        namespace=ctx.get("namespace") or "default",
+        context=context_name,
+        path=path,
+        cluster_name=cluster_name,
+        user_name=user_name,
+        raw=document,
         insecure_skip_tls_verify=bool(cluster.get("insecure-skip-tls-verify")),
-        tls_server_name=cluster.get("tls-server-name") or None, proxy_url=cluster.get("proxy-url") or None,
+        tls_server_name=cluster.get("tls-server-name") or None,
+        proxy_url=cluster.get("proxy-url") or None,
     )
     if cluster.get("certificate-authority-data"):
         config.ca_data = _b64(cluster["certificate-authority-data"], "certificate-authority-data")
@@ -211,8 +225,10 @@ def config_from_document(document: dict, path: str = "", context: str | None = N
         config.ca_file = cluster["certificate-authority"]
         config.ca_data = _read_bytes(config.ca_file, "certificate authority file")
     if config.insecure_skip_tls_verify and config.ca_data:
-        raise ConfigError(f"cluster {cluster_name!r}: specifying a certificate authority together with "
-                          "insecure-skip-tls-verify is not allowed")
+        raise ConfigError(
+            f"cluster {cluster_name!r}: specifying a certificate authority together with "
+            "insecure-skip-tls-verify is not allowed"
+        )
     for extension in cluster.get("extensions") or []:
         if isinstance(extension, dict) and extension.get("name") == EXEC_EXTENSION_NAME:
             config.cluster_extension = extension.get("extension")
@@ -235,8 +251,9 @@ def config_from_document(document: dict, path: str = "", context: str | None = N
     return config
 
 
-def load_config(kubeconfig: str | None = None, *, context: str | None = None,
-                environ: Mapping[str, str] = os.environ) -> ClientConfig:
+def load_config(
+    kubeconfig: str | None = None, *, context: str | None = None, environ: Mapping[str, str] = os.environ
+) -> ClientConfig:
     """Load the client config: `kubeconfig`, else $ORCH_CONFIG (a path list, first wins), else ~/.orch/config."""
     paths = config_paths(kubeconfig, environ)
     document, first = merge_files(paths, explicit=bool(kubeconfig))

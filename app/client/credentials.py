@@ -1,4 +1,5 @@
 """Where a request's credentials come from: the config's token / token file / client certificate, or a plugin."""
+
 from __future__ import annotations
 
 import os
@@ -47,8 +48,9 @@ class StaticCredentials:
             raise ConfigError(f"cannot read token file {path}: {err}") from None
 
     def get(self) -> Credentials:
-        return Credentials(token=self._token(), cert_pem=self._config.client_cert_data,
-                           key_pem=self._config.client_key_data)
+        return Credentials(
+            token=self._token(), cert_pem=self._config.client_cert_data, key_pem=self._config.client_key_data
+        )
 
     def invalidate(self, used: Credentials) -> bool:
         """Nothing to refresh except a token file that changed since: retry only then."""

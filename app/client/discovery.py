@@ -1,4 +1,5 @@
 """API discovery: which kinds the server serves, under which group, version and plural, and their paths."""
+
 from __future__ import annotations
 
 import threading
@@ -71,7 +72,9 @@ class Discovery:
                 groups.append(("", core_versions, core_versions[0]))
                 for group in self.client.get("/apis").get("groups") or []:
                     versions = [v["version"] for v in group.get("versions") or []]
-                    preferred = (group.get("preferredVersion") or {}).get("version") or (versions[0] if versions else "")
+                    preferred = (group.get("preferredVersion") or {}).get("version") or (
+                        versions[0] if versions else ""
+                    )
                     groups.append((group["name"], versions, preferred))
                 self._groups = groups
             return self._groups
@@ -97,12 +100,18 @@ class Discovery:
                 subresources.setdefault(parent, []).append(sub)
         infos = [
             ResourceInfo(
-                group=entry.get("group") or group, version=entry.get("version") or version, kind=entry.get("kind", ""),
-                plural=entry["name"], namespaced=bool(entry.get("namespaced")), verbs=tuple(entry.get("verbs") or ()),
-                short_names=tuple(entry.get("shortNames") or ()), singular=entry.get("singularName") or "",
+                group=entry.get("group") or group,
+                version=entry.get("version") or version,
+                kind=entry.get("kind", ""),
+                plural=entry["name"],
+                namespaced=bool(entry.get("namespaced")),
+                verbs=tuple(entry.get("verbs") or ()),
+                short_names=tuple(entry.get("shortNames") or ()),
+                singular=entry.get("singularName") or "",
                 subresources=tuple(subresources.get(entry["name"], ())),
             )
-            for entry in entries if entry.get("name") and "/" not in entry["name"]
+            for entry in entries
+            if entry.get("name") and "/" not in entry["name"]
         ]
         with self._lock:
             self._lists[key] = infos
@@ -123,10 +132,11 @@ class Discovery:
         return found
 
     def resolve(self, name: str) -> ResourceInfo:
-        """A plural, singular, short name or kind (case-insensitive), or <plural>.<group> / <plural>.<version>.<group>."""
+        """A plural, singular, short name or kind (case-insensitive), or <plural>.<group> /
+        <plural>.<version>.<group>."""
         wanted = name.strip().lower()
         if not wanted:
-            raise ResourceNotFound("the server doesn't have a resource type \"\"")
+            raise ResourceNotFound('the server doesn\'t have a resource type ""')
         for group, _versions, preferred in self.groups():  # group by group: most names are found in the first
             for info in self.resources_for(group, preferred):
                 if _matches(info, wanted):
@@ -157,5 +167,9 @@ class Discovery:
 
 
 def _matches(info: ResourceInfo, wanted: str) -> bool:
-    return wanted in (info.plural.lower(), info.singular.lower(), info.kind.lower(),
-                      *(short.lower() for short in info.short_names))
+    return wanted in (
+        info.plural.lower(),
+        info.singular.lower(),
+        info.kind.lower(),
+        *(short.lower() for short in info.short_names),
+    )

@@ -1,4 +1,5 @@
 """Exec credential plugins: run the configured command, pass ORCH_EXEC_INFO, read an ExecCredential, cache it."""
+
 from __future__ import annotations
 
 import base64
@@ -41,8 +42,10 @@ def interactive_mode(exec_config: ExecConfig) -> str:
     mode = exec_config.interactive_mode
     if not mode:
         if exec_config.api_version.endswith("/v1"):
-            raise ExecPluginError(f"exec plugin config for {exec_config.api_version} must set interactiveMode "
-                                  f"({', '.join(INTERACTIVE_MODES)})")
+            raise ExecPluginError(
+                f"exec plugin config for {exec_config.api_version} must set interactiveMode "
+                f"({', '.join(INTERACTIVE_MODES)})"
+            )
         return "IfAvailable"
     if mode not in INTERACTIVE_MODES:
         raise ExecPluginError(f"exec plugin interactiveMode {mode!r} is invalid; one of {', '.join(INTERACTIVE_MODES)}")
@@ -94,8 +97,9 @@ def parse_credential(output: str, api_version: str) -> Credentials:
         raise ExecPluginError("exec plugin output is not a JSON object")
     returned = document.get("apiVersion")
     if returned != api_version:
-        raise ExecPluginError(f"exec plugin is configured to use API version {api_version}, "
-                              f"plugin returned version {returned}")
+        raise ExecPluginError(
+            f"exec plugin is configured to use API version {api_version}, plugin returned version {returned}"
+        )
     if document.get("kind") != "ExecCredential":
         raise ExecPluginError(f"exec plugin returned kind {document.get('kind')!r}, expected ExecCredential")
     status = document.get("status")
@@ -104,8 +108,9 @@ def parse_credential(output: str, api_version: str) -> Credentials:
     token = status.get("token") or None
     cert, key = status.get("clientCertificateData") or None, status.get("clientKeyData") or None
     if bool(cert) != bool(key):
-        raise ExecPluginError("exec plugin returned only one of clientCertificateData and clientKeyData; "
-                              "they must come together")
+        raise ExecPluginError(
+            "exec plugin returned only one of clientCertificateData and clientKeyData; they must come together"
+        )
     if not token and not cert:
         raise ExecPluginError("exec plugin didn't return a token or cert/key pair")
     expires = None
@@ -113,30 +118,35 @@ def parse_credential(output: str, api_version: str) -> Credentials:
         try:
             expires = parse_timestamp(str(status["expirationTimestamp"]))
         except ValueError:
-            raise ExecPluginError(f"exec plugin returned an invalid expirationTimestamp "
-                                  f"{status['expirationTimestamp']!r}") from None
-    return Credentials(token=token, cert_pem=cert.encode() if cert else None, key_pem=key.encode() if key else None,
-                       expires=expires)
+            raise ExecPluginError(
+                f"exec plugin returned an invalid expirationTimestamp {status['expirationTimestamp']!r}"
+            ) from None
+    return Credentials(
+        token=token, cert_pem=cert.encode() if cert else None, key_pem=key.encode() if key else None, expires=expires
+    )
 
 
 def run_plugin(config: ClientConfig) -> Credentials:
     exec_config = config.exec
     assert exec_config is not None
     if exec_config.api_version not in SUPPORTED_VERSIONS:
-        raise ExecPluginError(f"exec plugin apiVersion {exec_config.api_version!r} is not supported; "
-                              f"one of {', '.join(SUPPORTED_VERSIONS)}")
+        raise ExecPluginError(
+            f"exec plugin apiVersion {exec_config.api_version!r} is not supported; "
+            f"one of {', '.join(SUPPORTED_VERSIONS)}"
+        )
     mode = interactive_mode(exec_config)
     terminal = stdin_is_terminal()
     if mode == "Always" and not terminal:
-        raise ExecPluginError(f"exec plugin {exec_config.command} has interactiveMode Always but stdin is not a "
-                              "terminal; the plugin was not run")
+        raise ExecPluginError(
+            f"exec plugin {exec_config.command} has interactiveMode Always but stdin is not a "
+            "terminal; the plugin was not run"
+        )
     interactive = terminal and mode != "Never"
     env = {**os.environ, **exec_config.env}
     spec: dict[str, Any] = {"interactive": interactive}
     if exec_config.provide_cluster_info:
         spec["cluster"] = cluster_info(config)
-    env[EXEC_INFO_ENV_VAR] = json.dumps({"apiVersion": exec_config.api_version, "kind": "ExecCredential",
-                                         "spec": spec})
+    env[EXEC_INFO_ENV_VAR] = json.dumps({"apiVersion": exec_config.api_version, "kind": "ExecCredential", "spec": spec})
     executable = resolve_command(exec_config, env.get("PATH"))
     if executable is None:
         message = f"exec plugin: executable {exec_config.command} not found"
@@ -145,8 +155,12 @@ def run_plugin(config: ClientConfig) -> Credentials:
         raise ExecPluginError(message)
     try:
         result = subprocess.run(
-            [executable, *exec_config.args], env=env, stdin=None if interactive else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=None if interactive else subprocess.PIPE, timeout=PLUGIN_TIMEOUT,
+            [executable, *exec_config.args],
+            env=env,
+            stdin=None if interactive else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=None if interactive else subprocess.PIPE,
+            timeout=PLUGIN_TIMEOUT,
             check=False,
         )
     except OSError as err:
@@ -157,8 +171,9 @@ def run_plugin(config: ClientConfig) -> Credentials:
     stderr = (result.stderr or b"").decode("utf-8", "replace")
     if result.returncode != 0:
         detail = f": {stderr.strip()}" if stderr.strip() else ""
-        raise ExecPluginError(f"exec plugin {exec_config.command} failed with exit code {result.returncode}{detail}",
-                              stderr)
+        raise ExecPluginError(
+            f"exec plugin {exec_config.command} failed with exit code {result.returncode}{detail}", stderr
+        )
     if stderr:
         sys.stderr.write(stderr)  # the plugin's messages to the user, shown as client-go does
     return parse_credential(result.stdout.decode("utf-8", "replace"), exec_config.api_version)
@@ -179,14 +194,16 @@ class ExecCredentials:
                 cached = self._cached = run_plugin(self._config)
             if cached.tls_pair is None and self._config.client_cert_data:
                 # a token from the plugin still goes with the config's own client certificate, if any
-                cached = Credentials(cached.token, self._config.client_cert_data, self._config.client_key_data,
-                                     cached.expires)
+                cached = Credentials(
+                    cached.token, self._config.client_cert_data, self._config.client_key_data, cached.expires
+                )
             return cached
 
     def invalidate(self, used: Credentials) -> bool:
         """A 401: forget the credentials that were used (unless already replaced) and retry once."""
         with self._lock:
-            if self._cached is not None and (self._cached.token == used.token
-                                             and self._cached.cert_pem in (used.cert_pem, None)):
+            if self._cached is not None and (
+                self._cached.token == used.token and self._cached.cert_pem in (used.cert_pem, None)
+            ):
                 self._cached = None
         return True

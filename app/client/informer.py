@@ -1,4 +1,5 @@
 """An informer: list, then watch with resume from the last resourceVersion, re-list on 410, and a local cache."""
+
 from __future__ import annotations
 
 import contextlib
@@ -27,8 +28,16 @@ def object_key(obj: dict) -> str:
 class Informer:
     """Keeps `cache` (namespace/name -> object) in step with the server and calls the handlers on changes."""
 
-    def __init__(self, client: Client, path: str, *, namespace: str | None = None, label_selector: str | None = None,
-                 field_selector: str | None = None, watch_timeout_seconds: int = DEFAULT_WATCH_SECONDS) -> None:
+    def __init__(
+        self,
+        client: Client,
+        path: str,
+        *,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        watch_timeout_seconds: int = DEFAULT_WATCH_SECONDS,
+    ) -> None:
         if namespace:
             path = _namespaced(path, namespace)
         self.client = client
@@ -50,8 +59,9 @@ class Informer:
 
     # --- handlers and cache ----------------------------------------------------------------------------------
 
-    def add_handlers(self, *, on_add: Handler | None = None, on_update: UpdateHandler | None = None,
-                     on_delete: Handler | None = None) -> None:
+    def add_handlers(
+        self, *, on_add: Handler | None = None, on_update: UpdateHandler | None = None, on_delete: Handler | None = None
+    ) -> None:
         if on_add:
             self.on_add.append(on_add)
         if on_update:
@@ -77,8 +87,7 @@ class Informer:
     def start(self) -> threading.Thread:
         """Run in a daemon thread until stop(); after a stop, a new start resumes from the last version seen."""
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self.run, args=(self._stop,), name=f"informer {self.path}",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self.run, args=(self._stop,), name=f"informer {self.path}", daemon=True)
         self._thread.start()
         return self._thread
 
@@ -129,7 +138,8 @@ class Informer:
             if key not in old:
                 self._emit_add(obj)
             elif (old[key].get("metadata") or {}).get("resourceVersion") != (obj.get("metadata") or {}).get(
-                    "resourceVersion"):
+                "resourceVersion"
+            ):
                 self._emit_update(old[key], obj)
         self._synced.set()
 
@@ -137,8 +147,9 @@ class Informer:
         """One watch stream from the last seen version; True when a re-list is needed (410 as an ERROR event)."""
         params = {**self._params(), "allowWatchBookmarks": "true"}
         self.streams += 1
-        self._stream = self.client.watch(self.path, resource_version=self.resource_version, params=params,
-                                         timeout_seconds=self.watch_timeout_seconds)
+        self._stream = self.client.watch(
+            self.path, resource_version=self.resource_version, params=params, timeout_seconds=self.watch_timeout_seconds
+        )
         for event in self._stream:
             if stop.is_set():
                 return False

@@ -1,4 +1,5 @@
 """The REST client: one request with credentials, a single retry after a 401, Warning headers, verb helpers."""
+
 from __future__ import annotations
 
 import hashlib
@@ -27,10 +28,23 @@ PATCH_CONTENT_TYPES = {
     "apply": "application/apply-patch+yaml",
 }
 
-_REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed",
-            406: "NotAcceptable", 409: "Conflict", 410: "Gone", 413: "RequestEntityTooLarge",
-            415: "UnsupportedMediaType", 422: "Invalid", 429: "TooManyRequests", 500: "InternalError",
-            503: "ServiceUnavailable", 504: "Timeout"}
+_REASONS = {
+    400: "BadRequest",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "NotFound",
+    405: "MethodNotAllowed",
+    406: "NotAcceptable",
+    409: "Conflict",
+    410: "Gone",
+    413: "RequestEntityTooLarge",
+    415: "UnsupportedMediaType",
+    422: "Invalid",
+    429: "TooManyRequests",
+    500: "InternalError",
+    503: "ServiceUnavailable",
+    504: "Timeout",
+}
 
 
 class ApiError(Exception):
@@ -48,16 +62,35 @@ class ApiError(Exception):
 
     @classmethod
     def synthesized(cls, status: int, message: str, reason: str | None = None) -> ApiError:
-        return cls(status, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                            "message": message, "reason": reason or _REASONS.get(status, "Unknown"), "code": status})
+        return cls(
+            status,
+            {
+                "kind": "Status",
+                "apiVersion": "v1",
+                "metadata": {},
+                "status": "Failure",
+                "message": message,
+                "reason": reason or _REASONS.get(status, "Unknown"),
+                "code": status,
+            },
+        )
 
 
 class ConnectionFailed(ApiError):
     """The server could not be reached (status 0: no HTTP response at all)."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(0, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": message,
-                             "reason": "ServiceUnavailable", "code": 0})
+        super().__init__(
+            0,
+            {
+                "kind": "Status",
+                "apiVersion": "v1",
+                "status": "Failure",
+                "message": message,
+                "reason": "ServiceUnavailable",
+                "code": 0,
+            },
+        )
 
 
 class Response:
@@ -101,12 +134,18 @@ def _error_from(status: int, data: bytes) -> ApiError:
 class Client:
     """A client for one server; thread-safe. Credentials come from the config or its exec plugin."""
 
-    def __init__(self, config: ClientConfig, *, on_warning: Callable[[str], None] | None = None,
-                 timeout: float = 30.0, headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None) -> None:
+    def __init__(
+        self,
+        config: ClientConfig,
+        *,
+        on_warning: Callable[[str], None] | None = None,
+        timeout: float = 30.0,
+        headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+    ) -> None:
         self.config = config
         # sent with every request, watches included (impersonation); repeated names join with commas
         self.headers: dict[str, str] = {}
-        for name, value in (headers.items() if isinstance(headers, Mapping) else headers or ()):
+        for name, value in headers.items() if isinstance(headers, Mapping) else headers or ():
             self.headers[name] = f"{self.headers[name]},{value}" if name in self.headers else value
         self.on_warning = on_warning or _print_warning
         self.timeout = timeout
@@ -152,12 +191,23 @@ class Client:
         self.close()
 
     def url(self, path: str, params: Mapping[str, Any] | None = None) -> str:
-        query = {k: ("true" if v is True else "false" if v is False else v)
-                 for k, v in (params or {}).items() if v is not None}
+        query = {
+            k: ("true" if v is True else "false" if v is False else v)
+            for k, v in (params or {}).items()
+            if v is not None
+        }
         return self.config.server + path + ("?" + urlencode(query, doseq=True) if query else "")
 
-    def _send(self, method: str, url: str, body: bytes | None, headers: dict[str, str], *,
-              stream: bool, timeout: float | None = None) -> urllib3.BaseHTTPResponse:
+    def _send(
+        self,
+        method: str,
+        url: str,
+        body: bytes | None,
+        headers: dict[str, str],
+        *,
+        stream: bool,
+        timeout: float | None = None,
+    ) -> urllib3.BaseHTTPResponse:
         attempt = 0
         while True:
             credentials = self.credentials.get()
@@ -167,7 +217,12 @@ class Client:
             pool = self._pool_for(credentials)
             try:
                 response = pool.request(
-                    method, url, body=body, headers=sent, preload_content=not stream, redirect=False,
+                    method,
+                    url,
+                    body=body,
+                    headers=sent,
+                    preload_content=not stream,
+                    redirect=False,
                     timeout=urllib3.Timeout(connect=min(self.timeout, 30.0), read=timeout or self.timeout),
                 )
             except urllib3.exceptions.HTTPError as err:
@@ -184,9 +239,17 @@ class Client:
         for text in parse_warnings(values):
             self.on_warning(text)
 
-    def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None,
-                body: dict | list | bytes | str | None = None, content_type: str | None = None,
-                accept: str = "application/json", headers: Mapping[str, str] | None = None) -> Response:
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        body: dict | list | bytes | str | None = None,
+        content_type: str | None = None,
+        accept: str = "application/json",
+        headers: Mapping[str, str] | None = None,
+    ) -> Response:
         data, sent = self._prepare(body, content_type, accept, headers)
         response = self._send(method.upper(), self.url(path, params), data, sent, stream=False)
         self._warn(response.headers)
@@ -195,8 +258,9 @@ class Client:
             raise _error_from(response.status, payload)
         return Response(response.status, response.headers, payload)
 
-    def _prepare(self, body: Any, content_type: str | None, accept: str,
-                 headers: Mapping[str, str] | None) -> tuple[bytes | None, dict[str, str]]:
+    def _prepare(
+        self, body: Any, content_type: str | None, accept: str, headers: Mapping[str, str] | None
+    ) -> tuple[bytes | None, dict[str, str]]:
         sent = {"Accept": accept, "User-Agent": USER_AGENT, **self.headers}
         data: bytes | None
         if body is None:
@@ -227,8 +291,16 @@ class Client:
     def update(self, path: str, obj: dict, params: Mapping[str, Any] | None = None) -> dict:
         return self.request("PUT", path, params=params, body=obj).json()
 
-    def patch(self, path: str, patch: Any, patch_type: str, *, field_manager: str | None = None,
-              force: bool = False, params: Mapping[str, Any] | None = None) -> dict:
+    def patch(
+        self,
+        path: str,
+        patch: Any,
+        patch_type: str,
+        *,
+        field_manager: str | None = None,
+        force: bool = False,
+        params: Mapping[str, Any] | None = None,
+    ) -> dict:
         if patch_type not in PATCH_CONTENT_TYPES:
             raise ValueError(f"unknown patch type {patch_type!r}; one of {', '.join(PATCH_CONTENT_TYPES)}")
         query = dict(params or {})
@@ -237,11 +309,17 @@ class Client:
         if force:
             query["force"] = True
         body = patch if isinstance(patch, (bytes, str)) else json.dumps(patch).encode()
-        return self.request("PATCH", path, params=query, body=body,
-                            content_type=PATCH_CONTENT_TYPES[patch_type]).json()
+        return self.request("PATCH", path, params=query, body=body, content_type=PATCH_CONTENT_TYPES[patch_type]).json()
 
-    def apply(self, path: str, obj: dict | str | bytes, *, field_manager: str, force: bool = False,
-              params: Mapping[str, Any] | None = None) -> dict:
+    def apply(
+        self,
+        path: str,
+        obj: dict | str | bytes,
+        *,
+        field_manager: str,
+        force: bool = False,
+        params: Mapping[str, Any] | None = None,
+    ) -> dict:
         """Server-side apply: PATCH with application/apply-patch+yaml (the object, YAML or JSON)."""
         body = obj if isinstance(obj, (bytes, str)) else yaml.safe_dump(obj, sort_keys=False)
         return self.patch(path, body, "apply", field_manager=field_manager, force=force, params=params)
@@ -249,8 +327,14 @@ class Client:
     def delete(self, path: str, params: Mapping[str, Any] | None = None, body: dict | None = None) -> dict:
         return self.request("DELETE", path, params=params, body=body).json()
 
-    def watch(self, path: str, *, resource_version: str | None = None, params: Mapping[str, Any] | None = None,
-              timeout_seconds: int | None = None) -> Iterator[dict]:
+    def watch(
+        self,
+        path: str,
+        *,
+        resource_version: str | None = None,
+        params: Mapping[str, Any] | None = None,
+        timeout_seconds: int | None = None,
+    ) -> Iterator[dict]:
         """One watch stream: yields {"type", "object"} events until the server ends it; HTTP errors raise."""
         query: dict[str, Any] = {**(params or {}), "watch": "true"}
         if resource_version is not None:
@@ -328,4 +412,3 @@ def _events(response: urllib3.BaseHTTPResponse) -> Generator[dict, None, None]:
 def _root_cause(err: BaseException) -> str:
     reason = getattr(err, "reason", None)
     return str(reason or err)
-

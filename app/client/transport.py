@@ -1,4 +1,5 @@
 """Connection pools built from a client config: CA, client certificate, insecure mode, SNI name, proxy."""
+
 from __future__ import annotations
 
 import os

@@ -7,6 +7,7 @@ own availability controller) and writes an APIService's `Available` condition on
 stored one, so replicas that see the same thing write nothing. Local APIServices (no `service`) are created
 for every served built-in and CRD group version and deleted when the group version goes, as the reference's
 autoregister and crdregistration controllers do."""
+
 from __future__ import annotations
 
 import contextlib
@@ -90,19 +91,33 @@ def remote_of(obj: dict) -> Remote | None:
     service = spec.get("service")
     if not isinstance(service, dict):
         return None
-    return Remote(str((obj.get("metadata") or {}).get("name", "")), str(spec.get("group") or ""),
-                  str(spec.get("version") or ""), str(service.get("namespace", "")), str(service.get("name", "")),
-                  int(service.get("port") or 443), str(spec.get("caBundle") or ""),
-                  bool(spec.get("insecureSkipTLSVerify")), int(spec.get("groupPriorityMinimum") or 0),
-                  int(spec.get("versionPriority") or 0))
+    return Remote(
+        str((obj.get("metadata") or {}).get("name", "")),
+        str(spec.get("group") or ""),
+        str(spec.get("version") or ""),
+        str(service.get("namespace", "")),
+        str(service.get("name", "")),
+        int(service.get("port") or 443),
+        str(spec.get("caBundle") or ""),
+        bool(spec.get("insecureSkipTLSVerify")),
+        int(spec.get("groupPriorityMinimum") or 0),
+        int(spec.get("versionPriority") or 0),
+    )
 
 
 class Aggregation(BackgroundThread):
     name = "aggregation"
 
-    def __init__(self, registry: Registry, hub: WatchHub, naming: Naming, resolve: Resolve,
-                 client_cert: tuple[str, str] | None = None, probe_interval: float = PROBE_INTERVAL,
-                 retry: float = 1.0) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        hub: WatchHub,
+        naming: Naming,
+        resolve: Resolve,
+        client_cert: tuple[str, str] | None = None,
+        probe_interval: float = PROBE_INTERVAL,
+        retry: float = 1.0,
+    ) -> None:
         super().__init__()
         self.registry, self.hub, self.naming, self.resolve = registry, hub, naming, resolve
         self.client_cert, self.probe_interval, self.retry = client_cert, probe_interval, retry
@@ -130,8 +145,11 @@ class Aggregation(BackgroundThread):
 
     def openapi_v2(self) -> dict[str, dict]:
         """The /openapi/v2 documents of the available extension servers (fetched when they are probed)."""
-        return {r.name: self._openapi_v2[r.name] for r in self._remotes.values()
-                if r.name in self._openapi_v2 and self.availability(r).available}
+        return {
+            r.name: self._openapi_v2[r.name]
+            for r in self._remotes.values()
+            if r.name in self._openapi_v2 and self.availability(r).available
+        }
 
     def states(self) -> dict[str, bool]:
         """APIService name -> whether it is Available (the reference's aggregator_unavailable_apiservice)."""
@@ -139,8 +157,11 @@ class Aggregation(BackgroundThread):
 
     def group_priority(self, group: str) -> int | None:
         """The highest groupPriorityMinimum among the group's APIServices (None: no APIService names it)."""
-        found = [int((obj.get("spec") or {}).get("groupPriorityMinimum") or 0) for obj in self._stored.values()
-                 if (obj.get("spec") or {}).get("group") == group]
+        found = [
+            int((obj.get("spec") or {}).get("groupPriorityMinimum") or 0)
+            for obj in self._stored.values()
+            if (obj.get("spec") or {}).get("group") == group
+        ]
         return max(found) if found else None
 
     # -- the loop ------------------------------------------------------------------------------------------
@@ -211,8 +232,11 @@ class Aggregation(BackgroundThread):
         wanted: dict[str, tuple[str, str, tuple[int, int]]] = {}
         for rt in self.registry.catalog.known():
             if rt.custom is None and (rt.group, rt.version) in priorities and self._served(rt):
-                wanted[apiservice_name(rt.group, rt.version)] = (rt.group, rt.version, priorities[(rt.group,
-                                                                                                   rt.version)])
+                wanted[apiservice_name(rt.group, rt.version)] = (
+                    rt.group,
+                    rt.version,
+                    priorities[(rt.group, rt.version)],
+                )
         for crd in self._list(self.crds):
             if not established(crd) or (crd.get("metadata") or {}).get("deletionTimestamp"):
                 continue
@@ -227,10 +251,17 @@ class Aggregation(BackgroundThread):
         return self.registry.catalog.lookup(rt.group, rt.version, rt.plural) is not None
 
     def _local(self, name: str, group: str, version: str, priority: tuple[int, int]) -> dict:
-        return {"apiVersion": self.apiservices.group_version, "kind": "APIService",
-                "metadata": {"name": name, "labels": {automanaged_label(self.naming): "true"}},
-                "spec": {"group": group, "version": version, "groupPriorityMinimum": priority[0],
-                         "versionPriority": priority[1]}}
+        return {
+            "apiVersion": self.apiservices.group_version,
+            "kind": "APIService",
+            "metadata": {"name": name, "labels": {automanaged_label(self.naming): "true"}},
+            "spec": {
+                "group": group,
+                "version": version,
+                "groupPriorityMinimum": priority[0],
+                "versionPriority": priority[1],
+            },
+        }
 
     def _reconcile_local(self, stored: dict[str, dict]) -> None:
         wanted = self.wanted_local()
@@ -242,14 +273,18 @@ class Aggregation(BackgroundThread):
                     have = self.registry.create(self.apiservices, None, obj, manager=self.naming.apiserver_name)
                 elif (have.get("metadata") or {}).get("labels", {}).get(label) and have.get("spec") != obj["spec"]:
                     updated = {**copy.deepcopy(have), "spec": obj["spec"]}  # the server's own: put back
-                    have, _ = self.registry.update(self.apiservices, None, name, updated,
-                                                   manager=self.naming.apiserver_name)
+                    have, _ = self.registry.update(
+                        self.apiservices, None, name, updated, manager=self.naming.apiserver_name
+                    )
                 stored[name] = self._write_condition(have, None) if remote_of(have) is None else have
             except (AlreadyExists, Conflict, NotFound):
                 self.wake()  # another process wrote first: look again
         for name, obj in list(stored.items()):
-            if name not in wanted and remote_of(obj) is None and (obj.get("metadata") or {}).get(
-                    "labels", {}).get(label):
+            if (
+                name not in wanted
+                and remote_of(obj) is None
+                and (obj.get("metadata") or {}).get("labels", {}).get(label)
+            ):
                 stored.pop(name)
                 with contextlib.suppress(NotFound):
                     self.registry.delete(self.apiservices, None, name, DeleteOptions())
@@ -259,9 +294,16 @@ class Aggregation(BackgroundThread):
     def _write_condition(self, obj: dict, found: Availability | None) -> dict:
         """Set `Available` (Local when `found` is None) unless the stored condition already says it; the object
         as stored now."""
-        want = dict(LOCAL_CONDITION) if found is None else {
-            "type": "Available", "status": "True" if found.available else "False", "reason": found.reason,
-            "message": found.message}
+        want = (
+            dict(LOCAL_CONDITION)
+            if found is None
+            else {
+                "type": "Available",
+                "status": "True" if found.available else "False",
+                "reason": found.reason,
+                "message": found.message,
+            }
+        )
         have = condition(obj) or {}
         if all(have.get(k) == v for k, v in want.items()):
             return obj
@@ -269,11 +311,18 @@ class Aggregation(BackgroundThread):
         want["lastTransitionTime"] = str(kept) if kept else now_rfc3339()
         updated = copy.deepcopy(obj)
         others = [c for c in (updated.get("status") or {}).get("conditions") or [] if c.get("type") != "Available"]
-        updated["status"] = {"conditions": [*others, {k: want[k] for k in ("type", "status", "lastTransitionTime",
-                                                                             "reason", "message")}]}
+        updated["status"] = {
+            "conditions": [*others, {k: want[k] for k in ("type", "status", "lastTransitionTime", "reason", "message")}]
+        }
         try:
-            written, _ = self.registry.update(self.apiservices, None, obj["metadata"]["name"], updated,
-                                              subresource="status", manager=self.naming.apiserver_name)
+            written, _ = self.registry.update(
+                self.apiservices,
+                None,
+                obj["metadata"]["name"],
+                updated,
+                subresource="status",
+                manager=self.naming.apiserver_name,
+            )
             return written
         except (Conflict, NotFound):
             self.wake()
@@ -297,20 +346,31 @@ class Aggregation(BackgroundThread):
         except LookupError as err:
             if "not found" in str(err):
                 return Availability(False, "EndpointsNotFound", f"cannot find endpoints for {where}")
-            return Availability(False, "MissingEndpoints",
-                                f'endpoints for {where} have no addresses with port name "{ports[0].get("name", "")}"')
+            return Availability(
+                False,
+                "MissingEndpoints",
+                f'endpoints for {where} have no addresses with port name "{ports[0].get("name", "")}"',
+            )
         host = f"[{address}]" if ":" in address else address
         path = f"/apis/{remote.group}/{remote.version}" if remote.group else f"/api/{remote.version}"
         url = f"https://{host}:{port}{path}"
         try:
-            reply = self._pool().request("GET", url, timeout=urllib3.Timeout(total=PROBE_TIMEOUT), redirect=False,
-                                         headers={"Accept": "application/json"})
+            reply = self._pool().request(
+                "GET",
+                url,
+                timeout=urllib3.Timeout(total=PROBE_TIMEOUT),
+                redirect=False,
+                headers={"Accept": "application/json"},
+            )
         except (urllib3.exceptions.HTTPError, OSError) as err:
             reason = getattr(err, "reason", None) or err
             return Availability(False, "FailedDiscoveryCheck", f"failing or missing response from {url}: {reason}")
         if not 200 <= reply.status < 300:
-            return Availability(False, "FailedDiscoveryCheck",
-                                f"failing or missing response from {url}: bad status from {url}: {reply.status}")
+            return Availability(
+                False,
+                "FailedDiscoveryCheck",
+                f"failing or missing response from {url}: bad status from {url}: {reply.status}",
+            )
         return Availability(True, "Passed", "all checks passed")
 
     def _fetch_openapi_v2(self, remote: Remote) -> None:
@@ -318,15 +378,22 @@ class Aggregation(BackgroundThread):
         try:
             address, port = self.resolve(remote.namespace, remote.service, remote.port)
             host = f"[{address}]" if ":" in address else address
-            reply = self._pool().request("GET", f"https://{host}:{port}/openapi/v2", redirect=False,
-                                         timeout=urllib3.Timeout(total=PROBE_TIMEOUT),
-                                         headers={"Accept": "application/json"})
+            reply = self._pool().request(
+                "GET",
+                f"https://{host}:{port}/openapi/v2",
+                redirect=False,
+                timeout=urllib3.Timeout(total=PROBE_TIMEOUT),
+                headers={"Accept": "application/json"},
+            )
             doc = orjson.loads(reply.data) if reply.status == 200 else None
         except (LookupError, urllib3.exceptions.HTTPError, OSError, orjson.JSONDecodeError):
             return
         if isinstance(doc, dict) and isinstance(doc.get("paths"), dict):
-            self._openapi_v2[remote.name] = {"paths": doc["paths"], "definitions": doc.get("definitions") or {},
-                                             "hash": hashlib.sha256(reply.data).hexdigest()}
+            self._openapi_v2[remote.name] = {
+                "paths": doc["paths"],
+                "definitions": doc.get("definitions") or {},
+                "hash": hashlib.sha256(reply.data).hexdigest(),
+            }
 
     def _pool(self) -> urllib3.PoolManager:
         """The discovery check trusts any serving certificate (as the reference's) and shows the proxy's
@@ -351,14 +418,18 @@ def authentication_info(config: dict[str, Any]) -> dict[str, str]:
         data["requestheader-client-ca-file"] = _read(front_proxy_ca)
         generated = not config.get("REQUESTHEADER_CLIENT_CA_FILE")
         names = list(config.get("REQUESTHEADER_ALLOWED_NAMES") or ()) or (
-            [FRONT_PROXY_CLIENT_NAME] if generated else [])
+            [FRONT_PROXY_CLIENT_NAME] if generated else []
+        )
         data["requestheader-allowed-names"] = orjson.dumps(names).decode()
         data["requestheader-username-headers"] = orjson.dumps(
-            list(config.get("REQUESTHEADER_USERNAME_HEADERS") or ("X-Remote-User",))).decode()
+            list(config.get("REQUESTHEADER_USERNAME_HEADERS") or ("X-Remote-User",))
+        ).decode()
         data["requestheader-group-headers"] = orjson.dumps(
-            list(config.get("REQUESTHEADER_GROUP_HEADERS") or ("X-Remote-Group",))).decode()
+            list(config.get("REQUESTHEADER_GROUP_HEADERS") or ("X-Remote-Group",))
+        ).decode()
         data["requestheader-extra-headers-prefix"] = orjson.dumps(
-            list(config.get("REQUESTHEADER_EXTRA_HEADERS_PREFIX") or ("X-Remote-Extra-",))).decode()
+            list(config.get("REQUESTHEADER_EXTRA_HEADERS_PREFIX") or ("X-Remote-Extra-",))
+        ).decode()
     return data
 
 
@@ -374,8 +445,12 @@ def publish_authentication_info(registry: Registry, naming: Naming, data: dict[s
     try:
         have = registry.get(configmaps, namespace, name)
     except NotFound:
-        obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": namespace},
-               "data": data}
+        obj = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": namespace},
+            "data": data,
+        }
         with contextlib.suppress(AlreadyExists):
             registry.create(configmaps, namespace, obj, manager=naming.apiserver_name)
         return

@@ -1,5 +1,6 @@
 """Controllers' writes in the audit log: one ResponseComplete event per write, the controller's service
 account as the user (the audit hooks of app/observability.py see HTTP requests only)."""
+
 from __future__ import annotations
 
 import logging
@@ -48,11 +49,20 @@ def audit_hook(app: Flask, user_agent: str = "orch-apiserver/controllers") -> Au
             if not decision.enabled:
                 return
             event = AuditRecord(
-                audit_id=str(uuid.uuid4()), decision=decision, api_version=sink.api_version,
-                request_uri=request_uri(attrs), verb=attrs.verb, user=user, impersonated_user=None,
-                source_ips=[], user_agent=user_agent, attrs=attrs, received=datetime.now(UTC),
+                audit_id=str(uuid.uuid4()),
+                decision=decision,
+                api_version=sink.api_version,
+                request_uri=request_uri(attrs),
+                verb=attrs.verb,
+                user=user,
+                impersonated_user=None,
+                source_ips=[],
+                user_agent=user_agent,
+                attrs=attrs,
+                received=datetime.now(UTC),
                 response_status={"metadata": {}, "code": code},
-                response_object=obj if decision.at_least("RequestResponse") else None)
+                response_object=obj if decision.at_least("RequestResponse") else None,
+            )
             sink.write(event, "ResponseComplete")
         except Exception:  # auditing must never stop a controller
             log.exception("could not audit a controller's write")

@@ -4,6 +4,7 @@ A controller is level-triggered: `sync()` reconciles everything it owns from wha
 The loop runs it when a watched collection changed (watch hub events) and on a periodic resync (the
 time-driven rules: expiry, garbage collection), and only while this process holds the controller's Lease.
 """
+
 from __future__ import annotations
 
 import copy
@@ -51,8 +52,10 @@ def system_clock() -> datetime:
 def controller_user(naming: Naming, account: str) -> UserInfo:
     """The service-account identity a controller acts as (the reference's --use-service-account-credentials)."""
     namespace = naming.system_namespace
-    return UserInfo(service_account_username(namespace, account),
-                    groups=(*service_account_groups(namespace), "system:authenticated"))
+    return UserInfo(
+        service_account_username(namespace, account),
+        groups=(*service_account_groups(namespace), "system:authenticated"),
+    )
 
 
 @dataclass
@@ -100,13 +103,22 @@ class Client:
     def authorizer(self) -> Authorizer | None:
         return self.ctx.auth.authorizer if self.ctx.auth is not None else None
 
-    def _authorize(self, verb: str, rt: ResourceType, namespace: str | None, name: str = "",
-                   subresource: str = "") -> Attributes | None:
+    def _authorize(
+        self, verb: str, rt: ResourceType, namespace: str | None, name: str = "", subresource: str = ""
+    ) -> Attributes | None:
         """The write's attributes (None for the server's own calls), after the authorizer allowed them."""
         if self.user is None:
             return None
-        attrs = Attributes(self.user, verb, group=rt.group, version=rt.version, resource=rt.plural,
-                           subresource=subresource, namespace=namespace or "", name=name)
+        attrs = Attributes(
+            self.user,
+            verb,
+            group=rt.group,
+            version=rt.version,
+            resource=rt.plural,
+            subresource=subresource,
+            namespace=namespace or "",
+            name=name,
+        )
         if self.authorizer is not None and not self.authorizer.authorize(attrs).allowed:
             from app.auth.authz import forbidden
 
@@ -149,17 +161,24 @@ class Client:
 
     def create(self, rt: ResourceType, namespace: str | None, obj: dict) -> dict:
         attrs = self._authorize("create", rt, namespace)  # as a POST: the name is in the body
-        return self._write(attrs, 201, lambda: self.ctx.registry.create(rt, namespace, copy.deepcopy(obj),
-                                                                         manager=self.manager))
+        return self._write(
+            attrs, 201, lambda: self.ctx.registry.create(rt, namespace, copy.deepcopy(obj), manager=self.manager)
+        )
 
     def update(self, rt: ResourceType, namespace: str | None, obj: dict, subresource: str | None = None) -> dict:
         name = str((obj.get("metadata") or {}).get("name", ""))
         attrs = self._authorize("update", rt, namespace, name, subresource or "")
-        return self._write(attrs, 200, lambda: self.ctx.registry.update(
-            rt, namespace, name, copy.deepcopy(obj), subresource, manager=self.manager)[0])
+        return self._write(
+            attrs,
+            200,
+            lambda: self.ctx.registry.update(
+                rt, namespace, name, copy.deepcopy(obj), subresource, manager=self.manager
+            )[0],
+        )
 
-    def delete(self, rt: ResourceType, namespace: str | None, name: str, uid: str = "",
-               propagation: str | None = None) -> None:
+    def delete(
+        self, rt: ResourceType, namespace: str | None, name: str, uid: str = "", propagation: str | None = None
+    ) -> None:
         """Delete; with `uid`, only that incarnation (a recreated object of the same name is left alone)."""
         attrs = self._authorize("delete", rt, namespace, name)
         body: dict = {"preconditions": {"uid": uid}} if uid else {}
@@ -261,8 +280,9 @@ class ControllerLoop(BackgroundThread):
         prefixes = self.controller.watched_keys()
         if hub is None or not prefixes:
             return
-        self._subscription, _ = hub.subscribe(os.path.commonprefix(prefixes) or "/",
-                                              self.controller.ctx.registry.storage.current_revision())
+        self._subscription, _ = hub.subscribe(
+            os.path.commonprefix(prefixes) or "/", self.controller.ctx.registry.storage.current_revision()
+        )
         self._prefixes = prefixes
 
     def _unsubscribe(self) -> None:

@@ -2,6 +2,7 @@
 `usage-bootstrap-signing: "true"`: one `jws-kubeconfig-<token_id>` per valid token, a detached JWS
 (HS256, key = the full token `<id>.<secret>`, payload = the `kubeconfig` value). Expired tokens are
 ignored and their signatures removed. `ensure_cluster_info` writes the config map at server start."""
+
 from __future__ import annotations
 
 import base64
@@ -42,10 +43,23 @@ def detached_jws(payload: str, token_id: str, token_secret: str) -> str:
 
 def cluster_kubeconfig(server_url: str, ca_pem: bytes) -> str:
     """A client config holding only the cluster: its server and CA data (as the reference's cluster-info)."""
-    config: dict = {"apiVersion": "v1", "kind": "Config",
-              "clusters": [{"cluster": {"certificate-authority-data": base64.b64encode(ca_pem).decode("ascii"),
-                                        "server": server_url}, "name": ""}],
-              "contexts": None, "current-context": "", "preferences": {}, "users": None}
+    config: dict = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {
+                "cluster": {
+                    "certificate-authority-data": base64.b64encode(ca_pem).decode("ascii"),
+                    "server": server_url,
+                },
+                "name": "",
+            }
+        ],
+        "contexts": None,
+        "current-context": "",
+        "preferences": {},
+        "users": None,
+    }
     return yaml.safe_dump(config, sort_keys=False)
 
 
@@ -56,8 +70,12 @@ def ensure_cluster_info(client: Client, server_url: str, ca_pem: bytes) -> None:
     namespace = client.ctx.naming.public_namespace
     if client.find(configmaps, namespace, CLUSTER_INFO) is not None:
         return
-    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": CLUSTER_INFO, "namespace": namespace},
-            "data": {KUBECONFIG_KEY: cluster_kubeconfig(server_url, ca_pem)}}
+    body = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": CLUSTER_INFO, "namespace": namespace},
+        "data": {KUBECONFIG_KEY: cluster_kubeconfig(server_url, ca_pem)},
+    }
     try:
         client.create(configmaps, namespace, body)
     except AlreadyExists:
@@ -79,8 +97,10 @@ class BootstrapSigner(Controller):
 
     def watched_keys(self) -> list[str]:
         """Only token secrets' namespace and cluster-info itself: other writes never change a signature."""
-        return [collection_prefix(self.secrets, self.naming.system_namespace),
-                object_key(self.configmaps, self.naming.public_namespace, CLUSTER_INFO)]
+        return [
+            collection_prefix(self.secrets, self.naming.system_namespace),
+            object_key(self.configmaps, self.naming.public_namespace, CLUSTER_INFO),
+        ]
 
     def signing_tokens(self) -> dict[str, str]:
         """token id -> token secret of every valid token marked for signing."""
@@ -89,9 +109,15 @@ class BootstrapSigner(Controller):
         for secret in self.client.list(self.secrets, self.naming.system_namespace, field_selector=f"type={wanted}"):
             md = secret.get("metadata") or {}
             token_id, token_secret = secret_value(secret, "token-id"), secret_value(secret, "token-secret")
-            if (secret.get("type") != wanted or md.get("deletionTimestamp") or md.get("name") != SECRET_PREFIX + token_id
-                    or not _TOKEN_ID.match(token_id) or not _TOKEN_SECRET.match(token_secret)
-                    or secret_value(secret, "usage-bootstrap-signing") != "true" or expired(secret, now)):
+            if (
+                secret.get("type") != wanted
+                or md.get("deletionTimestamp")
+                or md.get("name") != SECRET_PREFIX + token_id
+                or not _TOKEN_ID.match(token_id)
+                or not _TOKEN_SECRET.match(token_secret)
+                or secret_value(secret, "usage-bootstrap-signing") != "true"
+                or expired(secret, now)
+            ):
                 continue
             tokens[token_id] = token_secret
         return tokens

@@ -6,6 +6,7 @@
 - Deletion: a terminating CRD has its objects deleted (`Terminating`), then its cleanup finalizer removed.
 It writes as the API server does (loopback, no RBAC check), as the reference's apiextensions controllers do.
 """
+
 from __future__ import annotations
 
 import copy
@@ -20,8 +21,12 @@ from app.registry.options import DeleteOptions, ListOptions
 from app.resources.apiextensions import cleanup_finalizer
 from app.resources.custom import types_from_crd
 
-NAME_FIELDS = (("plural", "PluralConflict"), ("singular", "SingularConflict"), ("kind", "KindConflict"),
-               ("listKind", "ListKindConflict"))
+NAME_FIELDS = (
+    ("plural", "PluralConflict"),
+    ("singular", "SingularConflict"),
+    ("kind", "KindConflict"),
+    ("listKind", "ListKindConflict"),
+)
 
 
 class CrdController(Controller):
@@ -70,8 +75,9 @@ class CrdController(Controller):
             _claim(taken, crd, names)
             status["acceptedNames"] = {k: v for k, v in names.items() if v}
             _set_condition(status, "NamesAccepted", "True", "NoConflicts", "no conflicts found")
-            _set_condition(status, "Established", "True", "InitialNamesAccepted",
-                           "the initial names have been accepted")
+            _set_condition(
+                status, "Established", "True", "InitialNamesAccepted", "the initial names have been accepted"
+            )
         else:
             _set_condition(status, "NamesAccepted", "False", *conflict)
             if not _is_true(status, "Established"):
@@ -83,20 +89,21 @@ class CrdController(Controller):
         if finalizer not in (crd["metadata"].get("finalizers") or []):
             return
         status = copy.deepcopy(crd.get("status") or {})
-        _set_condition(status, "Terminating", "True", "InstanceDeletionInProgress",
-                       "CustomResource deletion is in progress")
+        _set_condition(
+            status, "Terminating", "True", "InstanceDeletionInProgress", "CustomResource deletion is in progress"
+        )
         crd = self._write_status(crd, status) or crd
         remaining = self._delete_objects(crd)
         if remaining:
             return  # finalizers on the objects hold them: the next sync looks again
-        _set_condition(status, "Terminating", "True", "InstanceDeletionCompleted",
-                       "removed all instances")
+        _set_condition(status, "Terminating", "True", "InstanceDeletionCompleted", "removed all instances")
         crd = self._write_status(crd, status) or crd
         updated = copy.deepcopy(crd)
         updated["metadata"]["finalizers"] = [f for f in crd["metadata"].get("finalizers") or [] if f != finalizer]
         try:
-            self.ctx.registry.update(self.crds, None, crd["metadata"]["name"], updated,
-                                     manager=self.naming.apiserver_name)
+            self.ctx.registry.update(
+                self.crds, None, crd["metadata"]["name"], updated, manager=self.naming.apiserver_name
+            )
         except (Conflict, NotFound):
             pass
 
@@ -123,8 +130,9 @@ class CrdController(Controller):
             return None
         updated = {**crd, "status": status}
         try:
-            written, _ = self.ctx.registry.update(self.crds, None, crd["metadata"]["name"], updated, "status",
-                                                  manager=self.naming.apiserver_name)
+            written, _ = self.ctx.registry.update(
+                self.crds, None, crd["metadata"]["name"], updated, "status", manager=self.naming.apiserver_name
+            )
             return written
         except (Conflict, NotFound):
             return None  # changed meanwhile: the next sync looks again

@@ -1,4 +1,5 @@
 """Reading certificate signing requests: conditions, the decoded PKCS#10 request, condition times."""
+
 from __future__ import annotations
 
 import base64
@@ -6,14 +7,7 @@ from datetime import datetime
 
 from cryptography import x509
 
-from app.resources.certificates import (
-    APPROVED,
-    DENIED,
-    FAILED,
-    condition_types,
-    decode_bytes,
-    parse_request,
-)
+from app.resources.certificates import APPROVED, DENIED, FAILED, condition_types, decode_bytes, parse_request
 
 
 def conditions(csr: dict) -> dict[str, dict]:
@@ -59,8 +53,11 @@ def parse_time(text: object) -> datetime | None:
 def condition_time(csr: dict, kind: str) -> datetime | None:
     """When a condition was last updated (its transition time, else the object's creation)."""
     cond = conditions(csr).get(kind) or {}
-    return (parse_time(cond.get("lastUpdateTime")) or parse_time(cond.get("lastTransitionTime"))
-            or parse_time((csr.get("metadata") or {}).get("creationTimestamp")))
+    return (
+        parse_time(cond.get("lastUpdateTime"))
+        or parse_time(cond.get("lastTransitionTime"))
+        or parse_time((csr.get("metadata") or {}).get("creationTimestamp"))
+    )
 
 
 def timestamp(moment: datetime) -> str:
@@ -71,7 +68,15 @@ def with_condition(csr: dict, kind: str, reason: str, message: str, now: datetim
     """The CSR with one more condition (status True), stamped with `now`."""
     status = dict(csr.get("status") or {})
     stamp = timestamp(now)
-    status["conditions"] = [*list(status.get("conditions") or []), {
-        "type": kind, "status": "True", "reason": reason, "message": message,
-        "lastUpdateTime": stamp, "lastTransitionTime": stamp}]
+    status["conditions"] = [
+        *list(status.get("conditions") or []),
+        {
+            "type": kind,
+            "status": "True",
+            "reason": reason,
+            "message": message,
+            "lastUpdateTime": stamp,
+            "lastTransitionTime": stamp,
+        },
+    ]
     return {**csr, "status": status}

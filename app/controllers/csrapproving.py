@@ -3,16 +3,13 @@ reference's approver: the request must be a node client request (see csrsigning'
 requester must be allowed `create` on `certificatesigningrequests/selfnodeclient` (renewing its own
 identity: CN equals the requester's user name) or `certificatesigningrequests/nodeclient`, asked of the
 server's authorizer as a SubjectAccessReview would be."""
+
 from __future__ import annotations
 
 from app.auth.authz import Attributes
 from app.controllers import csr as csrs
 from app.controllers.base import Context, Controller
-from app.controllers.csrsigning import (
-    Request,
-    SignerRuleError,
-    check_apiserver_client_node,
-)
+from app.controllers.csrsigning import Request, SignerRuleError, check_apiserver_client_node
 from app.errors import Conflict, NotFound
 from app.resources.certificates import APPROVED
 from app.user import UserInfo
@@ -32,8 +29,11 @@ class CsrApproving(Controller):
 
     def sync(self) -> None:
         for csr in self.client.list(self.csrs):
-            if (csr.get("spec") or {}).get("signerName") != self.signer or csrs.conditions(csr) or \
-                    (csr.get("status") or {}).get("certificate"):
+            if (
+                (csr.get("spec") or {}).get("signerName") != self.signer
+                or csrs.conditions(csr)
+                or (csr.get("status") or {}).get("certificate")
+            ):
                 continue
             message = self.approval_message(csr)
             if message is None:
@@ -52,9 +52,12 @@ class CsrApproving(Controller):
             check_apiserver_client_node(request)
         except (ValueError, SignerRuleError):
             return None  # not a node client request: the signer will fail it once someone approves
-        requester = UserInfo(str(spec.get("username") or ""), str(spec.get("uid") or ""),
-                             tuple(spec.get("groups") or ()),
-                             {k: tuple(v) for k, v in (spec.get("extra") or {}).items()})
+        requester = UserInfo(
+            str(spec.get("username") or ""),
+            str(spec.get("uid") or ""),
+            tuple(spec.get("groups") or ()),
+            {k: tuple(v) for k, v in (spec.get("extra") or {}).items()},
+        )
         if request.common_name == requester.username and self._allowed(requester, "selfnodeclient"):
             return "Auto approving self node client certificate after SubjectAccessReview."
         if self._allowed(requester, "nodeclient"):
@@ -65,6 +68,12 @@ class CsrApproving(Controller):
         authorizer = self.client.authorizer
         if authorizer is None or not requester.username:
             return False
-        attrs = Attributes(requester, "create", group=self.csrs.group, version="*",
-                           resource="certificatesigningrequests", subresource=subresource)
+        attrs = Attributes(
+            requester,
+            "create",
+            group=self.csrs.group,
+            version="*",
+            resource="certificatesigningrequests",
+            subresource=subresource,
+        )
         return authorizer.authorize(attrs).allowed

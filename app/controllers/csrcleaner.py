@@ -1,5 +1,6 @@
 """csrcleaner: garbage-collects requests: Approved, Denied and Failed ones an hour after the condition,
 Pending ones after a day, and any whose issued certificate has expired (the reference's csrcleaner)."""
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta

@@ -4,6 +4,7 @@ Each signer's rules (the spec's table of built-in signers) are checked first; a 
 gets a `Failed` condition with reason `SignerValidationFailure`, never a certificate. Custom signer names
 are left to external signers.
 """
+
 from __future__ import annotations
 
 import base64
@@ -31,17 +32,28 @@ NODE_PREFIX = "system:node:"
 BACKDATE = timedelta(minutes=5)  # peers with a slightly slow clock accept fresh certificates
 DEFAULT_DURATION_SECONDS = 365 * 24 * 3600.0
 
-_KEY_USAGE_FLAGS = {"digital signature": "digital_signature", "signing": "digital_signature",
-                    "content commitment": "content_commitment", "key encipherment": "key_encipherment",
-                    "key agreement": "key_agreement", "data encipherment": "data_encipherment",
-                    "cert sign": "key_cert_sign", "crl sign": "crl_sign", "encipher only": "encipher_only",
-                    "decipher only": "decipher_only"}
-_EXTENDED_USAGES = {"any": x509.oid.ExtendedKeyUsageOID.ANY_EXTENDED_KEY_USAGE,
-                    "server auth": ExtendedKeyUsageOID.SERVER_AUTH, "client auth": ExtendedKeyUsageOID.CLIENT_AUTH,
-                    "code signing": ExtendedKeyUsageOID.CODE_SIGNING,
-                    "email protection": ExtendedKeyUsageOID.EMAIL_PROTECTION,
-                    "s/mime": ExtendedKeyUsageOID.EMAIL_PROTECTION,
-                    "timestamping": ExtendedKeyUsageOID.TIME_STAMPING, "ocsp signing": ExtendedKeyUsageOID.OCSP_SIGNING}
+_KEY_USAGE_FLAGS = {
+    "digital signature": "digital_signature",
+    "signing": "digital_signature",
+    "content commitment": "content_commitment",
+    "key encipherment": "key_encipherment",
+    "key agreement": "key_agreement",
+    "data encipherment": "data_encipherment",
+    "cert sign": "key_cert_sign",
+    "crl sign": "crl_sign",
+    "encipher only": "encipher_only",
+    "decipher only": "decipher_only",
+}
+_EXTENDED_USAGES = {
+    "any": x509.oid.ExtendedKeyUsageOID.ANY_EXTENDED_KEY_USAGE,
+    "server auth": ExtendedKeyUsageOID.SERVER_AUTH,
+    "client auth": ExtendedKeyUsageOID.CLIENT_AUTH,
+    "code signing": ExtendedKeyUsageOID.CODE_SIGNING,
+    "email protection": ExtendedKeyUsageOID.EMAIL_PROTECTION,
+    "s/mime": ExtendedKeyUsageOID.EMAIL_PROTECTION,
+    "timestamping": ExtendedKeyUsageOID.TIME_STAMPING,
+    "ocsp signing": ExtendedKeyUsageOID.OCSP_SIGNING,
+}
 
 
 class SignerRuleError(ValueError):
@@ -97,8 +109,11 @@ def check_apiserver_client_node(request: Request) -> None:
     _node_subject(request)
     if request.alt_names:
         raise SignerRuleError("subjectAltName entries are not allowed for this signer")
-    _usages_exactly(request, frozenset({"key encipherment", "digital signature", "client auth"}),
-                    frozenset({"digital signature", "client auth"}))
+    _usages_exactly(
+        request,
+        frozenset({"key encipherment", "digital signature", "client auth"}),
+        frozenset({"digital signature", "client auth"}),
+    )
 
 
 def check_node_serving(request: Request) -> None:
@@ -108,19 +123,24 @@ def check_node_serving(request: Request) -> None:
         raise SignerRuleError("email and URI subjectAltName entries are not allowed for this signer")
     if not any(isinstance(n, (x509.DNSName, x509.IPAddress)) for n in names):
         raise SignerRuleError("at least one DNS or IP subjectAltName is required")
-    _usages_exactly(request, frozenset({"key encipherment", "digital signature", "server auth"}),
-                    frozenset({"digital signature", "server auth"}))
+    _usages_exactly(
+        request,
+        frozenset({"key encipherment", "digital signature", "server auth"}),
+        frozenset({"digital signature", "server auth"}),
+    )
 
 
 def signer_rules(signer: Callable[[str], str]) -> dict[str, Callable[[Request], None]]:
     """signerName -> its rule check, for the built-in signers."""
-    return {signer("apiserver-client"): check_apiserver_client,
-            signer("apiserver-client-node"): check_apiserver_client_node,
-            signer("node-serving"): check_node_serving}
+    return {
+        signer("apiserver-client"): check_apiserver_client,
+        signer("apiserver-client-node"): check_apiserver_client_node,
+        signer("node-serving"): check_node_serving,
+    }
 
 
 def _key_usage(usages: frozenset[str]) -> x509.KeyUsage:
-    flags = {flag: False for flag in set(_KEY_USAGE_FLAGS.values())}
+    flags = dict.fromkeys(set(_KEY_USAGE_FLAGS.values()), False)
     for usage in usages:
         if usage in _KEY_USAGE_FLAGS:
             flags[_KEY_USAGE_FLAGS[usage]] = True
@@ -134,15 +154,17 @@ def issue(ca: pki.CertKey, request: Request, lifetime: timedelta, now: datetime)
     """A leaf certificate for the request: its subject and public key, the honoured SANs and usages,
     BasicConstraints CA=false, valid from `now - BACKDATE` for `lifetime` (never past the CA)."""
     not_after = min(now + lifetime, ca.cert.not_valid_after_utc)
-    builder = (x509.CertificateBuilder()
-               .subject_name(request.x509.subject)
-               .issuer_name(ca.cert.subject)
-               .public_key(request.x509.public_key())  # type: ignore[arg-type]
-               .serial_number(x509.random_serial_number())
-               .not_valid_before(now - BACKDATE)
-               .not_valid_after(not_after)
-               .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-               .add_extension(_key_usage(request.usages), critical=True))
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(request.x509.subject)
+        .issuer_name(ca.cert.subject)
+        .public_key(request.x509.public_key())  # type: ignore[arg-type]
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - BACKDATE)
+        .not_valid_after(not_after)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(_key_usage(request.usages), critical=True)
+    )
     extended = [_EXTENDED_USAGES[u] for u in sorted(request.usages) if u in _EXTENDED_USAGES]
     if extended:
         builder = builder.add_extension(x509.ExtendedKeyUsage(list(dict.fromkeys(extended))), critical=False)
@@ -150,8 +172,9 @@ def issue(ca: pki.CertKey, request: Request, lifetime: timedelta, now: datetime)
         builder = builder.add_extension(x509.SubjectAlternativeName(request.alt_names), critical=False)
     try:
         ski = ca.cert.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).value
-        builder = builder.add_extension(x509.AuthorityKeyIdentifier.from_issuer_subject_key_identifier(ski),
-                                        critical=False)
+        builder = builder.add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_subject_key_identifier(ski), critical=False
+        )
     except x509.ExtensionNotFound:
         pass
     digest = None if isinstance(ca.key, (ed25519.Ed25519PrivateKey, ed448.Ed448PrivateKey)) else hashes.SHA256()
@@ -223,4 +246,3 @@ class CsrSigning(Controller):
         pem = cert.public_bytes(serialization.Encoding.PEM)
         status = {**(csr.get("status") or {}), "certificate": base64.b64encode(pem).decode()}
         self.client.update(self.csrs, None, {**csr, "status": status}, subresource="status")
-

@@ -10,6 +10,7 @@
 A reference to a kind the server does not serve is left alone (the owner may be served elsewhere).
 Each sync reads every stored object once; syncs are at least `min_sync_interval` apart.
 """
+
 from __future__ import annotations
 
 import copy
@@ -94,8 +95,9 @@ class GarbageCollector(Controller):
         """Every stored object, read as the reference's shared informers read (the controller manager's own
         list/watch grant); the writes go through the collector's identity."""
         registry = self.ctx.registry
-        return [Item(rt, orjson.loads(text)) for rt in self.kinds
-                for text in registry.list(rt, None, ListOptions()).items]
+        return [
+            Item(rt, orjson.loads(text)) for rt in self.kinds for text in registry.list(rt, None, ListOptions()).items
+        ]
 
     def _kind_of(self, ref: dict) -> ResourceType | None:
         group = str(ref.get("apiVersion", "")).rpartition("/")[0]
@@ -131,8 +133,11 @@ class GarbageCollector(Controller):
                 self._update_refs(dependent, [r for r in dependent.refs() if r.get("uid") != owner.uid])
             self._drop_finalizer(owner, ORPHAN_FINALIZER)
         elif FOREGROUND_FINALIZER in finalizers:
-            blocking = [d for d in dependents if any(r.get("uid") == owner.uid and r.get("blockOwnerDeletion")
-                                                     for r in d.refs())]
+            blocking = [
+                d
+                for d in dependents
+                if any(r.get("uid") == owner.uid and r.get("blockOwnerDeletion") for r in d.refs())
+            ]
             if not blocking:
                 self._drop_finalizer(owner, FOREGROUND_FINALIZER)
 

@@ -1,6 +1,7 @@
 """Leader election through a `coordination.<domain>/v1` Lease per controller (the reference's leaselock):
 the holder renews `renewTime`; anyone may take a lease whose renewTime + leaseDurationSeconds has passed.
 Optimistic concurrency (resourceVersion) makes exactly one contender win each acquisition."""
+
 from __future__ import annotations
 
 import logging
@@ -36,8 +37,15 @@ def parse_micro_time(text: object) -> datetime | None:
 
 
 class LeaseElector:
-    def __init__(self, client: Client, lease_name: str, identity: str, clock: Clock,
-                 duration_seconds: int = LEASE_DURATION_SECONDS, renew_seconds: float = RENEW_SECONDS) -> None:
+    def __init__(
+        self,
+        client: Client,
+        lease_name: str,
+        identity: str,
+        clock: Clock,
+        duration_seconds: int = LEASE_DURATION_SECONDS,
+        renew_seconds: float = RENEW_SECONDS,
+    ) -> None:
         self.client, self.lease_name, self.identity, self.clock = client, lease_name, identity, clock
         self.duration_seconds, self.renew_seconds = duration_seconds, renew_seconds
         self.leases = client.ctx.kind("coordination", "leases")
@@ -49,8 +57,11 @@ class LeaseElector:
         """True while this process holds the lease. A holder renews at most every `renew_seconds` (loops wake on
         every watched change; a write per wake-up would double the cost of each write they see)."""
         now = self.clock()
-        if (self.leading and self._renewed_at is not None
-                and now - self._renewed_at < timedelta(seconds=self.renew_seconds)):
+        if (
+            self.leading
+            and self._renewed_at is not None
+            and now - self._renewed_at < timedelta(seconds=self.renew_seconds)
+        ):
             return True
         self.leading = self._attempt()
         self._renewed_at = now if self.leading else None
@@ -72,8 +83,11 @@ class LeaseElector:
                 spec["acquireTime"] = format_micro_time(now)
                 spec["leaseTransitions"] = int(spec.get("leaseTransitions") or 0) + 1
                 log.info("%s takes over lease %s from %r", self.identity, self.lease_name, holder)
-            spec.update(holderIdentity=self.identity, leaseDurationSeconds=self.duration_seconds,
-                        renewTime=format_micro_time(now))
+            spec.update(
+                holderIdentity=self.identity,
+                leaseDurationSeconds=self.duration_seconds,
+                renewTime=format_micro_time(now),
+            )
             self.client.update(self.leases, self.namespace, {**lease, "spec": spec})
             return True
         except (AlreadyExists, Conflict, NotFound):
@@ -86,10 +100,18 @@ class LeaseElector:
 
     def _fresh(self, now: datetime) -> dict:
         stamp = format_micro_time(now)
-        return {"apiVersion": f"{self.leases.group}/v1", "kind": "Lease",
-                "metadata": {"name": self.lease_name, "namespace": self.namespace},
-                "spec": {"holderIdentity": self.identity, "leaseDurationSeconds": self.duration_seconds,
-                         "acquireTime": stamp, "renewTime": stamp, "leaseTransitions": 0}}
+        return {
+            "apiVersion": f"{self.leases.group}/v1",
+            "kind": "Lease",
+            "metadata": {"name": self.lease_name, "namespace": self.namespace},
+            "spec": {
+                "holderIdentity": self.identity,
+                "leaseDurationSeconds": self.duration_seconds,
+                "acquireTime": stamp,
+                "renewTime": stamp,
+                "leaseTransitions": 0,
+            },
+        }
 
     def release(self) -> None:
         """Give the lease up on stop so a successor need not wait for it to expire."""

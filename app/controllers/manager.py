@@ -1,5 +1,6 @@
 """The controllers of one server process: built from `--controllers`, each behind its own Lease, started
 with the first request (after the default RBAC policy is reconciled) and stopped with the app."""
+
 from __future__ import annotations
 
 import copy
@@ -29,10 +30,23 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-BUILDERS: dict[str, type[Controller]] = {c.name: c for c in
-                                         (CsrSigning, CsrApproving, CsrCleaner, TokenCleaner, BootstrapSigner,
-                                          GarbageCollector, ServiceAccountController, RootCaPublisher,
-                                          CrdController, ResourceQuotaController, PvcProtection, PvProtection)}
+BUILDERS: dict[str, type[Controller]] = {
+    c.name: c
+    for c in (
+        CsrSigning,
+        CsrApproving,
+        CsrCleaner,
+        TokenCleaner,
+        BootstrapSigner,
+        GarbageCollector,
+        ServiceAccountController,
+        RootCaPublisher,
+        CrdController,
+        ResourceQuotaController,
+        PvcProtection,
+        PvProtection,
+    )
+}
 
 
 def lease_name(ctx: Context, controller: str) -> str:
@@ -42,14 +56,25 @@ def lease_name(ctx: Context, controller: str) -> str:
 class Controllers:
     """The enabled controllers of a process, each run by a ControllerLoop while it holds its Lease."""
 
-    def __init__(self, ctx: Context, enabled: tuple[str, ...], identity: str | None = None,
-                 lease_seconds: int = 15, renew_seconds: float = 5.0) -> None:
+    def __init__(
+        self,
+        ctx: Context,
+        enabled: tuple[str, ...],
+        identity: str | None = None,
+        lease_seconds: int = 15,
+        renew_seconds: float = 5.0,
+    ) -> None:
         self.ctx = ctx
         self.identity = identity or holder_identity()
         self.controllers = [BUILDERS[name](ctx) for name in enabled]
-        self.loops = [ControllerLoop(c, LeaseElector(c.client, lease_name(ctx, c.name), self.identity, ctx.clock,
-                                                     lease_seconds, renew_seconds), retry_seconds=renew_seconds)
-                      for c in self.controllers]
+        self.loops = [
+            ControllerLoop(
+                c,
+                LeaseElector(c.client, lease_name(ctx, c.name), self.identity, ctx.clock, lease_seconds, renew_seconds),
+                retry_seconds=renew_seconds,
+            )
+            for c in self.controllers
+        ]
 
     def not_running(self) -> list[str]:
         """Controllers whose loop is not running (not started yet, or ended)."""
@@ -86,11 +111,11 @@ def ensure_namespaced_policy(ctx: Context) -> None:
                 if current is None:
                     server.create(rt, md["namespace"], copy.deepcopy(obj))
                 elif (current.get("metadata") or {}).get("annotations", {}).get(
-                        f"{ctx.naming.group('rbac.authorization')}/autoupdate") != "false":
+                    f"{ctx.naming.group('rbac.authorization')}/autoupdate"
+                ) != "false":
                     missing = [x for x in obj.get(field) or [] if x not in (current.get(field) or [])]
                     if missing:
-                        server.update(rt, md["namespace"], {**current, field: [*(current.get(field) or []),
-                                                                                *missing]})
+                        server.update(rt, md["namespace"], {**current, field: [*(current.get(field) or []), *missing]})
             except (AlreadyExists, Conflict, NotFound):
                 log.info("default %s %s/%s changed meanwhile", plural, md["namespace"], md["name"])
 
@@ -101,10 +126,17 @@ def install_controllers(app: Flask) -> None:
     enabled = parse_controllers(str(app.config.get("CONTROLLERS") or ""))
     if not enabled and not app.config.get("SERVER_URL"):
         return
-    ctx = Context(svc.registry, svc.naming, svc.hub, app.extensions.get("orch.auth"), settings=dict(app.config),
-                  audit=audit_hook(app))
+    ctx = Context(
+        svc.registry,
+        svc.naming,
+        svc.hub,
+        app.extensions.get("orch.auth"),
+        settings=dict(app.config),
+        audit=audit_hook(app),
+    )
     manager = Controllers(ctx, enabled)
     app.extensions["orch.controllers"] = manager
+
     def start() -> None:
         ensure_namespaced_policy(ctx)
         server_url, ca_file = app.config.get("SERVER_URL"), app.config.get("CLUSTER_CA_CERT_FILE")

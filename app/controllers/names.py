@@ -1,4 +1,5 @@
 """The controllers a server runs, and `--controllers` parsed as the reference's controller manager does."""
+
 from __future__ import annotations
 
 CSR_SIGNING = "csrsigning"
@@ -14,8 +15,20 @@ RESOURCE_QUOTA = "resourcequota"
 PVC_PROTECTION = "pvc-protection"
 PV_PROTECTION = "pv-protection"
 
-KNOWN = (CSR_SIGNING, CSR_APPROVING, CSR_CLEANER, TOKEN_CLEANER, BOOTSTRAP_SIGNER, GARBAGE_COLLECTOR, SERVICE_ACCOUNT,
-         ROOT_CA_PUBLISHER, CRD, RESOURCE_QUOTA, PVC_PROTECTION, PV_PROTECTION)
+KNOWN = (
+    CSR_SIGNING,
+    CSR_APPROVING,
+    CSR_CLEANER,
+    TOKEN_CLEANER,
+    BOOTSTRAP_SIGNER,
+    GARBAGE_COLLECTOR,
+    SERVICE_ACCOUNT,
+    ROOT_CA_PUBLISHER,
+    CRD,
+    RESOURCE_QUOTA,
+    PVC_PROTECTION,
+    PV_PROTECTION,
+)
 #: off unless named (the reference's tokencleaner); bootstrapsigner is on here: cluster-info must be signed
 DISABLED_BY_DEFAULT = frozenset({TOKEN_CLEANER})
 DEFAULT = "*"

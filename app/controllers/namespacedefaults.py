@@ -5,6 +5,7 @@
   `ca.crt` is the cluster CA, so workloads can verify the API server; repaired when changed.
 Both read namespaces as the controller manager's informers do and write as their own service account.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -45,8 +46,9 @@ class NamespaceDefaults(Controller):
 
     def relevant(self, change: Change) -> bool:
         """A namespace came or went, or the one object it keeps changed (not every ConfigMap write)."""
-        return change.key.startswith(collection_prefix(self.namespaces, None)) or \
-            change.key.endswith("/" + self.target_name)
+        return change.key.startswith(collection_prefix(self.namespaces, None)) or change.key.endswith(
+            "/" + self.target_name
+        )
 
     def active_namespaces(self) -> list[str]:
         listed = self.ctx.registry.list(self.namespaces, None, ListOptions())
@@ -88,8 +90,14 @@ class ServiceAccountController(NamespaceDefaults):
     def sync(self) -> None:
         for namespace in self.active_namespaces():
             if self.existing(namespace, DEFAULT_ACCOUNT) is None:
-                self.create(namespace, {"apiVersion": "v1", "kind": "ServiceAccount",
-                                        "metadata": {"name": DEFAULT_ACCOUNT, "namespace": namespace}})
+                self.create(
+                    namespace,
+                    {
+                        "apiVersion": "v1",
+                        "kind": "ServiceAccount",
+                        "metadata": {"name": DEFAULT_ACCOUNT, "namespace": namespace},
+                    },
+                )
 
 
 class RootCaPublisher(NamespaceDefaults):
@@ -122,9 +130,15 @@ class RootCaPublisher(NamespaceDefaults):
         for namespace in self.active_namespaces():
             current = self.existing(namespace, self.config_map)
             if current is None:
-                self.create(namespace, {"apiVersion": "v1", "kind": "ConfigMap",
-                                        "metadata": {"name": self.config_map, "namespace": namespace},
-                                        "data": {CA_KEY: ca}})
+                self.create(
+                    namespace,
+                    {
+                        "apiVersion": "v1",
+                        "kind": "ConfigMap",
+                        "metadata": {"name": self.config_map, "namespace": namespace},
+                        "data": {CA_KEY: ca},
+                    },
+                )
             elif (current.get("data") or {}) != {CA_KEY: ca}:
                 current["data"] = {CA_KEY: ca}
                 current.pop("binaryData", None)

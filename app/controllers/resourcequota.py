@@ -1,6 +1,7 @@
 """resourcequota: each ResourceQuota's `status` says its `hard` limits and what its namespace uses now, counted from
 the stored objects (the ResourceQuota admission plugin adds a write's usage at once; this recount also returns
 what deleted or ended objects held)."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -13,10 +14,18 @@ from app.errors import Conflict, NotFound
 from app.storage.store import Change
 
 #: quota resource -> the core kind whose objects use it (count/<resource> names the kind itself)
-CORE_RESOURCES = {"pods": "pods", "services": "services", "services.loadbalancers": "services",
-                  "services.nodeports": "services", "persistentvolumeclaims": "persistentvolumeclaims",
-                  "requests.storage": "persistentvolumeclaims", "configmaps": "configmaps", "secrets": "secrets",
-                  "replicationcontrollers": "replicationcontrollers", "resourcequotas": "resourcequotas"}
+CORE_RESOURCES = {
+    "pods": "pods",
+    "services": "services",
+    "services.loadbalancers": "services",
+    "services.nodeports": "services",
+    "persistentvolumeclaims": "persistentvolumeclaims",
+    "requests.storage": "persistentvolumeclaims",
+    "configmaps": "configmaps",
+    "secrets": "secrets",
+    "replicationcontrollers": "replicationcontrollers",
+    "resourcequotas": "resourcequotas",
+}
 
 
 class ResourceQuotaController(Controller):

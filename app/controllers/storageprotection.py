@@ -1,6 +1,7 @@
 """pvc-protection and pv-protection: a deleted claim goes once no scheduled pod mounts it, a deleted volume once no
 claim is bound to it; until then their protection finalizer (added by the StorageObjectInUseProtection admission
 plugin) holds them, as the reference's controllers do."""
+
 from __future__ import annotations
 
 from app.catalog import ResourceType

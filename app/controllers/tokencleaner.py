@@ -1,4 +1,5 @@
 """tokencleaner: deletes bootstrap-token secrets past their `expiration` (off unless named in --controllers)."""
+
 from __future__ import annotations
 
 from app.auth.bootstrap import expired, secret_type

@@ -9,6 +9,7 @@ Flask test client) every app has its own in-memory registry.
 prometheus_client is imported lazily: the arbiter imports this package before the variable is set, and
 the value class is chosen from the environment.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,20 +23,66 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 #: app.extensions key of the app's ServerMetrics (set where the app is wired, read by GET /metrics)
 EXTENSION_KEY = "orch.metrics"
 
-REQUEST_BUCKETS = (0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30,
-                   45, 60)
+REQUEST_BUCKETS = (
+    0.005,
+    0.025,
+    0.05,
+    0.1,
+    0.2,
+    0.4,
+    0.6,
+    0.8,
+    1.0,
+    1.25,
+    1.5,
+    2,
+    3,
+    4,
+    5,
+    6,
+    8,
+    10,
+    15,
+    20,
+    30,
+    45,
+    60,
+)
 REQUEST_LABELS = ("verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component", "code")
 TERMINATION_LABELS = ("verb", "group", "version", "resource", "subresource", "scope", "component", "code")
 LATENCY_LABELS = ("verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component")
 LONGRUNNING_LABELS = ("verb", "group", "version", "resource", "subresource", "scope", "component")
 DEPRECATED_LABELS = ("group", "version", "resource", "subresource", "removed_release")
 SIZE_LABELS = ("verb", "group", "version", "resource", "subresource", "scope", "component")
-SIZE_BUCKETS = tuple(1000.0 * 10 ** i for i in range(8))  # 1 kB .. 10 GB, as the reference
+SIZE_BUCKETS = tuple(1000.0 * 10**i for i in range(8))  # 1 kB .. 10 GB, as the reference
 WATCH_LABELS = ("group", "version", "kind")
-WATCH_EVENT_SIZE_BUCKETS = tuple(1024.0 * 2 ** i for i in range(8))  # 1 KiB .. 128 KiB, as the reference
+WATCH_EVENT_SIZE_BUCKETS = tuple(1024.0 * 2**i for i in range(8))  # 1 KiB .. 128 KiB, as the reference
 ADMISSION_BUCKETS = (0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25)  # the reference's admission buckets
-STORAGE_BUCKETS = (0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30,
-                   45, 60)
+STORAGE_BUCKETS = (
+    0.005,
+    0.025,
+    0.05,
+    0.1,
+    0.2,
+    0.4,
+    0.6,
+    0.8,
+    1.0,
+    1.25,
+    1.5,
+    2,
+    3,
+    4,
+    5,
+    6,
+    8,
+    10,
+    15,
+    20,
+    30,
+    45,
+    60,
+)
 
 
 def multiprocess_enabled() -> bool:
@@ -126,73 +173,140 @@ def build_metrics() -> ServerMetrics:
         "apiserver_request_total",
         "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, "
         "component, and HTTP response code.",
-        REQUEST_LABELS, registry=families)
+        REQUEST_LABELS,
+        registry=families,
+    )
     request_duration = Histogram(
         "apiserver_request_duration_seconds",
         "Response latency distribution in seconds for each verb, dry run value, group, version, resource, "
         "subresource, scope and component.",
-        LATENCY_LABELS, buckets=REQUEST_BUCKETS, registry=families)
+        LATENCY_LABELS,
+        buckets=REQUEST_BUCKETS,
+        registry=families,
+    )
     longrunning = Gauge(
         "apiserver_longrunning_requests",
         "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope "
         "and component. Not all requests are tracked this way.",
-        LONGRUNNING_LABELS, registry=families, multiprocess_mode="livesum")
+        LONGRUNNING_LABELS,
+        registry=families,
+        multiprocess_mode="livesum",
+    )
     deprecated = Gauge(
         "apiserver_requested_deprecated_apis",
         "Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, "
         "subresource, and removed_release.",
-        DEPRECATED_LABELS, registry=families, multiprocess_mode="max")
+        DEPRECATED_LABELS,
+        registry=families,
+        multiprocess_mode="max",
+    )
     inflight = Gauge(
         "apiserver_current_inflight_requests",
         "Maximal number of currently used inflight request limit of this apiserver per request kind in last second.",
-        ("request_kind",), registry=families, multiprocess_mode="livesum")
+        ("request_kind",),
+        registry=families,
+        multiprocess_mode="livesum",
+    )
     response_sizes = Histogram(
-        "apiserver_response_sizes", "Response size distribution in bytes for each group, version, verb, resource, "
-        "subresource, scope and component.", SIZE_LABELS, buckets=SIZE_BUCKETS, registry=families)
+        "apiserver_response_sizes",
+        "Response size distribution in bytes for each group, version, verb, resource, "
+        "subresource, scope and component.",
+        SIZE_LABELS,
+        buckets=SIZE_BUCKETS,
+        registry=families,
+    )
     # the reference's etcd_request_duration_seconds / etcd_request_errors_total, named for what we have: SQL
     storage_duration = Histogram(
         "apiserver_storage_request_duration_seconds",
         "Storage (SQL database) request latency in seconds for each operation and object type.",
-        ("operation", "type"), buckets=STORAGE_BUCKETS, registry=families)
+        ("operation", "type"),
+        buckets=STORAGE_BUCKETS,
+        registry=families,
+    )
     storage_errors = Counter(
         "apiserver_storage_request_errors_total",
         "Storage (SQL database) requests that failed with a database error, for each operation and object type.",
-        ("operation", "type"), registry=families)
+        ("operation", "type"),
+        registry=families,
+    )
     db_connections = Gauge(
-        "apiserver_storage_db_connections", "Database connections of the storage pools, by state (in_use, idle).",
-        ("state",), registry=families, multiprocess_mode="livesum")
+        "apiserver_storage_db_connections",
+        "Database connections of the storage pools, by state (in_use, idle).",
+        ("state",),
+        registry=families,
+        multiprocess_mode="livesum",
+    )
     audit_events = Counter(
-        "apiserver_audit_event_total", "Counter of audit events generated and sent to the audit backend.",
-        registry=families)
+        "apiserver_audit_event_total",
+        "Counter of audit events generated and sent to the audit backend.",
+        registry=families,
+    )
     registered_watchers = Gauge(
-        "apiserver_registered_watchers", "Number of currently registered watchers for a given resources",
-        WATCH_LABELS, registry=families, multiprocess_mode="livesum")
+        "apiserver_registered_watchers",
+        "Number of currently registered watchers for a given resources",
+        WATCH_LABELS,
+        registry=families,
+        multiprocess_mode="livesum",
+    )
     watch_events = Counter(
-        "apiserver_watch_events_total", "Number of events sent in watch clients", WATCH_LABELS, registry=families)
+        "apiserver_watch_events_total", "Number of events sent in watch clients", WATCH_LABELS, registry=families
+    )
     watch_event_sizes = Histogram(
-        "apiserver_watch_events_sizes", "Watch event size distribution in bytes", WATCH_LABELS,
-        buckets=WATCH_EVENT_SIZE_BUCKETS, registry=families)
+        "apiserver_watch_events_sizes",
+        "Watch event size distribution in bytes",
+        WATCH_LABELS,
+        buckets=WATCH_EVENT_SIZE_BUCKETS,
+        registry=families,
+    )
     tls_handshake_errors = Counter(
-        "apiserver_tls_handshake_errors_total", "Number of requests dropped with 'TLS handshake error from' error",
-        registry=families)
+        "apiserver_tls_handshake_errors_total",
+        "Number of requests dropped with 'TLS handshake error from' error",
+        registry=families,
+    )
     request_terminations = Counter(
         "apiserver_request_terminations_total",
-        "Number of requests which apiserver terminated in self-defense.", TERMINATION_LABELS, registry=families)
+        "Number of requests which apiserver terminated in self-defense.",
+        TERMINATION_LABELS,
+        registry=families,
+    )
     admission_labels = ("name", "type", "operation", "rejected")
     admission_controller_duration = Histogram(
         "apiserver_admission_controller_admission_duration_seconds",
         "Admission controller latency histogram in seconds, identified by name and broken out for each operation "
-        "and API resource and type (validate or admit).", admission_labels, buckets=ADMISSION_BUCKETS,
-        registry=families)
+        "and API resource and type (validate or admit).",
+        admission_labels,
+        buckets=ADMISSION_BUCKETS,
+        registry=families,
+    )
     admission_webhook_duration = Histogram(
         "apiserver_admission_webhook_admission_duration_seconds",
         "Admission webhook latency histogram in seconds, identified by name and broken out for each operation and "
-        "API resource and type (validate or admit).", admission_labels, buckets=ADMISSION_BUCKETS,
-        registry=families)
-    metrics = ServerMetrics(request_total, request_duration, longrunning, deprecated, registry, [], inflight,
-                            response_sizes, storage_duration, storage_errors, db_connections, audit_events,
-                            registered_watchers, watch_events, watch_event_sizes, tls_handshake_errors,
-                            request_terminations, admission_controller_duration, admission_webhook_duration)
+        "API resource and type (validate or admit).",
+        admission_labels,
+        buckets=ADMISSION_BUCKETS,
+        registry=families,
+    )
+    metrics = ServerMetrics(
+        request_total,
+        request_duration,
+        longrunning,
+        deprecated,
+        registry,
+        [],
+        inflight,
+        response_sizes,
+        storage_duration,
+        storage_errors,
+        db_connections,
+        audit_events,
+        registered_watchers,
+        watch_events,
+        watch_event_sizes,
+        tls_handshake_errors,
+        request_terminations,
+        admission_controller_duration,
+        admission_webhook_duration,
+    )
     from app.metrics.process import ServerProcessCollector
 
     metrics.add_collector(ServerProcessCollector(multi))

@@ -1,5 +1,6 @@
 """`aggregator_unavailable_apiservice`: 1 for each APIService that is not Available, 0 for the others (as the
 reference's gauge), read at scrape time from this process's view of the aggregation layer."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator

@@ -1,4 +1,5 @@
 """`GET /metrics`: the Prometheus text format of every worker's metrics (a non-resource URL, authorized as any)."""
+
 from __future__ import annotations
 
 from flask import Blueprint, Response, current_app

@@ -1,4 +1,5 @@
 """Multiprocess metrics across gunicorn workers: a fresh value directory per server, set before workers fork."""
+
 from __future__ import annotations
 
 import atexit

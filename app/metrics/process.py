@@ -4,6 +4,7 @@ prometheus-client's ProcessCollector describes only the process that answers the
 is one worker of several, so memory and CPU would be under-reported. This collector reads /proc for the
 master (the worker's parent when workers are in use) and each of its children at scrape time.
 """
+
 from __future__ import annotations
 
 import os
@@ -35,8 +36,12 @@ def _stat(pid: int) -> tuple[float, int, int, float] | None:
     except OSError:
         return None
     # fields[0] is the state (field 3 of proc(5)): utime is field 14, stime 15, starttime 22, vsize 23, rss 24
-    return ((int(fields[11]) + int(fields[12])) / _TICKS, int(fields[21]) * _PAGE, int(fields[20]),
-            int(fields[19]) / _TICKS)
+    return (
+        (int(fields[11]) + int(fields[12])) / _TICKS,
+        int(fields[21]) * _PAGE,
+        int(fields[20]),
+        int(fields[19]) / _TICKS,
+    )
 
 
 def _open_fds(pid: int) -> int:
@@ -68,31 +73,48 @@ class ServerProcessCollector:
         return master, [master, *_children(master)]
 
     def collect(self) -> Iterator[Any]:
-        from prometheus_client.core import (
-            CounterMetricFamily,
-            GaugeMetricFamily,
-            InfoMetricFamily,
-        )
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
 
         if os.path.isdir("/proc/self"):
             master, pids = self.pids()
             stats = {pid: _stat(pid) for pid in pids}
             live = {pid: stat for pid, stat in stats.items() if stat is not None}
-            yield CounterMetricFamily("process_cpu_seconds_total", "Total user and system CPU time spent in "
-                                      "seconds.", value=sum(s[0] for s in live.values()))
-            yield GaugeMetricFamily("process_resident_memory_bytes", "Resident memory size in bytes.",
-                                    value=sum(s[1] for s in live.values()))
-            yield GaugeMetricFamily("process_virtual_memory_bytes", "Virtual memory size in bytes.",
-                                    value=sum(s[2] for s in live.values()))
-            yield GaugeMetricFamily("process_open_fds", "Number of open file descriptors.",
-                                    value=sum(_open_fds(pid) for pid in live))
-            yield GaugeMetricFamily("process_max_fds", "Maximum number of open file descriptors.",
-                                    value=resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+            yield CounterMetricFamily(
+                "process_cpu_seconds_total",
+                "Total user and system CPU time spent in seconds.",
+                value=sum(s[0] for s in live.values()),
+            )
+            yield GaugeMetricFamily(
+                "process_resident_memory_bytes",
+                "Resident memory size in bytes.",
+                value=sum(s[1] for s in live.values()),
+            )
+            yield GaugeMetricFamily(
+                "process_virtual_memory_bytes", "Virtual memory size in bytes.", value=sum(s[2] for s in live.values())
+            )
+            yield GaugeMetricFamily(
+                "process_open_fds", "Number of open file descriptors.", value=sum(_open_fds(pid) for pid in live)
+            )
+            yield GaugeMetricFamily(
+                "process_max_fds",
+                "Maximum number of open file descriptors.",
+                value=resource.getrlimit(resource.RLIMIT_NOFILE)[0],
+            )
             if master in live:
-                yield GaugeMetricFamily("process_start_time_seconds", "Start time of the process since unix "
-                                        "epoch in seconds.", value=_boot_time() + live[master][3])
+                yield GaugeMetricFamily(
+                    "process_start_time_seconds",
+                    "Start time of the process since unix epoch in seconds.",
+                    value=_boot_time() + live[master][3],
+                )
         info = InfoMetricFamily("python", "Python platform information")
-        info.add_metric([], {"implementation": platform.python_implementation(), "version": platform.python_version(),
-                             "major": platform.python_version_tuple()[0], "minor": platform.python_version_tuple()[1],
-                             "patchlevel": platform.python_version_tuple()[2]})
+        info.add_metric(
+            [],
+            {
+                "implementation": platform.python_implementation(),
+                "version": platform.python_version(),
+                "major": platform.python_version_tuple()[0],
+                "minor": platform.python_version_tuple()[1],
+                "patchlevel": platform.python_version_tuple()[2],
+            },
+        )
         yield info

@@ -1,4 +1,5 @@
 """`apiserver_storage_objects`: objects per resource, counted at scrape time with one grouped query."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -49,10 +50,10 @@ class StorageObjectsCollector:
 
         family = GaugeMetricFamily("apiserver_storage_objects", HELP, labels=["resource"])
         try:
-            counts = {name: 0 for name in self.known}
+            counts = dict.fromkeys(self.known, 0)
             counts.update(count_objects(self.storage))
         except sa.exc.SQLAlchemyError:
-            counts = {name: -1 for name in self.known}
+            counts = dict.fromkeys(self.known, -1)
         for resource in sorted(counts):
             family.add_metric([resource], counts[resource])
         yield family
@@ -61,9 +62,16 @@ class StorageObjectsCollector:
 # -- request latency, errors and pool use -------------------------------------------------------------------
 
 #: Storage methods timed, by the operation label they report (the reference's etcd operations where they exist).
-TIMED_OPERATIONS = {"get": "get", "list": "list", "create": "create", "update": "update",
-                    "delete": "delete", "changes_after": "watch", "compact": "compact",
-                    "current_revision": "revision"}
+TIMED_OPERATIONS = {
+    "get": "get",
+    "list": "list",
+    "create": "create",
+    "update": "update",
+    "delete": "delete",
+    "changes_after": "watch",
+    "compact": "compact",
+    "current_revision": "revision",
+}
 
 
 def type_of(key: str) -> str:

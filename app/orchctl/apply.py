@@ -1,4 +1,5 @@
 """`orchctl apply`: client-side (a three-way merge patch kept in the last-applied annotation) or server-side."""
+
 from __future__ import annotations
 
 import copy
@@ -8,13 +9,7 @@ from app.naming import Naming
 from app.orchctl.context import FIELD_MANAGER, CommandError, Context
 from app.orchctl.get import server_error_text
 from app.orchctl.resolve import manifest_namespace, resource_for_manifest
-from app.orchctl.write import (
-    dry_run_params,
-    dry_run_suffix,
-    manifest_source,
-    manifests,
-    report,
-)
+from app.orchctl.write import dry_run_params, dry_run_suffix, manifest_source, manifests, report
 
 _MISSING = object()
 CLIENT_SIDE_MANAGER = "orchctl-client-side-apply"
@@ -65,8 +60,13 @@ def strategic_three_way_patch(original: dict, modified: dict, current: dict, spe
             nested = strategic_three_way_patch(before if isinstance(before, dict) else {}, wanted, live, child)
             if nested:
                 patch[key] = nested
-        elif (isinstance(wanted, list) and isinstance(live, list) and field is not None
-              and "merge" in (field.patch_strategy or "").split(",") and isinstance(child, ListOf)):
+        elif (
+            isinstance(wanted, list)
+            and isinstance(live, list)
+            and field is not None
+            and "merge" in (field.patch_strategy or "").split(",")
+            and isinstance(child, ListOf)
+        ):
             previous = before if isinstance(before, list) else []
             if field.patch_merge_key and isinstance(child.item, Struct):
                 elements = _merged_elements(previous, wanted, live, field.patch_merge_key, child.item)
@@ -137,7 +137,8 @@ def with_last_applied(obj: dict, naming: Naming) -> dict:
         recorded["metadata"].pop("annotations")
     out = copy.deepcopy(obj)
     out.setdefault("metadata", {}).setdefault("annotations", {})[key] = json.dumps(
-        recorded, separators=(",", ":"), sort_keys=True)
+        recorded, separators=(",", ":"), sort_keys=True
+    )
     return out
 
 
@@ -154,8 +155,13 @@ def run_apply(ctx: Context) -> int:
         try:
             if ctx.args.server_side:
                 manager = ctx.args.field_manager or FIELD_MANAGER
-                applied = ctx.client.apply(resource.path(namespace, name), obj, field_manager=manager,
-                                           force=ctx.args.force_conflicts, params=dry_run_params(ctx) or None)
+                applied = ctx.client.apply(
+                    resource.path(namespace, name),
+                    obj,
+                    field_manager=manager,
+                    force=ctx.args.force_conflicts,
+                    params=dry_run_params(ctx) or None,
+                )
                 report(ctx, applied, "serverside-applied" + dry_run_suffix(ctx))
             else:
                 _client_side(ctx, resource.path(namespace), resource.path(namespace, name), obj)

@@ -1,4 +1,5 @@
 """`orchctl auth whoami` (SelfSubjectReview) and `orchctl auth can-i` (SelfSubjectAccessReview)."""
+
 from __future__ import annotations
 
 from app.orchctl.context import CommandError, Context
@@ -35,11 +36,20 @@ def run_can_i(ctx: Context) -> int:
         kind, _, name = target.partition("/")
         group, plural, namespaced = _resource_of(ctx, kind)
         namespace = "" if ctx.args.all_namespaces or not namespaced else ctx.namespace
-        resource_attributes = {"namespace": namespace, "verb": verb, "group": group, "resource": plural,
-                               "subresource": ctx.args.subresource or "", "name": name}
+        resource_attributes = {
+            "namespace": namespace,
+            "verb": verb,
+            "group": group,
+            "resource": plural,
+            "subresource": ctx.args.subresource or "",
+            "name": name,
+        }
         attributes = {"resourceAttributes": {k: v for k, v in resource_attributes.items() if v}}
-    review = {"apiVersion": f"{ctx.naming.group('authorization')}/v1", "kind": "SelfSubjectAccessReview",
-              "spec": attributes}
+    review = {
+        "apiVersion": f"{ctx.naming.group('authorization')}/v1",
+        "kind": "SelfSubjectAccessReview",
+        "spec": attributes,
+    }
     path = f"/apis/{ctx.naming.group('authorization')}/v1/selfsubjectaccessreviews"
     answer = ctx.client.create(path, review)
     status = answer.get("status") or {}

@@ -1,4 +1,5 @@
 """`orchctl bootstrap`: a kubeconfig for a bootstrap token, written only after cluster-info is verified."""
+
 from __future__ import annotations
 
 import os
@@ -57,6 +58,8 @@ def run_bootstrap(ctx: Context) -> int:
         raise CommandError(f"cluster-info could not be verified: {err}; nothing was written") from err
     config = kubeconfig_with_token(discovered, token)
     write_private(ctx.args.output_file, yaml.safe_dump(config, sort_keys=False))
-    ctx.print(f"wrote {ctx.args.output_file} (cluster {config['clusters'][0]['cluster'].get('server', '')}, "
-              f"CA verified through the signed cluster-info)")
+    ctx.print(
+        f"wrote {ctx.args.output_file} (cluster {config['clusters'][0]['cluster'].get('server', '')}, "
+        f"CA verified through the signed cluster-info)"
+    )
     return 0

@@ -1,4 +1,5 @@
 """`orchctl certificate approve|deny`: a condition written through the `approval` subresource."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -29,11 +30,17 @@ def run_certificate(ctx: Context) -> int:
             if condition_type not in types or ctx.args.force:
                 now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
                 kept = [c for c in conditions if c.get("type") != condition_type]
-                csr.setdefault("status", {})["conditions"] = [*kept, {
-                    "type": condition_type, "status": "True", "reason": reason,
-                    "message": f"This CSR was {done} by orchctl certificate {ctx.args.decision}.",
-                    "lastUpdateTime": now, "lastTransitionTime": now,
-                }]
+                csr.setdefault("status", {})["conditions"] = [
+                    *kept,
+                    {
+                        "type": condition_type,
+                        "status": "True",
+                        "reason": reason,
+                        "message": f"This CSR was {done} by orchctl certificate {ctx.args.decision}.",
+                        "lastUpdateTime": now,
+                        "lastTransitionTime": now,
+                    },
+                ]
                 csr = ctx.client.update(f"{base}/{name}/approval", csr)
         except ApiError as err:
             from app.orchctl.get import server_error_text

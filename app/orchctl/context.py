@@ -1,4 +1,5 @@
 """What every command needs: the parsed flags, a lazily built client and discovery, and output streams."""
+
 from __future__ import annotations
 
 import argparse
@@ -57,8 +58,12 @@ class Context:
     def client(self) -> Client:
         from app.client import Client
 
-        return Client(self.config, on_warning=self.warn, timeout=self.args.request_timeout,
-                      headers=impersonation_headers(self.args))
+        return Client(
+            self.config,
+            on_warning=self.warn,
+            timeout=self.args.request_timeout,
+            headers=impersonation_headers(self.args),
+        )
 
     @cached_property
     def discovery(self) -> Discovery:

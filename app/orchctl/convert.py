@@ -1,4 +1,5 @@
 """`orchctl convert`: change a manifest's apiVersion locally with the server's own conversion code."""
+
 from __future__ import annotations
 
 import copy
@@ -49,8 +50,9 @@ def convert_object(catalog: Catalog, obj: dict, output_version: str) -> dict:
     if target is None and split_api_version(output_version)[0] != source.group:
         return copy.deepcopy(obj)  # another group's object in the same file stays as it is (kubectl convert)
     if target is None:
-        raise ConversionError(f'no kind "{kind}" is registered for version "{output_version}"'
-                              f' (converting {api_version} {kind})')
+        raise ConversionError(
+            f'no kind "{kind}" is registered for version "{output_version}" (converting {api_version} {kind})'
+        )
     if storage_of(source) != storage_of(target):
         raise ConversionError(f"{api_version} {kind} cannot be converted to {target.group_version} {target.kind}")
     if source is target:

@@ -1,4 +1,5 @@
 """`orchctl convert -f FILE --output-version G/V`: no server involved."""
+
 from __future__ import annotations
 
 from app.orchctl.context import CommandError, Context

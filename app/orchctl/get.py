@@ -1,19 +1,12 @@
 """`orchctl get` (tables, json, yaml, name; -w) and `orchctl watch`."""
+
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
 
 from app.orchctl.context import CommandError, Context
-from app.orchctl.output import (
-    align,
-    column_widths,
-    format_objects,
-    object_name,
-    table_columns,
-    table_lines,
-    to_yaml,
-)
+from app.orchctl.output import align, column_widths, format_objects, object_name, table_columns, table_lines, to_yaml
 from app.orchctl.resolve import Resource, resolve_name, split_type_name
 
 
@@ -88,15 +81,18 @@ def _each(names: list[str], fetch: Callable[[str], dict], failures: list) -> lis
     return found
 
 
-def _print_resource(ctx: Context, resource: Resource, names: list[str], failures: list, *,
-                    separate: bool = False) -> tuple[str, list[int] | None]:
+def _print_resource(
+    ctx: Context, resource: Resource, names: list[str], failures: list, *, separate: bool = False
+) -> tuple[str, list[int] | None]:
     """Print the objects; returns the list's resourceVersion (to watch from) and the printed table's widths."""
     namespace = scope(ctx, resource)
     output = ctx.output
     if output in ("json", "yaml", "name"):
         if names:
-            objects = [with_type(obj, resource) for obj in
-                       _each(names, lambda name: ctx.client.get(resource.path(namespace, name)), failures)]
+            objects = [
+                with_type(obj, resource)
+                for obj in _each(names, lambda name: ctx.client.get(resource.path(namespace, name)), failures)
+            ]
             if not objects:
                 return "", None
             list_rv = ""
@@ -109,8 +105,11 @@ def _print_resource(ctx: Context, resource: Resource, names: list[str], failures
         elif output != "name":
             ctx.print(format_objects([], output, single=False), end="")
         return list_rv, None
-    tables = (_each(names, lambda name: _table(ctx, resource.path(namespace, name)), failures) if names
-              else [_table(ctx, resource.path(namespace), selector_params(ctx))])
+    tables = (
+        _each(names, lambda name: _table(ctx, resource.path(namespace, name)), failures)
+        if names
+        else [_table(ctx, resource.path(namespace), selector_params(ctx))]
+    )
     if not tables:
         return "", None
     table = dict(tables[0], rows=[row for t in tables for row in t.get("rows") or []])
@@ -129,10 +128,11 @@ def _table(ctx: Context, path: str, params: dict | None = None) -> dict:
     document = ctx.client.request("GET", path, params=params, accept=table_accept(ctx)).json()
     if document.get("kind") != "Table":  # a server without Tables: NAME only
         items: list = (document.get("items") or []) if "items" in document else [document]
-        return {"columnDefinitions": [{"name": "Name", "type": "string", "priority": 0}],
-                "rows": [{"cells": [(item.get("metadata") or {}).get("name", "")], "object": item}
-                         for item in items],
-                "metadata": document.get("metadata") or {}}
+        return {
+            "columnDefinitions": [{"name": "Name", "type": "string", "priority": 0}],
+            "rows": [{"cells": [(item.get("metadata") or {}).get("name", "")], "object": item} for item in items],
+            "metadata": document.get("metadata") or {},
+        }
     return document
 
 
@@ -150,8 +150,9 @@ def events(ctx: Context, resource: Resource, name: str | None, resource_version:
     rv = resource_version or None
     while True:
         try:
-            for event in ctx.client.watch(resource.path(namespace), resource_version=rv, params=params,
-                                          timeout_seconds=ctx.args.watch_timeout):
+            for event in ctx.client.watch(
+                resource.path(namespace), resource_version=rv, params=params, timeout_seconds=ctx.args.watch_timeout
+            ):
                 if event.get("type") == "ERROR":
                     status = event.get("object") or {}
                     if status.get("code") == 410:
@@ -217,11 +218,13 @@ class EventPrinter:
         table = local_table(self.ctx, self.resource, obj)
         with_namespace = self.resource.namespaced and bool(getattr(self.ctx.args, "all_namespaces", False))
         columns = table_columns(table, self.ctx.output == "wide")
-        lines = table_lines(table, with_namespace=with_namespace, columns=columns,
-                            headers=not self.headers_printed)
+        lines = table_lines(table, with_namespace=with_namespace, columns=columns, headers=not self.headers_printed)
         if self.with_event:
-            lines = [["EVENT", *lines[0]], *[[kind, *line] for line in lines[1:]]] if not self.headers_printed \
+            lines = (
+                [["EVENT", *lines[0]], *[[kind, *line] for line in lines[1:]]]
+                if not self.headers_printed
                 else [[kind, *line] for line in lines]
+            )
         self.headers_printed = True
         widths = column_widths(lines)
         if self.with_event:
@@ -238,8 +241,10 @@ def local_table(ctx: Context, resource: Resource, obj: dict) -> dict:
     rt = catalog_for(ctx.naming.domain).lookup(resource.group, resource.version, resource.plural)
     if rt is None:
         metadata = obj.get("metadata") or {}
-        return {"columnDefinitions": [{"name": "Name", "type": "string", "priority": 0}],
-                "rows": [{"cells": [metadata.get("name", "")], "object": {"metadata": metadata}}]}
+        return {
+            "columnDefinitions": [{"name": "Name", "type": "string", "priority": 0}],
+            "rows": [{"cells": [metadata.get("name", "")], "object": {"metadata": metadata}}],
+        }
     return render_table(rt, ctx.naming, [obj])
 
 

@@ -1,4 +1,5 @@
 """`orchctl api-resources` and `orchctl version`."""
+
 from __future__ import annotations
 
 from importlib import metadata
@@ -47,6 +48,3 @@ def run_version(ctx: Context) -> int:
     if "serverVersion" in document:
         ctx.print(f"Server Version: {document['serverVersion'].get('gitVersion', '')}")
     return 0
-
-
-

@@ -1,4 +1,5 @@
 """The `orchctl` command: argument parsing, dispatch, and kubectl-style error reporting and exit codes."""
+
 from __future__ import annotations
 
 import argparse
@@ -15,15 +16,20 @@ FORMATS = ("json", "yaml", "name", "wide")
 
 def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     """Accepted before and after the command; sub-parsers must not reset what the main parser read."""
+
     def default(value: object) -> object:
         return argparse.SUPPRESS if suppress else value
 
-    parser.add_argument("--kubeconfig", default=default(None),
-                        help="client config file (else $ORCH_CONFIG, else ~/.orch/config)")
+    parser.add_argument(
+        "--kubeconfig", default=default(None), help="client config file (else $ORCH_CONFIG, else ~/.orch/config)"
+    )
     parser.add_argument("--context", default=default(None), help="the context of the config file to use")
     parser.add_argument("-n", "--namespace", default=default(None), help="namespace (else the context's)")
-    parser.add_argument("--api-domain", default=default(os.environ.get("ORCHCTL_API_DOMAIN") or DEFAULT_API_DOMAIN),
-                        help=f"the API domain of group names (default {DEFAULT_API_DOMAIN}, or $ORCHCTL_API_DOMAIN)")
+    parser.add_argument(
+        "--api-domain",
+        default=default(os.environ.get("ORCHCTL_API_DOMAIN") or DEFAULT_API_DOMAIN),
+        help=f"the API domain of group names (default {DEFAULT_API_DOMAIN}, or $ORCHCTL_API_DOMAIN)",
+    )
     parser.add_argument("--request-timeout", type=float, default=default(30.0), help="seconds per request")
     parser.add_argument("--as", dest="as_user", default=default(None), help="act as this user (impersonation)")
     parser.add_argument("--as-group", action="append", default=default(None), help="act as in this group")
@@ -35,14 +41,20 @@ def _output(parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS) -
 
 
 def _files(parser: argparse.ArgumentParser, required: bool = False) -> None:
-    parser.add_argument("-f", "--filename", action="append", required=required,
-                        help="manifest file, directory or - for stdin (repeatable)")
+    parser.add_argument(
+        "-f",
+        "--filename",
+        action="append",
+        required=required,
+        help="manifest file, directory or - for stdin (repeatable)",
+    )
     parser.add_argument("-R", "--recursive", action="store_true", help="walk directories given with -f")
 
 
 def _dry_run(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--dry-run", choices=("none", "server"), default="none",
-                        help="server: the server validates but stores nothing")
+    parser.add_argument(
+        "--dry-run", choices=("none", "server"), default="none", help="server: the server validates but stores nothing"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,16 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.set_defaults(run=run)
         return sub
 
-    from app.orchctl import (
-        apply,
-        auth,
-        bootstrap,
-        certificates,
-        convert_command,
-        get,
-        info,
-        write,
-    )
+    from app.orchctl import apply, auth, bootstrap, certificates, convert_command, get, info, write
 
     p = command("get", "list or get resources", get.run_get)
     p.add_argument("words", nargs="+", metavar="TYPE[/NAME] [NAME...]")
@@ -108,8 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
     _dry_run(p)
     p.add_argument("--ignore-not-found", action="store_true")
     p.add_argument("--cascade", choices=("background", "foreground", "orphan"), default=None)
-    p.add_argument("--wait", choices=("true", "false"), default="true",
-                   help="wait until the objects are gone (finalizers done), as kubectl does")
+    p.add_argument(
+        "--wait",
+        choices=("true", "false"),
+        default="true",
+        help="wait until the objects are gone (finalizers done), as kubectl does",
+    )
     p.add_argument("--timeout", type=float, default=0, help="seconds to wait; 0: no limit")
     _output(p, ("name",))
 
@@ -141,17 +148,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("names", nargs="+", metavar="CSR")
     p.add_argument("--force", action="store_true", help="write the condition even when it is already there")
 
-    p = command("bootstrap", "write a kubeconfig for a bootstrap token after verifying cluster-info",
-                bootstrap.run_bootstrap)
+    p = command(
+        "bootstrap", "write a kubeconfig for a bootstrap token after verifying cluster-info", bootstrap.run_bootstrap
+    )
     p.add_argument("--server", required=True, help="https://host:port of the API server")
     p.add_argument("--token", required=True, help="bootstrap token <id>.<secret>")
     p.add_argument("--output", dest="output_file", required=True, help="the kubeconfig file to write")
-    p.add_argument("--discovery-token-ca-cert-hash", action="append", metavar="sha256:HEX",
-                   help="pin the CA's public key hash (repeatable)")
+    p.add_argument(
+        "--discovery-token-ca-cert-hash",
+        action="append",
+        metavar="sha256:HEX",
+        help="pin the CA's public key hash (repeatable)",
+    )
 
     p = command("api-resources", "the resources the server serves (preferred versions)", info.run_api_resources)
     p.add_argument("--namespaced", choices=("true", "false"), default=None)
-    p.add_argument("--api-group", default=None, help="only this group (\"\" for the core group)")
+    p.add_argument("--api-group", default=None, help='only this group ("" for the core group)')
     _output(p, ("wide", "name"))
 
     p = command("version", "client and server versions", info.run_version)

@@ -1,4 +1,5 @@
 """Reading manifests: files, directories, `-` (stdin); several YAML documents, JSON, and `List` kinds."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """Printing objects like kubectl: json, yaml, name, and server-side Tables (wide adds priority>0 columns)."""
+
 from __future__ import annotations
 
 import json
@@ -42,8 +43,7 @@ def object_name(obj: dict) -> str:
 
 def as_list(items: Sequence[dict], resource_version: str = "") -> dict:
     """kubectl prints several objects as a `v1 List`."""
-    return {"apiVersion": "v1", "kind": "List", "items": list(items),
-            "metadata": {"resourceVersion": resource_version}}
+    return {"apiVersion": "v1", "kind": "List", "items": list(items), "metadata": {"resourceVersion": resource_version}}
 
 
 def format_objects(items: Sequence[dict], output: str, *, single: bool) -> str:
@@ -70,8 +70,14 @@ def table_columns(table: dict, wide: bool) -> list[int]:
     return [i for i, col in enumerate(definitions) if wide or not col.get("priority")]
 
 
-def table_lines(table: dict, *, wide: bool = False, with_namespace: bool = False, headers: bool = True,
-                columns: list[int] | None = None) -> list[list[str]]:
+def table_lines(
+    table: dict,
+    *,
+    wide: bool = False,
+    with_namespace: bool = False,
+    headers: bool = True,
+    columns: list[int] | None = None,
+) -> list[list[str]]:
     """The table's rows (and header) as lists of strings, before alignment."""
     definitions = table.get("columnDefinitions") or []
     picked = columns if columns is not None else table_columns(table, wide)
@@ -103,5 +109,7 @@ def align(lines: Sequence[Sequence[str]], widths: list[int] | None = None) -> st
 
 def column_widths(lines: Sequence[Sequence[str]]) -> list[int]:
     count = max(len(line) for line in lines)
-    return [max(MIN_WIDTH, max((len(line[i]) for line in lines if i < len(line)), default=0) + PADDING)
-            for i in range(count)]
+    return [
+        max(MIN_WIDTH, max((len(line[i]) for line in lines if i < len(line)), default=0) + PADDING)
+        for i in range(count)
+    ]

@@ -1,4 +1,5 @@
 """Finding the REST path of a resource: command-line names through Discovery, manifests by apiVersion and kind."""
+
 from __future__ import annotations
 
 from app.client.discovery import ResourceInfo
@@ -30,9 +31,11 @@ def split_type_name(words: list[str]) -> list[tuple[str, str | None]]:
         for word in words:
             kind, sep, name = word.partition("/")
             if not sep or not kind or not name:
-                raise CommandError(f"there is no need to specify a resource type as a separate argument when "
-                                   f"passing arguments in resource/name form (e.g. 'orchctl get resource/<name>' "
-                                   f"instead of 'orchctl get resource resource/<name>'), got {word!r}")
+                raise CommandError(
+                    f"there is no need to specify a resource type as a separate argument when "
+                    f"passing arguments in resource/name form (e.g. 'orchctl get resource/<name>' "
+                    f"instead of 'orchctl get resource resource/<name>'), got {word!r}"
+                )
             pairs.append((kind, name))
         return pairs
     kinds, names = words[0].split(","), words[1:]  # `get cm,secrets`: every type, each with the names
@@ -63,8 +66,10 @@ def resource_for_manifest(ctx: Context, obj: dict, source: str = "") -> Resource
             return ResourceInfo(group, version, kind, entry["name"], bool(entry.get("namespaced")))
     name = (obj.get("metadata") or {}).get("name", "")
     namespace = (obj.get("metadata") or {}).get("namespace", "")
-    raise CommandError(f'resource mapping not found for name: "{name}" namespace: "{namespace}" from "{source}": '
-                       f'no matches for kind "{kind}" in version "{api_version}"')
+    raise CommandError(
+        f'resource mapping not found for name: "{name}" namespace: "{namespace}" from "{source}": '
+        f'no matches for kind "{kind}" in version "{api_version}"'
+    )
 
 
 def manifest_namespace(ctx: Context, resource: Resource, obj: dict) -> str | None:
@@ -74,8 +79,10 @@ def manifest_namespace(ctx: Context, resource: Resource, obj: dict) -> str | Non
     metadata = obj.setdefault("metadata", {})
     given = metadata.get("namespace")
     if given and ctx.namespace_given and given != ctx.namespace:
-        raise CommandError(f'the namespace from the provided object "{given}" does not match the namespace '
-                           f'"{ctx.namespace}". You must pass \'--namespace={given}\' to perform this operation.')
+        raise CommandError(
+            f'the namespace from the provided object "{given}" does not match the namespace '
+            f"\"{ctx.namespace}\". You must pass '--namespace={given}' to perform this operation."
+        )
     namespace = given or ctx.namespace
     metadata["namespace"] = namespace
     return namespace

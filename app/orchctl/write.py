@@ -1,4 +1,5 @@
 """`orchctl create -f`, `create token`, `delete`, `patch`."""
+
 from __future__ import annotations
 
 import json
@@ -11,13 +12,7 @@ from app.orchctl.context import CommandError, Context
 from app.orchctl.get import server_error_text
 from app.orchctl.manifests import read_manifests
 from app.orchctl.output import format_objects, object_name
-from app.orchctl.resolve import (
-    display_kind,
-    manifest_namespace,
-    resolve_name,
-    resource_for_manifest,
-    split_type_name,
-)
+from app.orchctl.resolve import display_kind, manifest_namespace, resolve_name, resource_for_manifest, split_type_name
 
 
 def manifests(ctx: Context) -> list[dict]:
@@ -112,8 +107,9 @@ def run_delete(ctx: Context) -> int:
     failures = 0
     params = {**dry_run_params(ctx)}
     if ctx.args.cascade:
-        params["propagationPolicy"] = {"background": "Background", "foreground": "Foreground",
-                                       "orphan": "Orphan"}[ctx.args.cascade]
+        params["propagationPolicy"] = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan"}[
+            ctx.args.cascade
+        ]
     deleted = []
     for resource, namespace, name in targets:
         path = resource.path(namespace, name)
@@ -193,8 +189,9 @@ def run_patch(ctx: Context) -> int:
     before = None
     if ctx.output not in ("json", "yaml", "name"):
         before = ctx.client.get(path)
-    patched = ctx.client.patch(path, patch, ctx.args.type, field_manager=ctx.args.field_manager or None,
-                               params=dry_run_params(ctx) or None)
+    patched = ctx.client.patch(
+        path, patch, ctx.args.type, field_manager=ctx.args.field_manager or None, params=dry_run_params(ctx) or None
+    )
     unchanged = before is not None and _version(before) == _version(patched)
     report(ctx, patched, ("patched (no change)" if unchanged else "patched") + dry_run_suffix(ctx))
     return 0

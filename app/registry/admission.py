@@ -4,6 +4,7 @@ The registry builds an `Attributes` for each write and hands it to its `Chain` t
 plugins, which may change `attrs.obj`) before the kind's validation, `validate` (validating plugins, which
 only refuse) after it. A plugin refuses by raising an ApiError; nothing is stored then.
 """
+
 from __future__ import annotations
 
 import time
@@ -121,8 +122,9 @@ class Chain:
             rejected = True
             raise
         finally:
-            self.duration.labels(name=plugin.name, type=kind, operation=attrs.operation,
-                                 rejected=str(rejected).lower()).observe(time.perf_counter() - start)
+            self.duration.labels(
+                name=plugin.name, type=kind, operation=attrs.operation, rejected=str(rejected).lower()
+            ).observe(time.perf_counter() - start)
 
 
 def ordered(names: Iterable[str], order: Sequence[str]) -> list[str]:

@@ -6,6 +6,7 @@ Each replica renews a Lease in the system namespace naming its address; the endp
 every replica whose Lease is fresh, so a stopped replica drops out once its Lease expires (at once when
 it shuts down cleanly).
 """
+
 from __future__ import annotations
 
 import copy
@@ -42,8 +43,9 @@ PORT_NAME = "https"
 class ApiserverEndpoints(BackgroundThread):
     name = "apiserver-endpoints"
 
-    def __init__(self, registry: Registry, catalog: Catalog, naming: Naming, address: str, port: int,
-                 lease_seconds: float = 15.0) -> None:
+    def __init__(
+        self, registry: Registry, catalog: Catalog, naming: Naming, address: str, port: int, lease_seconds: float = 15.0
+    ) -> None:
         super().__init__()
         self.registry, self.naming = registry, naming
         self.address, self.port = str(ipaddress.ip_address(address)), port
@@ -79,8 +81,12 @@ class ApiserverEndpoints(BackgroundThread):
     def stop(self) -> None:
         super().stop()
         try:  # a clean shutdown leaves the endpoints at once, not when the Lease expires
-            self.registry.delete(self.leases, self.naming.system_namespace, self.lease_name,
-                                 DeleteOptions.parse(None, {}, False, self.naming.meta_group))
+            self.registry.delete(
+                self.leases,
+                self.naming.system_namespace,
+                self.lease_name,
+                DeleteOptions.parse(None, {}, False, self.naming.meta_group),
+            )
             self.reconcile_endpoints()
         except NotFound:
             pass
@@ -95,13 +101,22 @@ class ApiserverEndpoints(BackgroundThread):
     # ------------------------------------------------------------------------------------ service
 
     def wanted_service(self) -> dict:
-        return {"apiVersion": "v1", "kind": "Service",
-                "metadata": {"name": self.service_name, "namespace": SERVICE_NAMESPACE,
-                             "labels": {"component": "apiserver", "provider": self.naming.product}},
-                "spec": {"type": "ClusterIP", "clusterIP": SERVICE_IP, "clusterIPs": [SERVICE_IP],
-                         "sessionAffinity": "None",
-                         "ports": [{"name": PORT_NAME, "port": SERVICE_PORT, "protocol": "TCP",
-                                    "targetPort": self.port}]}}
+        return {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {
+                "name": self.service_name,
+                "namespace": SERVICE_NAMESPACE,
+                "labels": {"component": "apiserver", "provider": self.naming.product},
+            },
+            "spec": {
+                "type": "ClusterIP",
+                "clusterIP": SERVICE_IP,
+                "clusterIPs": [SERVICE_IP],
+                "sessionAffinity": "None",
+                "ports": [{"name": PORT_NAME, "port": SERVICE_PORT, "protocol": "TCP", "targetPort": self.port}],
+            },
+        }
 
     def ensure_service(self) -> None:
         wanted = self.wanted_service()
@@ -121,16 +136,25 @@ class ApiserverEndpoints(BackgroundThread):
 
     def renew_lease(self) -> None:
         now = meta.now_micro_rfc3339()
-        spec = {"holderIdentity": f"{self.address}:{self.port}", "leaseDurationSeconds": int(self.lease_seconds),
-                "renewTime": now}
+        spec = {
+            "holderIdentity": f"{self.address}:{self.port}",
+            "leaseDurationSeconds": int(self.lease_seconds),
+            "renewTime": now,
+        }
         namespace = self.naming.system_namespace
         try:
             current = self.registry.get(self.leases, namespace, self.lease_name)
         except NotFound:
-            lease = {"apiVersion": f"{self.naming.group('coordination')}/v1", "kind": "Lease",
-                     "metadata": {"name": self.lease_name, "namespace": namespace,
-                                  "labels": {self.identity_label: self.naming.apiserver_name}},
-                     "spec": {**spec, "acquireTime": now}}
+            lease = {
+                "apiVersion": f"{self.naming.group('coordination')}/v1",
+                "kind": "Lease",
+                "metadata": {
+                    "name": self.lease_name,
+                    "namespace": namespace,
+                    "labels": {self.identity_label: self.naming.apiserver_name},
+                },
+                "spec": {**spec, "acquireTime": now},
+            }
             self._create(self.leases, namespace, lease)
             return
         current["spec"] = {**(current.get("spec") or {}), **spec}
@@ -138,8 +162,11 @@ class ApiserverEndpoints(BackgroundThread):
 
     def live_addresses(self) -> list[tuple[str, int]]:
         """(address, port) of every replica whose Lease is fresh, sorted."""
-        listed = self.registry.list(self.leases, self.naming.system_namespace,
-                                    ListOptions(label_selector=f"{self.identity_label}={self.naming.apiserver_name}"))
+        listed = self.registry.list(
+            self.leases,
+            self.naming.system_namespace,
+            ListOptions(label_selector=f"{self.identity_label}={self.naming.apiserver_name}"),
+        )
         now = datetime.now(UTC)
         live = set()
         for data in listed.items:
@@ -157,20 +184,40 @@ class ApiserverEndpoints(BackgroundThread):
     def reconcile_endpoints(self) -> None:
         live = self.live_addresses()
         ports = sorted({port for _, port in live})
-        subsets = [{"addresses": [{"ip": ip} for ip, p in live if p == port],
-                    "ports": [{"name": PORT_NAME, "port": port, "protocol": "TCP"}]} for port in ports]
-        self._converge(self.endpoints, {"apiVersion": "v1", "kind": "Endpoints",
-                                        "metadata": {"name": self.service_name, "namespace": SERVICE_NAMESPACE},
-                                        "subsets": subsets}, ("subsets",))
+        subsets = [
+            {
+                "addresses": [{"ip": ip} for ip, p in live if p == port],
+                "ports": [{"name": PORT_NAME, "port": port, "protocol": "TCP"}],
+            }
+            for port in ports
+        ]
+        self._converge(
+            self.endpoints,
+            {
+                "apiVersion": "v1",
+                "kind": "Endpoints",
+                "metadata": {"name": self.service_name, "namespace": SERVICE_NAMESPACE},
+                "subsets": subsets,
+            },
+            ("subsets",),
+        )
         endpoints = [{"addresses": [ip], "conditions": {"ready": True}} for ip, _ in live]
-        self._converge(self.slices, {
-            "apiVersion": f"{self.naming.group('discovery')}/v1", "kind": "EndpointSlice",
-            "metadata": {"name": self.service_name, "namespace": SERVICE_NAMESPACE,
-                         "labels": {self.naming.key("service-name"): self.service_name}},
-            "addressType": "IPv6" if any(":" in ip for ip, _ in live) else "IPv4",
-            "endpoints": endpoints,
-            "ports": [{"name": PORT_NAME, "port": ports[0] if ports else self.port, "protocol": "TCP"}]},
-            ("addressType", "endpoints", "ports"))
+        self._converge(
+            self.slices,
+            {
+                "apiVersion": f"{self.naming.group('discovery')}/v1",
+                "kind": "EndpointSlice",
+                "metadata": {
+                    "name": self.service_name,
+                    "namespace": SERVICE_NAMESPACE,
+                    "labels": {self.naming.key("service-name"): self.service_name},
+                },
+                "addressType": "IPv6" if any(":" in ip for ip, _ in live) else "IPv4",
+                "endpoints": endpoints,
+                "ports": [{"name": PORT_NAME, "port": ports[0] if ports else self.port, "protocol": "TCP"}],
+            },
+            ("addressType", "endpoints", "ports"),
+        )
 
     def _converge(self, rt: ResourceType, wanted: dict, fields: tuple[str, ...]) -> None:
         name = wanted["metadata"]["name"]
@@ -185,8 +232,9 @@ class ApiserverEndpoints(BackgroundThread):
                     continue
             labels = (current.get("metadata") or {}).get("labels") or {}
             wanted_labels = wanted["metadata"].get("labels") or {}
-            if all(_normal(current.get(f)) == _normal(wanted.get(f)) for f in fields) \
-                    and all(labels.get(k) == v for k, v in wanted_labels.items()):
+            if all(_normal(current.get(f)) == _normal(wanted.get(f)) for f in fields) and all(
+                labels.get(k) == v for k, v in wanted_labels.items()
+            ):
                 return
             updated = {**current, **{f: wanted[f] for f in fields}}
             updated["metadata"] = {**current["metadata"], "labels": {**labels, **wanted_labels}}

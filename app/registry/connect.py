@@ -1,5 +1,6 @@
 """Where a connect subresource's request goes: the node agent of the object's node, at the node's preferred
 address and its agent's port (the reference's --kubelet-preferred-address-types default order)."""
+
 from __future__ import annotations
 
 import ipaddress
@@ -8,13 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.catalog import NodeCall, ResourceType
-from app.errors import (
-    BadRequest,
-    InternalError,
-    MethodNotAllowed,
-    NotFound,
-    ServiceUnavailable,
-)
+from app.errors import BadRequest, InternalError, MethodNotAllowed, NotFound, ServiceUnavailable
 
 if TYPE_CHECKING:
     from app.registry.store import Registry
@@ -64,8 +59,13 @@ def proxyable(address: str) -> str:
         ip = ipaddress.ip_address(address)
     except ValueError:
         raise BadRequest("address not allowed") from None
-    if ip.is_loopback or ip.is_link_local or ip.is_multicast or ip.is_unspecified or \
-            (ip.version == 4 and int(ip) == 0xFFFFFFFF):
+    if (
+        ip.is_loopback
+        or ip.is_link_local
+        or ip.is_multicast
+        or ip.is_unspecified
+        or (ip.version == 4 and int(ip) == 0xFFFFFFFF)
+    ):
         raise BadRequest("address not allowed")
     return address
 
@@ -99,8 +99,9 @@ def _port(text: str) -> int | None:
     return int(text)
 
 
-def _service_target(registry: Registry, rt: ResourceType, namespace: str, name: str, scheme: str, port: str
-                    ) -> ProxyTarget:
+def _service_target(
+    registry: Registry, rt: ResourceType, namespace: str, name: str, scheme: str, port: str
+) -> ProxyTarget:
     service = registry.get(rt, namespace, name)
     ports = [p for p in (service.get("spec") or {}).get("ports") or [] if isinstance(p, dict)]
     chosen = next((p for p in ports if not port or p.get("name") == port or str(p.get("port")) == port), None)
@@ -122,8 +123,15 @@ def _service_target(registry: Registry, rt: ResourceType, namespace: str, name: 
 def _node_address(node: dict) -> tuple[str, int]:
     status = node.get("status") or {}
     addresses = [a for a in status.get("addresses") or [] if isinstance(a, dict)]
-    host = next((str(a.get("address")) for kind in PREFERRED_ADDRESS_TYPES for a in addresses
-                 if a.get("type") == kind and a.get("address")), None)
+    host = next(
+        (
+            str(a.get("address"))
+            for kind in PREFERRED_ADDRESS_TYPES
+            for a in addresses
+            if a.get("type") == kind and a.get("address")
+        ),
+        None,
+    )
     if host is None:
         known = " ".join(f"{{{a.get('type', '')} {a.get('address', '')}}}" for a in addresses)
         raise InternalError(f"no preferred addresses found; known addresses: [{known}]")
@@ -131,8 +139,9 @@ def _node_address(node: dict) -> tuple[str, int]:
     return host, int(port) if isinstance(port, int) and port > 0 else DEFAULT_AGENT_PORT
 
 
-def node_location(registry: Registry, rt: ResourceType, namespace: str | None, name: str, subresource: str,
-                  query: Mapping[str, str]) -> NodeLocation | None:
+def node_location(
+    registry: Registry, rt: ResourceType, namespace: str | None, name: str, subresource: str, query: Mapping[str, str]
+) -> NodeLocation | None:
     """The node agent's address for this request; None when there is nothing to connect to (an empty answer)."""
     sub = rt.subresource(subresource)
     if sub is None or sub.connect is None:

@@ -2,6 +2,7 @@
 
 It follows the CRDs through the change log (the same hub that feeds watches, so a CRD written through another
 worker or replica is picked up as fast as a watch event) and swaps the catalog's custom kinds whole."""
+
 from __future__ import annotations
 
 import logging
@@ -25,15 +26,19 @@ TypesOf = Callable[[dict], list[ResourceType]]
 
 
 def established(crd: dict) -> bool:
-    return any(c.get("type") == "Established" and c.get("status") == "True"
-               for c in (crd.get("status") or {}).get("conditions") or [] if isinstance(c, dict))
+    return any(
+        c.get("type") == "Established" and c.get("status") == "True"
+        for c in (crd.get("status") or {}).get("conditions") or []
+        if isinstance(c, dict)
+    )
 
 
 class CustomCatalog(BackgroundThread):
     name = "custom-catalog"
 
-    def __init__(self, registry: Registry, hub: WatchHub, crds: ResourceType, types_of: TypesOf,
-                 retry: float = 1.0) -> None:
+    def __init__(
+        self, registry: Registry, hub: WatchHub, crds: ResourceType, types_of: TypesOf, retry: float = 1.0
+    ) -> None:
         super().__init__()
         self.registry, self.hub, self.crds, self.types_of, self.retry = registry, hub, crds, types_of, retry
         self._subscription: Subscription | None = None
@@ -53,8 +58,12 @@ class CustomCatalog(BackgroundThread):
             try:
                 types += self.types_of(crd)
             except (KeyError, TypeError, ValueError) as err:  # validated on write; an older server's leftovers
-                repeated.log(logging.WARNING, "custom resource definition %s is not served",
-                             (crd.get("metadata") or {}).get("name"), error=err)
+                repeated.log(
+                    logging.WARNING,
+                    "custom resource definition %s is not served",
+                    (crd.get("metadata") or {}).get("name"),
+                    error=err,
+                )
         self.registry.catalog.set_custom(types)
 
     def run(self) -> None:

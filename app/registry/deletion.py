@@ -1,4 +1,5 @@
 """What a delete answers and checks: preconditions, the garbage collector's finalizers, the body of a delete."""
+
 from __future__ import annotations
 
 from app.catalog import ResourceType
@@ -9,13 +10,23 @@ from app.storage.store import Stored
 
 def check_preconditions(rt: ResourceType, name: str, md: dict, current: Stored, opts: DeleteOptions) -> None:
     if opts.precondition_uid and opts.precondition_uid != md.get("uid"):
-        raise Conflict(rt.kind, "", name, f"the UID in the precondition ({opts.precondition_uid}) does not "
-                       f"match the UID in record ({md.get('uid')}). The object might have been deleted and "
-                       "then recreated")
+        raise Conflict(
+            rt.kind,
+            "",
+            name,
+            f"the UID in the precondition ({opts.precondition_uid}) does not "
+            f"match the UID in record ({md.get('uid')}). The object might have been deleted and "
+            "then recreated",
+        )
     if opts.precondition_rv and str(opts.precondition_rv) != str(current.rv):
-        raise Conflict(rt.kind, "", name, f"the ResourceVersion in the precondition ({opts.precondition_rv}) "
-                       f"does not match the ResourceVersion in record ({current.rv}). The object might have "
-                       "been modified")
+        raise Conflict(
+            rt.kind,
+            "",
+            name,
+            f"the ResourceVersion in the precondition ({opts.precondition_rv}) "
+            f"does not match the ResourceVersion in record ({current.rv}). The object might have "
+            "been modified",
+        )
 
 
 def deleted_body(rt: ResourceType, obj: dict) -> dict:
@@ -23,8 +34,13 @@ def deleted_body(rt: ResourceType, obj: dict) -> dict:
         return obj
     md = obj.get("metadata") or {}
     details = {"name": md.get("name"), "group": rt.group, "kind": rt.plural, "uid": md.get("uid")}
-    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-            "details": {k: v for k, v in details.items() if v}}
+    return {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "details": {k: v for k, v in details.items() if v},
+    }
 
 
 #: finalizers the garbage collector honours (app/controllers/garbagecollector.py)

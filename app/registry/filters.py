@@ -1,4 +1,5 @@
 """Label and field selectors of one list or watch, applied to objects of a kind."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -36,5 +37,6 @@ class Filter:
         return self.labels.empty and not self.fields.requirements
 
     def matches(self, rt: ResourceType, obj: dict) -> bool:
-        return (self.labels.matches((obj.get("metadata") or {}).get("labels") or {})
-                and self.fields.matches(field_getter(rt, obj)))
+        return self.labels.matches((obj.get("metadata") or {}).get("labels") or {}) and self.fields.matches(
+            field_getter(rt, obj)
+        )

@@ -1,5 +1,6 @@
 """Storage keys: /<group or core>/<resource>/[<namespace>/]<name>, ordered like etcd's (the group and
 resource of the storage version: a kind served in several versions is stored once)."""
+
 from __future__ import annotations
 
 from app.catalog import ResourceType

@@ -1,5 +1,6 @@
 """Which namespaces are live (exist, not terminating), as the change log shows them: the reference's
 namespace lifecycle admission reads an informer's cache the same way, not the store."""
+
 from __future__ import annotations
 
 import threading
@@ -40,7 +41,7 @@ class LiveNamespaces:
         for stored in written:
             if stored.key.startswith(self.prefix):
                 with self._lock:
-                    name = stored.key[len(self.prefix):]
+                    name = stored.key[len(self.prefix) :]
                     self._live.discard(name)
                     self._written[name] = max(stored.rv, self._written.get(name, 0))
 
@@ -49,7 +50,7 @@ class LiveNamespaces:
             self._apply(change.key, None if change.type == "DELETED" else change.data, change.rv)
 
     def _apply(self, key: str, data: str | None, revision: int) -> None:
-        name = key[len(self.prefix):]
+        name = key[len(self.prefix) :]
         written = self._written.get(name)
         if written is not None:
             if revision < written:

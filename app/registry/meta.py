@@ -1,4 +1,5 @@
 """Object metadata rules shared by every kind: names, labels, annotations, system fields."""
+
 from __future__ import annotations
 
 import re
@@ -15,16 +16,27 @@ _SUBDOMAIN_RE = re.compile(f"^{DNS1123_SUBDOMAIN}$")
 _QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
-LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-             "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
-             "regex used for validation is '" + DNS1123_LABEL + "')")
-SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-                 "and must start and end with an alphanumeric character (e.g. 'example.com', "
-                 "regex used for validation is '" + DNS1123_SUBDOMAIN + "')")
+LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+    "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
+    "regex used for validation is '" + DNS1123_LABEL + "')"
+)
+SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+    "and must start and end with an alphanumeric character (e.g. 'example.com', "
+    "regex used for validation is '" + DNS1123_SUBDOMAIN + "')"
+)
 
 #: metadata fields only the server sets; client values are dropped on create.
-SYSTEM_FIELDS = ("uid", "resourceVersion", "creationTimestamp", "deletionTimestamp",
-                 "deletionGracePeriodSeconds", "generation", "selfLink")
+SYSTEM_FIELDS = (
+    "uid",
+    "resourceVersion",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "generation",
+    "selfLink",
+)
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 
 
@@ -62,7 +74,7 @@ def generate_name(prefix: str) -> str:
 def name_errors(name: str, rule: str, path: str = "metadata.name") -> list[FieldError]:
     if rule == "path":
         if name in (".", ".."):
-            return [invalid(path, name, f'may not be \'{name}\'')]
+            return [invalid(path, name, f"may not be '{name}'")]
         for bad in ("/", "%"):
             if bad in name:
                 return [invalid(path, name, f"may not contain '{bad}'")]
@@ -90,11 +102,17 @@ def qualified_name_errors(key: str, path: str) -> list[FieldError]:
     if "/" in key and (not prefix or len(prefix) > 253 or not _SUBDOMAIN_RE.match(prefix)):
         errors.append(invalid(path, key, "prefix part " + SUBDOMAIN_MSG))
     if not name or len(name) > 63 or not _QUALIFIED_NAME.match(name):
-        errors.append(invalid(path, key, "name part must consist of alphanumeric characters, '-', '_' or '.', "
-                              "and must start and end with an alphanumeric character (e.g. 'MyName',  or "
-                              "'my.name',  or '123-abc', regex used for validation is "
-                              "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix "
-                              "and '/' (e.g. 'example.com/MyName')"))
+        errors.append(
+            invalid(
+                path,
+                key,
+                "name part must consist of alphanumeric characters, '-', '_' or '.', "
+                "and must start and end with an alphanumeric character (e.g. 'MyName',  or "
+                "'my.name',  or '123-abc', regex used for validation is "
+                "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix "
+                "and '/' (e.g. 'example.com/MyName')",
+            )
+        )
     return errors
 
 
@@ -109,10 +127,16 @@ def _string_map_errors(value: Any, path: str, check_value: bool) -> list[FieldEr
         if not isinstance(v, str):
             errors.append(FieldError("FieldValueTypeInvalid", f"{path}[{k}]", "expected string", v))
         elif check_value and (len(v) > 63 or not _LABEL_VALUE.match(v)):
-            errors.append(invalid(path, v, "a valid label must be an empty string or consist of alphanumeric "
-                                  "characters, '-', '_' or '.', and must start and end with an alphanumeric "
-                                  "character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
-                                  "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"))
+            errors.append(
+                invalid(
+                    path,
+                    v,
+                    "a valid label must be an empty string or consist of alphanumeric "
+                    "characters, '-', '_' or '.', and must start and end with an alphanumeric "
+                    "character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+                    "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+                )
+            )
     return errors
 
 
@@ -135,12 +159,15 @@ def metadata_errors(meta: Any, name_rule: str, namespaced: bool) -> list[FieldEr
     finalizers = meta.get("finalizers")
     if finalizers is not None:
         if not isinstance(finalizers, list) or not all(isinstance(f, str) for f in finalizers):
-            errors.append(FieldError("FieldValueTypeInvalid", "metadata.finalizers", "expected list of strings",
-                                     finalizers))
+            errors.append(
+                FieldError("FieldValueTypeInvalid", "metadata.finalizers", "expected list of strings", finalizers)
+            )
         else:
             for i, f in enumerate(finalizers):
-                errors += [FieldError(e.reason, f"metadata.finalizers[{i}]", e.detail, e.value)
-                           for e in qualified_name_errors(f, f"metadata.finalizers[{i}]")]
+                errors += [
+                    FieldError(e.reason, f"metadata.finalizers[{i}]", e.detail, e.value)
+                    for e in qualified_name_errors(f, f"metadata.finalizers[{i}]")
+                ]
     return errors
 
 

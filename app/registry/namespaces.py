@@ -3,6 +3,7 @@
 A terminating namespace has its content deleted (pods first), progress reported in the
 reference's NamespaceDeletion* conditions, then its finalizer removed through `finalize`.
 """
+
 from __future__ import annotations
 
 import logging
@@ -25,8 +26,13 @@ repeated = RepeatedErrors(log)  # an outage fails every round alike: one traceba
 
 
 def _condition(kind: str, status: bool, reason: str, message: str) -> dict:
-    return {"type": kind, "status": "True" if status else "False", "lastTransitionTime": meta.now_rfc3339(),
-            "reason": reason, "message": message}
+    return {
+        "type": kind,
+        "status": "True" if status else "False",
+        "lastTransitionTime": meta.now_rfc3339(),
+        "reason": reason,
+        "message": message,
+    }
 
 
 class NamespaceLifecycle(BackgroundThread):
@@ -81,7 +87,9 @@ class NamespaceLifecycle(BackgroundThread):
                 md = obj.get("metadata") or {}
                 if not md.get("deletionTimestamp"):
                     try:
-                        obj, _ = self.registry.delete(rt, name, md["name"], DeleteOptions(propagation_policy="Background"))
+                        obj, _ = self.registry.delete(
+                            rt, name, md["name"], DeleteOptions(propagation_policy="Background")
+                        )
                     except NotFound:
                         continue
                     if obj.get("kind") == "Status":
@@ -98,22 +106,47 @@ class NamespaceLifecycle(BackgroundThread):
     def _report(self, ns: dict, remaining: dict[str, int], finalizers: dict[str, int]) -> None:
         content = ", ".join(f"{gr} has {n} resource instances" for gr, n in sorted(remaining.items()))
         conditions = [
-            _condition("NamespaceDeletionDiscoveryFailure", False, "ResourcesDiscovered",
-                       "All resources successfully discovered"),
-            _condition("NamespaceDeletionGroupVersionParsingFailure", False, "ParsedGroupVersions",
-                       "All legacy kube types successfully parsed"),
-            _condition("NamespaceDeletionContentFailure", False, "ContentDeleted",
-                       "All content successfully deleted, may be waiting on finalization"),
-            _condition("NamespaceContentRemaining", True, "SomeResourcesRemain",
-                       f"Some resources are remaining: {content}"),
+            _condition(
+                "NamespaceDeletionDiscoveryFailure",
+                False,
+                "ResourcesDiscovered",
+                "All resources successfully discovered",
+            ),
+            _condition(
+                "NamespaceDeletionGroupVersionParsingFailure",
+                False,
+                "ParsedGroupVersions",
+                "All legacy kube types successfully parsed",
+            ),
+            _condition(
+                "NamespaceDeletionContentFailure",
+                False,
+                "ContentDeleted",
+                "All content successfully deleted, may be waiting on finalization",
+            ),
+            _condition(
+                "NamespaceContentRemaining", True, "SomeResourcesRemain", f"Some resources are remaining: {content}"
+            ),
         ]
         if finalizers:
             text = ", ".join(f"{f} in {n} resource instances" for f, n in sorted(finalizers.items()))
-            conditions.append(_condition("NamespaceFinalizersRemaining", True, "SomeFinalizersRemain",
-                                         f"Some content in the namespace has finalizers remaining: {text}"))
+            conditions.append(
+                _condition(
+                    "NamespaceFinalizersRemaining",
+                    True,
+                    "SomeFinalizersRemain",
+                    f"Some content in the namespace has finalizers remaining: {text}",
+                )
+            )
         else:
-            conditions.append(_condition("NamespaceFinalizersRemaining", False, "ContentHasNoFinalizers",
-                                         "All content-preserving finalizers finished"))
+            conditions.append(
+                _condition(
+                    "NamespaceFinalizersRemaining",
+                    False,
+                    "ContentHasNoFinalizers",
+                    "All content-preserving finalizers finished",
+                )
+            )
         self._set_conditions(ns, conditions)
 
     def _set_conditions(self, ns: dict, conditions: list[dict]) -> None:

@@ -1,4 +1,5 @@
 """Request options the registry understands: list/watch options, continue tokens, delete options."""
+
 from __future__ import annotations
 
 import base64
@@ -10,14 +11,7 @@ from typing import Any
 
 import orjson
 
-from app.errors import (
-    ApiError,
-    BadRequest,
-    FieldError,
-    Invalid,
-    forbidden,
-    not_supported,
-)
+from app.errors import ApiError, BadRequest, FieldError, Invalid, forbidden, not_supported
 
 TRUE_VALUES = ("true", "1")
 
@@ -50,9 +44,13 @@ class ContinueToken:
         try:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
             data = orjson.loads(raw)
-            if (not isinstance(data, dict) or data.get("v") != meta_group_version
-                    or not isinstance(data.get("rv"), int) or not isinstance(data.get("start"), str)
-                    or (data["rv"] < 1 and data["rv"] != -1)):
+            if (
+                not isinstance(data, dict)
+                or data.get("v") != meta_group_version
+                or not isinstance(data.get("rv"), int)
+                or not isinstance(data.get("start"), str)
+                or (data["rv"] < 1 and data["rv"] != -1)
+            ):
                 raise ValueError("bad structure")
         except (ValueError, binascii.Error, orjson.JSONDecodeError):
             raise BadRequest(f"continue key is not valid: {token!r} could not be decoded") from None
@@ -97,22 +95,26 @@ class ListOptions:
         """The reference's ListOptions rules (answered as 400 with the reference's wording)."""
         rvm = self.resource_version_match
         if rvm and rvm not in ("Exact", "NotOlderThan"):
-            raise BadRequest(f'resourceVersionMatch: Unsupported value: "{rvm}": supported values: '
-                             '"Exact", "NotOlderThan"')
+            raise BadRequest(
+                f'resourceVersionMatch: Unsupported value: "{rvm}": supported values: "Exact", "NotOlderThan"'
+            )
         if self.watch:
             self._validate_watch(meta_group)
             return
         if self.send_initial_events is not None:
             raise BadRequest("sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list")
         if rvm and not self.resource_version:
-            raise BadRequest("resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless "
-                             "resourceVersion is provided")
+            raise BadRequest(
+                "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"
+            )
         if rvm and self.continue_token:
-            raise BadRequest("resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when "
-                             "continue is provided")
+            raise BadRequest(
+                "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided"
+            )
         if rvm == "Exact" and self.resource_version == "0":
-            raise BadRequest('resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden '
-                             'for resourceVersion "0"')
+            raise BadRequest(
+                'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'
+            )
         if self.continue_token and self.resource_version not in ("", "0"):
             raise BadRequest("specifying resource version is not allowed when using continue")
         if self.resource_version not in ("", "0"):
@@ -122,15 +124,41 @@ class ListOptions:
         rvm = self.resource_version_match
         if self.send_initial_events is not None:
             if rvm != "NotOlderThan":
-                raise Invalid("ListOptions", meta_group, "", [_forbidden(
-                    "resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")])
+                raise Invalid(
+                    "ListOptions",
+                    meta_group,
+                    "",
+                    [
+                        _forbidden(
+                            "resourceVersionMatch",
+                            "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+                        )
+                    ],
+                )
             if self.send_initial_events and not self.allow_bookmarks:
-                raise Invalid("ListOptions", meta_group, "", [_forbidden(
-                    "allowWatchBookmarks", "allowWatchBookmarks must be set to true when sendInitialEvents is set")])
+                raise Invalid(
+                    "ListOptions",
+                    meta_group,
+                    "",
+                    [
+                        _forbidden(
+                            "allowWatchBookmarks",
+                            "allowWatchBookmarks must be set to true when sendInitialEvents is set",
+                        )
+                    ],
+                )
         elif rvm:
-            raise Invalid("ListOptions", meta_group, "", [_forbidden(
-                "resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents "
-                "is provided")])
+            raise Invalid(
+                "ListOptions",
+                meta_group,
+                "",
+                [
+                    _forbidden(
+                        "resourceVersionMatch",
+                        "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+                    )
+                ],
+            )
         if self.resource_version not in ("", "0"):
             parse_revision(self.resource_version)
 
@@ -157,12 +185,24 @@ class DeleteOptions:
             dry = body.get("dryRun") or []
             if dry and dry != ["All"]:
                 raise unsupported_dry_run(dry)
-            opts = cls(body.get("gracePeriodSeconds"), pre.get("uid"), pre.get("resourceVersion"),
-                       body.get("propagationPolicy"), body.get("orphanDependents"), bool(dry) or dry_run)
+            opts = cls(
+                body.get("gracePeriodSeconds"),
+                pre.get("uid"),
+                pre.get("resourceVersion"),
+                body.get("propagationPolicy"),
+                body.get("orphanDependents"),
+                bool(dry) or dry_run,
+            )
         else:
             orphan = args.get("orphanDependents")
-            opts = cls(query_int64(args, "gracePeriodSeconds"), None, None, args.get("propagationPolicy") or None,
-                       None if orphan is None else parse_bool(orphan), dry_run)
+            opts = cls(
+                query_int64(args, "gracePeriodSeconds"),
+                None,
+                None,
+                args.get("propagationPolicy") or None,
+                None if orphan is None else parse_bool(orphan),
+                dry_run,
+            )
         opts.validate(meta_group)
         return opts
 
@@ -171,8 +211,9 @@ class DeleteOptions:
         out: dict = {"kind": "DeleteOptions", "apiVersion": api_version}
         if self.grace_period_seconds is not None:
             out["gracePeriodSeconds"] = self.grace_period_seconds
-        preconditions = {k: v for k, v in (("uid", self.precondition_uid),
-                                           ("resourceVersion", self.precondition_rv)) if v}
+        preconditions = {
+            k: v for k, v in (("uid", self.precondition_uid), ("resourceVersion", self.precondition_rv)) if v
+        }
         if preconditions:
             out["preconditions"] = preconditions
         if self.propagation_policy:
@@ -186,11 +227,19 @@ class DeleteOptions:
     def validate(self, meta_group: str) -> None:
         policy = self.propagation_policy
         if policy is not None and policy not in ("Foreground", "Background", "Orphan"):
-            raise Invalid("DeleteOptions", meta_group, "", [
-                not_supported("propagationPolicy", policy, ["Foreground", "Background", "Orphan", "nil"])])
+            raise Invalid(
+                "DeleteOptions",
+                meta_group,
+                "",
+                [not_supported("propagationPolicy", policy, ["Foreground", "Background", "Orphan", "nil"])],
+            )
         if policy is not None and self.orphan_dependents is not None:
-            raise Invalid("DeleteOptions", meta_group, "", [_forbidden(
-                "propagationPolicy", "orphanDependents and deletionPropagation cannot be both set")])
+            raise Invalid(
+                "DeleteOptions",
+                meta_group,
+                "",
+                [_forbidden("propagationPolicy", "orphanDependents and deletionPropagation cannot be both set")],
+            )
 
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1

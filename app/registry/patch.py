@@ -1,4 +1,5 @@
 """Applying patches to a JSON object: JSON patch (RFC 6902) and JSON merge patch (RFC 7386)."""
+
 from __future__ import annotations
 
 import copy
@@ -53,17 +54,26 @@ def apply_patch(patch_type: str, body: bytes, obj: dict, struct: Struct | None =
             raise BadRequest("error decoding patch: a JSON patch must be a list of operations")
         if len(ops) > MAX_JSON_PATCH_OPERATIONS:
             raise RequestEntityTooLarge(
-                f"The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {len(ops)}")
+                f"The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {len(ops)}"
+            )
         try:
             patched = jsonpatch.JsonPatch(ops).apply(copy.deepcopy(obj))
         except jsonpatch.JsonPatchTestFailed as exc:
             detail = re.sub(r" \(<class '[^']+'>\)", "", str(exc))  # the library adds Python type names
-            raise ApiError(422, "Invalid", f"the server rejected our request due to an error in our request: "
-                           f"{detail}") from None
-        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, KeyError, IndexError,
-                TypeError, ValueError) as exc:
-            raise ApiError(422, "Invalid", f"the server rejected our request due to an error in our request: "
-                           f"{exc}") from None
+            raise ApiError(
+                422, "Invalid", f"the server rejected our request due to an error in our request: {detail}"
+            ) from None
+        except (
+            jsonpatch.JsonPatchException,
+            jsonpatch.JsonPointerException,
+            KeyError,
+            IndexError,
+            TypeError,
+            ValueError,
+        ) as exc:
+            raise ApiError(
+                422, "Invalid", f"the server rejected our request due to an error in our request: {exc}"
+            ) from None
         if not isinstance(patched, dict):
             raise ApiError(422, "Invalid", "the server rejected our request: the patched object is not an object")
         return patched

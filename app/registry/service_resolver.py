@@ -1,5 +1,6 @@
 """A Service's port to a ready endpoint's address, read from its Endpoints (there is no network proxy here:
 the reference's `--enable-aggregator-routing` behaviour), for calls the server makes to in-cluster services."""
+
 from __future__ import annotations
 
 from app.errors import NotFound

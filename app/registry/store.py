@@ -3,6 +3,7 @@
 It knows objects (JSON dicts), strategies and metadata rules; it talks to Storage by keys and
 revisions, and translates storage failures into API errors at this one boundary.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -33,39 +34,17 @@ from app.errors import (
 from app.naming import Naming
 from app.registry import meta
 from app.registry.admission import CREATE, DELETE, Attributes, Chain
-from app.registry.admitting import (
-    admit_as_is,
-    admit_update,
-    carry_system_fields,
-    metadata_of,
-    review_options,
-    sub_kind,
-)
+from app.registry.admitting import admit_as_is, admit_update, carry_system_fields, metadata_of, review_options, sub_kind
 from app.registry.deletion import add_gc_finalizer, check_preconditions, deleted_body
 from app.registry.filters import GENERIC_FIELDS, Filter
 from app.registry.keys import collection_prefix, object_key
-from app.registry.options import (
-    ContinueToken,
-    DeleteOptions,
-    ListOptions,
-    parse_revision,
-)
+from app.registry.options import ContinueToken, DeleteOptions, ListOptions, parse_revision
 from app.registry.patch import apply_patch
 from app.registry.watch import Watch
 from app.schema import has_schema, schema_for
 from app.schema.types import Struct
-from app.selectors import (
-    parse_field_selector,
-    parse_label_selector,
-)
-from app.storage.store import (
-    KeyExists,
-    KeyNotFound,
-    RevisionCompacted,
-    RevisionMismatch,
-    Storage,
-    Stored,
-)
+from app.selectors import parse_field_selector, parse_label_selector
+from app.storage.store import KeyExists, KeyNotFound, RevisionCompacted, RevisionMismatch, Storage, Stored
 
 if TYPE_CHECKING:
     from app.registry.live_namespaces import LiveNamespaces
@@ -107,8 +86,13 @@ class Registry:
 
     # -- reads ---------------------------------------------------------------------------------
 
-    def watch(self, rt: ResourceType, namespace: str | None, opts: ListOptions,
-              client_gone: Callable[[], bool] = lambda: False) -> Watch:
+    def watch(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        opts: ListOptions,
+        client_gone: Callable[[], bool] = lambda: False,
+    ) -> Watch:
         """One watcher's events (app/registry/watch.py); bad options raise now, events come from `open()`."""
         if self.hub is None:
             raise RuntimeError("this registry has no watch hub")
@@ -155,9 +139,15 @@ class Registry:
         opts.validate(self.naming.meta_group)
         flt = self.make_filter(rt, opts)
         if rt.computed:  # made now, whole: no chunks, the newest revision
-            return ListResult(rt, self.storage.current_revision(), [
-                orjson.dumps(obj).decode() for obj in rt.strategy.computed_objects()
-                if flt.empty or flt.matches(rt, obj)])
+            return ListResult(
+                rt,
+                self.storage.current_revision(),
+                [
+                    orjson.dumps(obj).decode()
+                    for obj in rt.strategy.computed_objects()
+                    if flt.empty or flt.matches(rt, obj)
+                ],
+            )
         prefix = collection_prefix(rt, namespace)
         limit = opts.limit or None
         start_after: str | None = None
@@ -168,12 +158,15 @@ class Registry:
             revision = None if token.revision == -1 else token.revision
             if revision is not None and revision < self.storage.compacted_revision():
                 fresh = ContinueToken(-1, token.start_after).encode(self.meta_group_version)
-                raise Gone("The provided continue parameter is too old to display a consistent list result. "
-                           "You can start a new list without the continue parameter, or use the continue token "
-                           "in this response to retrieve the remainder of the results. Continuing with the "
-                           "provided token results in an inconsistent list - objects that were created, "
-                           "modified, or deleted between the time the first chunk was returned and now may "
-                           "show up in the list.", continue_token=fresh)
+                raise Gone(
+                    "The provided continue parameter is too old to display a consistent list result. "
+                    "You can start a new list without the continue parameter, or use the continue token "
+                    "in this response to retrieve the remainder of the results. Continuing with the "
+                    "provided token results in an inconsistent list - objects that were created, "
+                    "modified, or deleted between the time the first chunk was returned and now may "
+                    "show up in the list.",
+                    continue_token=fresh,
+                )
         elif opts.resource_version not in ("", "0"):
             wanted = parse_revision(opts.resource_version)
             exact = opts.resource_version_match == "Exact" or (not opts.resource_version_match and limit)
@@ -185,16 +178,24 @@ class Registry:
         except RevisionCompacted:
             raise Gone("The resourceVersion for the provided list is too old.") from None
 
-    def _list_pages(self, rt: ResourceType, prefix: str, flt: Filter, limit: int | None,
-                    start_after: str | None, revision: int | None) -> ListResult:
+    def _list_pages(
+        self,
+        rt: ResourceType,
+        prefix: str,
+        flt: Filter,
+        limit: int | None,
+        start_after: str | None,
+        revision: int | None,
+    ) -> ListResult:
         """Rows in key order until `limit` of them pass the filter. A selective filter leaves pages short: the
         page asked for doubles each round (up to MAX_LIST_PAGE), as the reference's store does."""
         items: builtins.list[str] = []
         conv = rt.conversion
         fetch = limit
         while True:
-            page = self.storage.list(prefix, revision=revision, start_after=start_after, limit=fetch,
-                                     count_remaining=flt.empty)
+            page = self.storage.list(
+                prefix, revision=revision, start_after=start_after, limit=fetch, count_remaining=flt.empty
+            )
             revision = page.revision
             more, last_key = page.more, page.items[-1].key if page.items else ""
             # another version is stored: the page converted at once, filtered (field selectors) as served
@@ -211,7 +212,7 @@ class Registry:
             if not more:
                 return ListResult(rt, page.revision, items)
             if limit is not None and len(items) >= limit:
-                token = ContinueToken(page.revision, last_key[len(prefix):]).encode(self.meta_group_version)
+                token = ContinueToken(page.revision, last_key[len(prefix) :]).encode(self.meta_group_version)
                 return ListResult(rt, page.revision, items, token, page.remaining)
             start_after = last_key
             fetch = min(fetch * 2, MAX_LIST_PAGE) if fetch is not None else None
@@ -224,15 +225,19 @@ class Registry:
         api_version = obj.get("apiVersion") or rt.group_version
         kind = obj.get("kind") or rt.kind
         if api_version != rt.group_version:
-            raise BadRequest(f"the API version in the data ({api_version}) does not match the expected API "
-                             f"version ({rt.group_version})")
+            raise BadRequest(
+                f"the API version in the data ({api_version}) does not match the expected API "
+                f"version ({rt.group_version})"
+            )
         if kind != rt.kind:
-            raise BadRequest(f"the object provided is unrecognized (must be of type {rt.kind}): "
-                             f"kind {kind!r} is not {rt.kind!r}")
+            raise BadRequest(
+                f"the object provided is unrecognized (must be of type {rt.kind}): kind {kind!r} is not {rt.kind!r}"
+            )
         obj["apiVersion"], obj["kind"] = api_version, kind
         if not isinstance(obj.get("metadata", {}), dict):
-            raise BadRequest(f"{rt.kind} in version \"{rt.version}\" cannot be handled as a {rt.kind}: "
-                             "metadata must be an object")
+            raise BadRequest(
+                f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: metadata must be an object'
+            )
         return obj
 
     def _check_namespace(self, rt: ResourceType, obj: dict, namespace: str | None, on_create: bool) -> None:
@@ -243,10 +248,12 @@ class Registry:
         given = md.get("namespace")
         if given and given != namespace:
             if on_create:
-                raise BadRequest("the namespace of the provided object does not match the namespace sent "
-                                 "on the request")
-            raise BadRequest(f"the namespace of the object ({given}) does not match the namespace on the "
-                             f"request ({namespace})")
+                raise BadRequest(
+                    "the namespace of the provided object does not match the namespace sent on the request"
+                )
+            raise BadRequest(
+                f"the namespace of the object ({given}) does not match the namespace on the request ({namespace})"
+            )
         md["namespace"] = namespace
 
     def _invalid(self, rt: ResourceType, obj: dict, errors: builtins.list) -> None:
@@ -254,8 +261,15 @@ class Registry:
             md = metadata_of(obj)
             raise Invalid(rt.kind, rt.group, str(md.get("name") or md.get("generateName") or ""), errors)
 
-    def create(self, rt: ResourceType, namespace: str | None, obj: Any, dry_run: bool = False,
-               manager: str = "", tracked: bool = False) -> dict:
+    def create(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        obj: Any,
+        dry_run: bool = False,
+        manager: str = "",
+        tracked: bool = False,
+    ) -> dict:
         """POST. `manager` owns the fields it set (an Update entry in managedFields); `tracked` means the
         caller (apply) has already computed managedFields."""
         obj = self._check_type(rt, obj)
@@ -263,8 +277,9 @@ class Registry:
         if rt.virtual:
             options = review_options(self.meta_group_version, "CreateOptions", dry_run, manager)
             name = str(metadata_of(obj).get("name") or "")
-            admit_as_is(self.admission, Attributes(CREATE, rt, namespace or "", name, obj, dry_run=dry_run,
-                                                   options=options))
+            admit_as_is(
+                self.admission, Attributes(CREATE, rt, namespace or "", name, obj, dry_run=dry_run, options=options)
+            )
             return rt.strategy.create_virtual(obj, CreateCall(self, namespace, dry_run, manager))
         srt = rt  # the type whose strategy runs: the storage version's when rt converts
         if rt.conversion is not None:
@@ -279,8 +294,15 @@ class Registry:
         if srt.has_status and srt.strategy.reset_status_on_create:
             obj.pop("status", None)
         srt.strategy.default(obj)
-        attrs = Attributes(CREATE, rt, namespace or "", str(md.get("name") or ""), obj, dry_run=dry_run,
-                           options=review_options(self.meta_group_version, "CreateOptions", dry_run, manager))
+        attrs = Attributes(
+            CREATE,
+            rt,
+            namespace or "",
+            str(md.get("name") or ""),
+            obj,
+            dry_run=dry_run,
+            options=review_options(self.meta_group_version, "CreateOptions", dry_run, manager),
+        )
         self.admission.admit(attrs)
         if attrs.mutated:
             obj = attrs.obj or obj
@@ -313,9 +335,13 @@ class Registry:
                 if explicit_name:
                     raise self._already_exists(rt, key, md["name"]) from None
                 if attempt == GENERATE_NAME_ATTEMPTS - 1:
-                    raise AlreadyExists(rt.plural, rt.group, md["name"],
-                                        suffix=", the server was not able to generate a unique name for the object",
-                                        retry_after=1) from None
+                    raise AlreadyExists(
+                        rt.plural,
+                        rt.group,
+                        md["name"],
+                        suffix=", the server was not able to generate a unique name for the object",
+                        retry_after=1,
+                    ) from None
         raise AssertionError("unreachable")
 
     def _already_exists(self, rt: ResourceType, key: str, name: str) -> AlreadyExists:
@@ -325,8 +351,16 @@ class Registry:
 
     # -- update and patch ----------------------------------------------------------------------
 
-    def update(self, rt: ResourceType, namespace: str | None, name: str, obj: Any,
-               subresource: str | None = None, dry_run: bool = False, manager: str = "") -> tuple[dict, bool]:
+    def update(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        obj: Any,
+        subresource: str | None = None,
+        dry_run: bool = False,
+        manager: str = "",
+    ) -> tuple[dict, bool]:
         """PUT: replace the object (or the subresource view). Returns (object, created)."""
         sub = self._subresource(rt, subresource, "update")
         if sub is not None and (sub.kind or rt.kind) != rt.kind:
@@ -353,8 +387,15 @@ class Registry:
 
         return self._guaranteed_update(rt, key, name, replace, conditional=conditional)
 
-    def _guaranteed_update(self, rt: ResourceType, key: str, name: str, attempt: Callable[[Stored | None], T],
-                           read: Stored | None = None, conditional: bool = False) -> T:
+    def _guaranteed_update(
+        self,
+        rt: ResourceType,
+        key: str,
+        name: str,
+        attempt: Callable[[Stored | None], T],
+        read: Stored | None = None,
+        conditional: bool = False,
+    ) -> T:
         """The one retry loop of every write to an existing object (the reference's GuaranteedUpdate): read,
         `attempt` (transform and compare-and-swap), read again when another write came between; a write the
         client made conditional on its resourceVersion answers 409 instead. `read`: the first try's object."""
@@ -367,9 +408,18 @@ class Registry:
                     raise Conflict(rt.plural, rt.group, name) from None
         raise Conflict(rt.plural, rt.group, name)
 
-    def patch(self, rt: ResourceType, namespace: str | None, name: str, patch_type: str, body: bytes,
-              subresource: str | None = None, dry_run: bool = False, manager: str = "",
-              read: Stored | None = None) -> dict:
+    def patch(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        patch_type: str,
+        body: bytes,
+        subresource: str | None = None,
+        dry_run: bool = False,
+        manager: str = "",
+        read: Stored | None = None,
+    ) -> dict:
         """PATCH; `read`: the object as the caller just read it (used for the first try)."""
         sub = self._subresource(rt, subresource, "patch")
         key = object_key(rt, namespace, name)
@@ -385,8 +435,9 @@ class Registry:
             if conditional:
                 raise Conflict(rt.plural, rt.group, name)
             if patched_md.get("name", name) != name:
-                raise BadRequest(f"the name of the object ({patched_md.get('name')}) does not match the name "
-                                 f"on the URL ({name})")
+                raise BadRequest(
+                    f"the name of the object ({patched_md.get('name')}) does not match the name on the URL ({name})"
+                )
             if sub is None or (sub.kind or rt.kind) == rt.kind:
                 patched = self._check_type(rt, patched)
                 self._check_namespace(rt, patched, namespace, on_create=False)
@@ -396,8 +447,17 @@ class Registry:
 
         return self._guaranteed_update(rt, key, name, patch_current, read)
 
-    def apply(self, rt: ResourceType, namespace: str | None, name: str, applied: Any, manager: str,
-              force: bool, subresource: str | None = None, dry_run: bool = False) -> tuple[dict, bool]:
+    def apply(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        applied: Any,
+        manager: str,
+        force: bool,
+        subresource: str | None = None,
+        dry_run: bool = False,
+    ) -> tuple[dict, bool]:
         """Server-side apply: merge `applied` into the live object (or create it) with field ownership."""
         sub = self._subresource(rt, subresource, "patch")
         if sub is not None and (sub.kind or rt.kind) != rt.kind:
@@ -406,16 +466,26 @@ class Registry:
             raise BadRequest(f"the object provided is unrecognized (must be of type {rt.kind})")
         applied_md: dict = applied["metadata"] if isinstance(applied.get("metadata"), dict) else {}
         if applied_md.get("name", name) != name:
-            raise BadRequest(f"the name of the object ({applied_md.get('name')}) does not match the name on the "
-                             f"URL ({name})")
+            raise BadRequest(
+                f"the name of the object ({applied_md.get('name')}) does not match the name on the URL ({name})"
+            )
         key = object_key(rt, namespace, name)
 
         def apply_to(current: Stored | None) -> tuple[dict, bool]:
             if current is None and sub is not None:
                 raise NotFound(rt.plural, rt.group, name)
             live = self.served(rt, current.decode()) if current is not None else None
-            new = apply_fields(live, copy.deepcopy(applied), manager, self.apply_schema(rt), rt.group_version, force,
-                               datetime.now(UTC), subresource, rt.kind)
+            new = apply_fields(
+                live,
+                copy.deepcopy(applied),
+                manager,
+                self.apply_schema(rt),
+                rt.group_version,
+                force,
+                datetime.now(UTC),
+                subresource,
+                rt.kind,
+            )
             metadata_of(new)["name"] = name
             if current is None:
                 return self.create(rt, namespace, new, dry_run, manager, tracked=True), True
@@ -428,18 +498,19 @@ class Registry:
         struct = self.apply_schema(rt)
         if struct is None:
             return new  # virtual and review kinds: nothing is kept
-        return record_update(old, new, manager, struct, rt.group_version, datetime.now(UTC),
-                             sub.name if sub is not None else None)
+        return record_update(
+            old, new, manager, struct, rt.group_version, datetime.now(UTC), sub.name if sub is not None else None
+        )
 
-    def _track_as(self, rt: ResourceType, old: dict | None, new: dict, manager: str,
-                  sub: Subresource | None) -> dict:
+    def _track_as(self, rt: ResourceType, old: dict | None, new: dict, manager: str, sub: Subresource | None) -> dict:
         """_track on stored-version objects: with a conversion, fields are recorded in the served version's
         terms and the entries keep its apiVersion (field paths are not converted between versions)."""
         conv = rt.conversion
         if conv is None:
             return self._track(rt, old, new, manager, sub)
-        served_new = self._track(rt, None if old is None else conv.from_storage(old), conv.from_storage(new),
-                                 manager, sub)
+        served_new = self._track(
+            rt, None if old is None else conv.from_storage(old), conv.from_storage(new), manager, sub
+        )
         md, fields = metadata_of(new), (served_new.get("metadata") or {}).get("managedFields")
         if fields:
             md["managedFields"] = fields
@@ -470,8 +541,15 @@ class Registry:
             self._invalid(rt, obj, conv.validate(obj, served_old))
         return conv.to_storage(obj)
 
-    def guaranteed_update(self, rt: ResourceType, namespace: str | None, name: str, change: Callable[[dict], None],
-                          dry_run: bool = False, manager: str = "") -> dict:
+    def guaranteed_update(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        change: Callable[[dict], None],
+        dry_run: bool = False,
+        manager: str = "",
+    ) -> dict:
         """Read, `change` in place (status included; it may raise to refuse), write; read again when another
         write came between. The reference's GuaranteedUpdate for internal writers (pods/binding, eviction's
         budget): the kind's strategy does not run, as it does not in the reference."""
@@ -486,8 +564,16 @@ class Registry:
 
         return self._guaranteed_update(rt, key, name, changed)
 
-    def create_in_subresource(self, rt: ResourceType, namespace: str | None, name: str, subresource: str,
-                              body: Any, dry_run: bool = False, manager: str = "") -> dict:
+    def create_in_subresource(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        subresource: str,
+        body: Any,
+        dry_run: bool = False,
+        manager: str = "",
+    ) -> dict:
         """POST to a subresource (e.g. serviceaccounts/<name>/token): the sub's create hook answers."""
         sub = self._subresource(rt, subresource, "create")
         if sub is None or sub.create is None:
@@ -495,9 +581,17 @@ class Registry:
         if not isinstance(body, dict):
             raise BadRequest(f"the object provided is unrecognized (must be of type {sub.kind or rt.kind})")
         parent = self.get(rt, namespace, name)
-        attrs = Attributes(CREATE, rt, namespace or "", name, body, subresource=subresource, dry_run=dry_run,
-                           options=review_options(self.meta_group_version, "CreateOptions", dry_run, manager),
-                           object_kind=sub_kind(rt, sub))
+        attrs = Attributes(
+            CREATE,
+            rt,
+            namespace or "",
+            name,
+            body,
+            subresource=subresource,
+            dry_run=dry_run,
+            options=review_options(self.meta_group_version, "CreateOptions", dry_run, manager),
+            object_kind=sub_kind(rt, sub),
+        )
         admit_as_is(self.admission, attrs)
         return sub.create(parent, attrs.obj or body, CreateCall(self, namespace, dry_run, manager))
 
@@ -534,9 +628,18 @@ class Registry:
             raise MethodNotAllowed()
         return sub
 
-    def _write_update(self, rt: ResourceType, key: str, current: Stored, new: dict,
-                      sub: Subresource | None, dry_run: bool, manager: str = "", tracked: bool = False,
-                      internal: bool = False) -> dict:
+    def _write_update(
+        self,
+        rt: ResourceType,
+        key: str,
+        current: Stored,
+        new: dict,
+        sub: Subresource | None,
+        dry_run: bool,
+        manager: str = "",
+        tracked: bool = False,
+        internal: bool = False,
+    ) -> dict:
         old = current.decode()
         srt, served_old = rt, old  # `new` is in rt's version; strategies run on the storage version
         if rt.conversion is not None:
@@ -608,8 +711,16 @@ class Registry:
             refusal = srt.strategy.forbid_delete(obj)
             if refusal:
                 raise Forbidden(f'{rt.group_resource} "{name}" is forbidden: {refusal}', rt.plural, rt.group, name)
-            attrs = Attributes(DELETE, rt, namespace or "", name, None, obj, dry_run=opts.dry_run,
-                               options=opts.to_api(self.meta_group_version))
+            attrs = Attributes(
+                DELETE,
+                rt,
+                namespace or "",
+                name,
+                None,
+                obj,
+                dry_run=opts.dry_run,
+                options=opts.to_api(self.meta_group_version),
+            )
             self.admission.admit(attrs)
             self.admission.validate(attrs)
             if md.get("deletionTimestamp"):
@@ -636,13 +747,15 @@ class Registry:
 
         return self._guaranteed_update(rt, key, name, delete_current)
 
-    def delete_collection(self, rt: ResourceType, namespace: str | None, list_opts: ListOptions,
-                          opts: DeleteOptions) -> ListResult:
+    def delete_collection(
+        self, rt: ResourceType, namespace: str | None, list_opts: ListOptions, opts: DeleteOptions
+    ) -> ListResult:
         """Delete every matching object; answers the list of what was deleted (as the reference)."""
         if "deletecollection" not in rt.verbs:
             raise MethodNotAllowed()
-        listed = self.list(rt, namespace, ListOptions(label_selector=list_opts.label_selector,
-                                                      field_selector=list_opts.field_selector))
+        listed = self.list(
+            rt, namespace, ListOptions(label_selector=list_opts.label_selector, field_selector=list_opts.field_selector)
+        )
         for data in listed.items:
             md = orjson.loads(data).get("metadata") or {}
             try:

@@ -4,6 +4,7 @@ Semantics of the reference (directives `$patch`, `$retainKeys`, `$setElementOrde
 `$deleteFromPrimitiveList/<list>`), driven by the `patch_strategy`/`patch_merge_key` markers of the
 typed schemas. Parts of an object the schema does not describe merge like a JSON merge patch.
 """
+
 from __future__ import annotations
 
 import copy
@@ -48,8 +49,10 @@ def _merge_map(original: Any, patch: dict, struct: Struct | None, map_value: Any
         raise invalid_patch(f"unknown patch type: {directive!r}")
     result = dict(original) if isinstance(original, dict) else {}
     retain = body.pop(RETAIN_KEYS, None)
-    orders = {k[len(SET_ORDER):]: body.pop(k) for k in list(body) if k.startswith(SET_ORDER)}
-    deletions = {k[len(DELETE_FROM_PRIMITIVE):]: body.pop(k) for k in list(body) if k.startswith(DELETE_FROM_PRIMITIVE)}
+    orders = {k[len(SET_ORDER) :]: body.pop(k) for k in list(body) if k.startswith(SET_ORDER)}
+    deletions = {
+        k[len(DELETE_FROM_PRIMITIVE) :]: body.pop(k) for k in list(body) if k.startswith(DELETE_FROM_PRIMITIVE)
+    }
     for key, value in body.items():
         field = struct.field(key) if struct is not None else None
         value_type = _element_type(field) if struct is not None else map_value
@@ -80,8 +83,9 @@ def _merge_value(original: Any, patch: Any, value_type: Any, field: Field | None
         if not isinstance(patch, list):
             raise invalid_patch(f"expected a list for field {field.name if field else ''}, got {type(patch).__name__}")
         if field is not None and field.patch_strategy and "merge" in field.patch_strategy.split(","):
-            return _merge_list(original if isinstance(original, list) else [], patch, value_type.item,
-                               field.patch_merge_key)
+            return _merge_list(
+                original if isinstance(original, list) else [], patch, value_type.item, field.patch_merge_key
+            )
         return _strip_directives(_drop_list_directives(patch))
     if isinstance(value_type, Struct):
         if not isinstance(patch, dict):
@@ -119,8 +123,9 @@ def _merge_list(original: list, patch: list, item_type: Any, merge_key: str | No
             raise invalid_patch(f"expected an object in a list merged by {merge_key!r}")
         if merge_key not in item:
             raise invalid_patch(f"map: {item} does not contain declared merge key: {merge_key}")
-        index = next((n for n, o in enumerate(result) if isinstance(o, dict) and o.get(merge_key) == item[merge_key]),
-                     None)
+        index = next(
+            (n for n, o in enumerate(result) if isinstance(o, dict) and o.get(merge_key) == item[merge_key]), None
+        )
         if item.get(PATCH) == "delete":
             if index is not None:
                 del result[index]
@@ -154,8 +159,11 @@ def _apply_order(items: list, order: list, field: Field | None) -> list:
 
 def _strip_directives(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _strip_directives(v) for k, v in value.items()
-                if k not in (PATCH, RETAIN_KEYS) and not k.startswith((SET_ORDER, DELETE_FROM_PRIMITIVE))}
+        return {
+            k: _strip_directives(v)
+            for k, v in value.items()
+            if k not in (PATCH, RETAIN_KEYS) and not k.startswith((SET_ORDER, DELETE_FROM_PRIMITIVE))
+        }
     if isinstance(value, list):
         return [_strip_directives(v) for v in value]
     return value

@@ -1,4 +1,5 @@
 """Every built-in kind, one module per API group; `build_catalog` assembles them for a Naming."""
+
 from __future__ import annotations
 
 from app.catalog import Catalog, ResourceType
@@ -27,9 +28,28 @@ from app.resources import (
 )
 
 #: group modules in the reference's discovery order (core first, then /apis priority order).
-GROUP_MODULES = (core, apiregistration, apps, events, authentication, authorization, autoscaling, batch, certificates,
-                 networking, policy, rbac, storage, admissionregistration, apiextensions, scheduling, coordination, node,
-                 discovery, flowcontrol)
+GROUP_MODULES = (
+    core,
+    apiregistration,
+    apps,
+    events,
+    authentication,
+    authorization,
+    autoscaling,
+    batch,
+    certificates,
+    networking,
+    policy,
+    rbac,
+    storage,
+    admissionregistration,
+    apiextensions,
+    scheduling,
+    coordination,
+    node,
+    discovery,
+    flowcontrol,
+)
 
 
 def resource_types(naming: Naming) -> list[ResourceType]:

@@ -1,5 +1,6 @@
 """The `admissionregistration.<domain>/v1` group: the webhook configurations dynamic admission calls
 (app/admission/webhooks.py), with the reference's v1 defaults and validation."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -114,9 +115,12 @@ def _star_list(rule: Obj, key: str, path: str, what: str, supported: list[str] |
 def _rule_errors(rule: Any, path: str) -> list[FieldError]:
     if not isinstance(rule, dict):
         return [invalid(path, rule, "must be an object")]
-    errors = (_star_list(rule, "operations", path, "operations", OPERATIONS)
-              + _star_list(rule, "apiGroups", path, "API groups") + _star_list(rule, "apiVersions", path, "API versions")
-              + _resources_errors(as_list(rule.get("resources")), path))
+    errors = (
+        _star_list(rule, "operations", path, "operations", OPERATIONS)
+        + _star_list(rule, "apiGroups", path, "API groups")
+        + _star_list(rule, "apiVersions", path, "API versions")
+        + _resources_errors(as_list(rule.get("resources")), path)
+    )
     scope = rule.get("scope")
     if scope is not None and scope not in SCOPES:
         errors.append(not_supported(f"{path}.scope", scope, SCOPES))
@@ -142,9 +146,15 @@ def _resources_errors(resources: list, path: str) -> list[FieldError]:
         mains.add((main, sub))
     for main, sub in mains:
         if main != "*" and sub in subs_of_star:
-            errors.append(invalid(f"{path}.resources", resources,
-                                  f"if '*/{sub}' is present, must not specify {main}/{sub}" if sub else
-                                  "if '*' is present, must not specify other resources without subresources"))
+            errors.append(
+                invalid(
+                    f"{path}.resources",
+                    resources,
+                    f"if '*/{sub}' is present, must not specify {main}/{sub}"
+                    if sub
+                    else "if '*' is present, must not specify other resources without subresources",
+                )
+            )
     return errors
 
 
@@ -167,8 +177,9 @@ def _client_config_errors(config: Any, path: str) -> list[FieldError]:
         errors.append(invalid(f"{path}.service.path", service_path, "must start with a '/'"))
     port = service.get("port")
     if port is not None and (not isinstance(port, int) or not 1 <= port <= 65535):
-        errors.append(invalid(f"{path}.service.port", port, "port is not valid: must be between 1 and 65535, "
-                                                             "inclusive"))
+        errors.append(
+            invalid(f"{path}.service.port", port, "port is not valid: must be between 1 and 65535, inclusive")
+        )
     return errors
 
 
@@ -191,7 +202,9 @@ def _url_errors(url: str, path: str) -> list[FieldError]:
 
 
 _EXAMPLE_HOOK = {
-    "name": "check.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+    "name": "check.example.com",
+    "sideEffects": "None",
+    "admissionReviewVersions": ["v1"],
     "clientConfig": {"url": "https://webhook.example.com:8443/check"},
     "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
 }
@@ -200,12 +213,24 @@ _EXAMPLE_HOOK = {
 def resource_types(naming: Naming) -> list[ResourceType]:
     group = naming.group("admissionregistration")
     return [
-        ResourceType(group, "v1", "MutatingWebhookConfiguration", "mutatingwebhookconfigurations", False,
-                     categories=("api-extensions",),
-                     strategy=WebhookConfigurationStrategy(naming, mutating=True),
-                     example={"webhooks": [_EXAMPLE_HOOK]}),
-        ResourceType(group, "v1", "ValidatingWebhookConfiguration", "validatingwebhookconfigurations", False,
-                     categories=("api-extensions",),
-                     strategy=WebhookConfigurationStrategy(naming, mutating=False),
-                     example={"webhooks": [_EXAMPLE_HOOK]}),
+        ResourceType(
+            group,
+            "v1",
+            "MutatingWebhookConfiguration",
+            "mutatingwebhookconfigurations",
+            False,
+            categories=("api-extensions",),
+            strategy=WebhookConfigurationStrategy(naming, mutating=True),
+            example={"webhooks": [_EXAMPLE_HOOK]},
+        ),
+        ResourceType(
+            group,
+            "v1",
+            "ValidatingWebhookConfiguration",
+            "validatingwebhookconfigurations",
+            False,
+            categories=("api-extensions",),
+            strategy=WebhookConfigurationStrategy(naming, mutating=False),
+            example={"webhooks": [_EXAMPLE_HOOK]},
+        ),
     ]

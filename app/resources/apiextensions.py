@@ -2,6 +2,7 @@
 
 A CRD is stored like any kind; the `crd` controller (app/controllers/crd.py) accepts its names and marks it
 Established, and every worker then serves its versions (app/resources/custom.py, the live catalog)."""
+
 from __future__ import annotations
 
 import re
@@ -21,12 +22,13 @@ CONVERSION_STRATEGIES = ["None", "Webhook"]
 _DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _KIND = re.compile(r"^[A-Za-z]([-A-Za-z0-9]*[A-Za-z0-9])?$")
-DNS1035_MSG = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-               "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
-               "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
+DNS1035_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
+    "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+)
 #: keywords a structural schema may not use (the reference's forbidden list for v1 schemas)
-FORBIDDEN_KEYWORDS = ("$ref", "definitions", "dependencies", "patternProperties", "additionalItems", "id",
-                      "$schema")
+FORBIDDEN_KEYWORDS = ("$ref", "definitions", "dependencies", "patternProperties", "additionalItems", "id", "$schema")
 MAX_SCHEMA_DEPTH = 64
 
 
@@ -48,14 +50,19 @@ _KEYWORD_TYPES = {
     **dict.fromkeys(("exclusiveMaximum", "exclusiveMinimum", "uniqueItems", "nullable"), (bool,)),
     **dict.fromkeys(("maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"), (int,)),
     **dict.fromkeys(("required", "enum", "allOf", "anyOf", "oneOf"), (list,)),
-    **dict.fromkeys(("not", "properties", "definitions", "patternProperties", "dependencies", "externalDocs"),
-                    (dict,)),
+    **dict.fromkeys(("not", "properties", "definitions", "patternProperties", "dependencies", "externalDocs"), (dict,)),
     **dict.fromkeys(("items",), (dict, list)),
     **dict.fromkeys(("additionalProperties", "additionalItems"), (dict, bool)),
 }
-_EXTENSION_TYPES = {"list-type": (str,), "map-type": (str,), "preserve-unknown-fields": (bool,),
-                    "embedded-resource": (bool,), "int-or-string": (bool,), "list-map-keys": (list,),
-                    "validations": (list,)}
+_EXTENSION_TYPES = {
+    "list-type": (str,),
+    "map-type": (str,),
+    "preserve-unknown-fields": (bool,),
+    "embedded-resource": (bool,),
+    "int-or-string": (bool,),
+    "list-map-keys": (list,),
+    "validations": (list,),
+}
 _JSON_NAMES = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object"}
 
 
@@ -73,18 +80,26 @@ def _keyword_type_errors(schema: dict, path: str, ext: Extensions) -> list[Field
         if fits and keyword in ("allOf", "anyOf", "oneOf", "items") and isinstance(value, list):
             fits = all(isinstance(item, dict) for item in value)
         if fits and keyword == ext.validations:
-            fits = all(isinstance(item, dict) and all(isinstance(item.get(k, ""), str) for k in ("rule", "message"))
-                       for item in value)
+            fits = all(
+                isinstance(item, dict) and all(isinstance(item.get(k, ""), str) for k in ("rule", "message"))
+                for item in value
+            )
         if not fits:
             expected = " or ".join(_JSON_NAMES[t] for t in types)
-            errors.append(FieldError("FieldValueTypeInvalid", f"{path}.{keyword}",
-                                     f"expected {expected}" + (" of strings" if keyword == "required" else ""),
-                                     value))
+            errors.append(
+                FieldError(
+                    "FieldValueTypeInvalid",
+                    f"{path}.{keyword}",
+                    f"expected {expected}" + (" of strings" if keyword == "required" else ""),
+                    value,
+                )
+            )
     return errors
 
 
-def _schema_errors(schema: Any, path: str, ext: Extensions, depth: int = 0, resource_root: bool = True
-                   ) -> list[FieldError]:
+def _schema_errors(
+    schema: Any, path: str, ext: Extensions, depth: int = 0, resource_root: bool = True
+) -> list[FieldError]:
     """The reference's structural-schema rules, kept to what makes a schema unusable here; CEL rules are
     checked when the gate is on (they were dropped on write otherwise)."""
     if not isinstance(schema, dict):
@@ -101,11 +116,15 @@ def _schema_errors(schema: Any, path: str, ext: Extensions, depth: int = 0, reso
     if not schema.get("type") and not typeless_ok:
         errors.append(required(f"{path}.type", "must not be empty for specified object fields"))
     elif schema.get("type") not in (None, "object", "array", "string", "integer", "number", "boolean"):
-        errors.append(not_supported(f"{path}.type", schema.get("type"),
-                                    ["array", "boolean", "integer", "number", "object", "string"]))
+        errors.append(
+            not_supported(
+                f"{path}.type", schema.get("type"), ["array", "boolean", "integer", "number", "object", "string"]
+            )
+        )
     if "properties" in schema and "additionalProperties" in schema:
-        errors.append(forbidden(f"{path}.additionalProperties",
-                                "additionalProperties and properties are mutual exclusive"))
+        errors.append(
+            forbidden(f"{path}.additionalProperties", "additionalProperties and properties are mutual exclusive")
+        )
     if (pattern := schema.get("pattern")) is not None:
         try:
             re.compile(go_regex(str(pattern)))
@@ -118,18 +137,24 @@ def _schema_errors(schema: Any, path: str, ext: Extensions, depth: int = 0, reso
         errors += _schema_errors(sub, f"{path}.properties[{key}]", ext, depth + 1, _embedded(sub, ext))
     for keyword in ("items", "additionalProperties", "not"):
         if isinstance(schema.get(keyword), dict):
-            errors += _schema_errors(schema[keyword], f"{path}.{keyword}", ext, depth + 1,
-                                     _embedded(schema[keyword], ext))
+            errors += _schema_errors(
+                schema[keyword], f"{path}.{keyword}", ext, depth + 1, _embedded(schema[keyword], ext)
+            )
     for keyword in ("allOf", "anyOf", "oneOf"):
         for i, sub in enumerate(schema.get(keyword) or []):
             if isinstance(sub, dict):  # value validations only: no type needed inside
-                errors += [e for e in _schema_errors(sub, f"{path}.{keyword}[{i}]", ext, depth + 1, False)
-                           if not e.field.endswith(".type")]
+                errors += [
+                    e
+                    for e in _schema_errors(sub, f"{path}.{keyword}[{i}]", ext, depth + 1, False)
+                    if not e.field.endswith(".type")
+                ]
     if not errors and features.enabled(GATE):
         errors += rule_errors(schema, path, ext, resource_root)
     if "default" in schema and not errors:
-        errors += [invalid(f"{path}.default", schema["default"], e.detail or str(e))
-                   for e in Validator(ext).validate(schema["default"], schema)]
+        errors += [
+            invalid(f"{path}.default", schema["default"], e.detail or str(e))
+            for e in Validator(ext).validate(schema["default"], schema)
+        ]
     return errors
 
 
@@ -147,8 +172,12 @@ def _root_schema_errors(schema: Any, path: str, ext: Extensions) -> list[FieldEr
         properties = schema.get("properties")
         metadata = properties.get("metadata") if isinstance(properties, dict) else None
         if isinstance(metadata, dict) and set(metadata.get("properties") or {}) - {"name", "generateName"}:
-            errors.append(forbidden(f"{path}.properties[metadata]", "must not specify anything other than name "
-                                    "and generateName, but metadata is implicitly specified"))
+            errors.append(
+                forbidden(
+                    f"{path}.properties[metadata]",
+                    "must not specify anything other than name and generateName, but metadata is implicitly specified",
+                )
+            )
     return errors
 
 
@@ -161,12 +190,16 @@ def _webhook_errors(conversion: dict) -> list[FieldError]:
     if bool(config.get("url")) == bool(config.get("service")):
         errors.append(required("spec.conversion.webhook.clientConfig", "exactly one of url or service is required"))
     elif config.get("url") and not str(config["url"]).startswith("https://"):
-        errors.append(invalid("spec.conversion.webhook.clientConfig.url", config["url"],
-                              "'https' is the only allowed URL scheme"))
+        errors.append(
+            invalid("spec.conversion.webhook.clientConfig.url", config["url"], "'https' is the only allowed URL scheme")
+        )
     versions = webhook.get("conversionReviewVersions") or []
     if not any(v in ("v1", "v1beta1") for v in versions):
-        errors.append(invalid("spec.conversion.webhook.conversionReviewVersions", versions,
-                              "must include at least one of v1, v1beta1"))
+        errors.append(
+            invalid(
+                "spec.conversion.webhook.conversionReviewVersions", versions, "must include at least one of v1, v1beta1"
+            )
+        )
     return errors
 
 
@@ -226,8 +259,13 @@ class CustomResourceDefinitionStrategy(KindStrategy):
         if not group:
             errors.append(required("spec.group"))
         elif not isinstance(group, str) or not _DNS1123_SUBDOMAIN.match(group):
-            errors.append(invalid("spec.group", group, "a lowercase RFC 1123 subdomain must consist of lower case "
-                                                      "alphanumeric characters, '-' or '.'"))
+            errors.append(
+                invalid(
+                    "spec.group",
+                    group,
+                    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'",
+                )
+            )
         elif "." not in group:
             errors.append(invalid("spec.group", group, "should be a domain with at least one dot"))
         plural = names.get("plural")
@@ -247,8 +285,14 @@ class CustomResourceDefinitionStrategy(KindStrategy):
         elif strategy == "Webhook":
             errors += _webhook_errors(spec.get("conversion") or {})
         if spec.get("preserveUnknownFields") is True:
-            errors.append(invalid("spec.preserveUnknownFields", True, "cannot set to true, set "
-                                  f"{self.ext.preserve_unknown_fields} to true in spec.versions[*].schema instead"))
+            errors.append(
+                invalid(
+                    "spec.preserveUnknownFields",
+                    True,
+                    "cannot set to true, set "
+                    f"{self.ext.preserve_unknown_fields} to true in spec.versions[*].schema instead",
+                )
+            )
         return errors
 
     def _names_errors(self, names: dict) -> list[FieldError]:
@@ -263,8 +307,13 @@ class CustomResourceDefinitionStrategy(KindStrategy):
         for key in ("kind", "listKind"):
             value = names.get(key)
             if value and (not isinstance(value, str) or not _KIND.match(value)):
-                errors.append(invalid(f"spec.names.{key}", value, "may have mixed case, but should otherwise "
-                                                                  "match: [a-z]([-a-z0-9]*[a-z0-9])?"))
+                errors.append(
+                    invalid(
+                        f"spec.names.{key}",
+                        value,
+                        "may have mixed case, but should otherwise match: [a-z]([-a-z0-9]*[a-z0-9])?",
+                    )
+                )
         if names.get("kind") and names.get("kind") == names.get("listKind"):
             errors.append(invalid("spec.names.listKind", names["listKind"], "kind and listKind may not be the same"))
         for i, short in enumerate(names.get("shortNames") or []):
@@ -299,11 +348,21 @@ class CustomResourceDefinitionStrategy(KindStrategy):
             if isinstance(scale, dict):
                 for key in ("specReplicasPath", "statusReplicasPath"):
                     if not str(scale.get(key) or "").startswith("."):
-                        errors.append(invalid(f"{path}.subresources.scale.{key}", scale.get(key),
-                                              "should be a json path starting with ."))
+                        errors.append(
+                            invalid(
+                                f"{path}.subresources.scale.{key}",
+                                scale.get(key),
+                                "should be a json path starting with .",
+                            )
+                        )
         if storage != 1:
-            errors.append(invalid("spec.versions", versions if storage else None,
-                                  "must have exactly one version marked as storage version"))
+            errors.append(
+                invalid(
+                    "spec.versions",
+                    versions if storage else None,
+                    "must have exactly one version marked as storage version",
+                )
+            )
         if not any(isinstance(v, dict) and v.get("served") for v in versions):
             errors.append(invalid("spec.versions", None, "must have at least one version marked as served"))
         return errors
@@ -317,25 +376,51 @@ class CustomResourceDefinitionStrategy(KindStrategy):
         present = {v.get("name") for v in dig(obj, "spec", "versions", default=[]) or [] if isinstance(v, dict)}
         for version in stored:
             if version not in present:
-                errors.append(invalid("status.storedVersions[0]", version,
-                                      "must appear in spec.versions"))
+                errors.append(invalid("status.storedVersions[0]", version, "must appear in spec.versions"))
         return errors
 
 
 def _schemas(crd: Obj) -> list[Any]:
-    return [dig(v, "schema", "openAPIV3Schema") for v in dig(crd, "spec", "versions", default=[]) or []
-            if isinstance(v, dict)]
+    return [
+        dig(v, "schema", "openAPIV3Schema")
+        for v in dig(crd, "spec", "versions", default=[]) or []
+        if isinstance(v, dict)
+    ]
 
 
 def resource_types(naming: Naming) -> list[ResourceType]:
-    example = {"spec": {"group": "example.com", "scope": "Namespaced",
-                        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
-                        "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
-                            "openAPIV3Schema": {"type": "object", "properties": {
-                                "spec": {"type": "object", "properties": {"size": {"type": "integer"}}}}}}}]}}
+    example = {
+        "spec": {
+            "group": "example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {
+                        "openAPIV3Schema": {
+                            "type": "object",
+                            "properties": {"spec": {"type": "object", "properties": {"size": {"type": "integer"}}}},
+                        }
+                    },
+                }
+            ],
+        }
+    }
     return [
-        ResourceType(naming.group("apiextensions"), "v1", "CustomResourceDefinition", "customresourcedefinitions",
-                     False, short_names=("crd", "crds"), categories=("api-extensions",),
-                     subresources=(status_subresource(),), strategy=CustomResourceDefinitionStrategy(naming),
-                     has_status=True, example=example),
+        ResourceType(
+            naming.group("apiextensions"),
+            "v1",
+            "CustomResourceDefinition",
+            "customresourcedefinitions",
+            False,
+            short_names=("crd", "crds"),
+            categories=("api-extensions",),
+            subresources=(status_subresource(),),
+            strategy=CustomResourceDefinitionStrategy(naming),
+            has_status=True,
+            example=example,
+        )
     ]

@@ -2,6 +2,7 @@
 
 An APIService without `service` is Local (served by this server: every built-in and custom group version has
 one, kept by app/controllers/aggregation.py); one with a service is proxied to that extension server."""
+
 from __future__ import annotations
 
 import re
@@ -14,12 +15,18 @@ from app.registry.meta import SUBDOMAIN_MSG, name_errors
 from app.resources.common import KindStrategy, dig
 
 _DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-_DNS1035_MSG = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-                "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
-                "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
+_DNS1035_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
+    "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+)
 CONDITION_STATUSES = ["True", "False", "Unknown"]
-LOCAL_CONDITION = {"type": "Available", "status": "True", "reason": "Local",
-                   "message": "Local APIServices are always available"}
+LOCAL_CONDITION = {
+    "type": "Available",
+    "status": "True",
+    "reason": "Local",
+    "message": "Local APIServices are always available",
+}
 
 #: the reference's discovery priorities of the built-in group versions: (group prefix, in the API domain,
 #: version) -> (groupPriorityMinimum, versionPriority); /apis lists groups by them
@@ -63,8 +70,10 @@ CRD_PRIORITY = (1000, 100)
 
 def builtin_priorities(naming: Naming) -> dict[tuple[str, str], tuple[int, int]]:
     """(group, version) -> priorities, with the groups spelled in this server's domain."""
-    return {(naming.group(prefix) if in_domain else prefix, version): value
-            for (prefix, in_domain, version), value in PRIORITIES.items()}
+    return {
+        (naming.group(prefix) if in_domain else prefix, version): value
+        for (prefix, in_domain, version), value in PRIORITIES.items()
+    }
 
 
 def automanaged_label(naming: Naming) -> str:
@@ -78,8 +87,14 @@ def apiservice_name(group: str, version: str) -> str:
 
 
 def condition(obj: Obj, kind: str = "Available") -> dict | None:
-    return next((c for c in dig(obj, "status", "conditions", default=[]) or []
-                 if isinstance(c, dict) and c.get("type") == kind), None)
+    return next(
+        (
+            c
+            for c in dig(obj, "status", "conditions", default=[]) or []
+            if isinstance(c, dict) and c.get("type") == kind
+        ),
+        None,
+    )
 
 
 class APIServiceStrategy(KindStrategy):
@@ -112,8 +127,7 @@ class APIServiceStrategy(KindStrategy):
         errors += _service_errors(spec)
         for i, cond in enumerate(dig(obj, "status", "conditions", default=[]) or []):
             if isinstance(cond, dict) and cond.get("status") not in CONDITION_STATUSES:
-                errors.append(not_supported(f"status.conditions[{i}].status", cond.get("status"),
-                                            CONDITION_STATUSES))
+                errors.append(not_supported(f"status.conditions[{i}].status", cond.get("status"), CONDITION_STATUSES))
         return errors
 
 
@@ -128,23 +142,30 @@ def _priority_errors(spec: dict) -> list[FieldError]:
 
 
 def _service_errors(spec: dict) -> list[FieldError]:
-    service, ca_bundle, insecure = spec.get("service"), spec.get("caBundle") or "", bool(spec.get("insecureSkipTLSVerify"))
+    service, ca_bundle, insecure = (
+        spec.get("service"),
+        spec.get("caBundle") or "",
+        bool(spec.get("insecureSkipTLSVerify")),
+    )
     errors = []
     if not isinstance(service, dict):
         if ca_bundle:
-            errors.append(invalid("spec.caBundle", f"{len(ca_bundle) * 3 // 4} bytes",
-                                  "local APIServices may not have a caBundle"))
+            errors.append(
+                invalid(
+                    "spec.caBundle", f"{len(ca_bundle) * 3 // 4} bytes", "local APIServices may not have a caBundle"
+                )
+            )
         if insecure:
-            errors.append(invalid("spec.insecureSkipTLSVerify", True,
-                                  "local APIServices may not have insecureSkipTLSVerify"))
+            errors.append(
+                invalid("spec.insecureSkipTLSVerify", True, "local APIServices may not have insecureSkipTLSVerify")
+            )
         return errors
     for key in ("namespace", "name"):
         if not service.get(key):
             errors.append(required(f"spec.service.{key}"))
     port = service.get("port")
     if not isinstance(port, int) or not 0 < port < 65536:
-        errors.append(invalid("spec.service.port", port,
-                              "port is not valid: must be between 1 and 65535, inclusive"))
+        errors.append(invalid("spec.service.port", port, "port is not valid: must be between 1 and 65535, inclusive"))
     if insecure and ca_bundle:
         errors.append(invalid("spec.insecureSkipTLSVerify", True, "may not be true if caBundle is present"))
     return errors
@@ -152,11 +173,28 @@ def _service_errors(spec: dict) -> list[FieldError]:
 
 def resource_types(naming: Naming) -> list[ResourceType]:
     group = naming.group("apiregistration")
-    example = {"spec": {"group": "metrics.example.com", "version": "v1beta1", "groupPriorityMinimum": 100,
-                        "versionPriority": 100, "insecureSkipTLSVerify": True,
-                        "service": {"namespace": naming.system_namespace, "name": "metrics-server"}}}
+    example = {
+        "spec": {
+            "group": "metrics.example.com",
+            "version": "v1beta1",
+            "groupPriorityMinimum": 100,
+            "versionPriority": 100,
+            "insecureSkipTLSVerify": True,
+            "service": {"namespace": naming.system_namespace, "name": "metrics-server"},
+        }
+    }
     return [
-        ResourceType(group, "v1", "APIService", "apiservices", False, subresources=(status_subresource(),),
-                     strategy=APIServiceStrategy(naming), name_rule="path", has_status=True,
-                     categories=("api-extensions",), example=example),
+        ResourceType(
+            group,
+            "v1",
+            "APIService",
+            "apiservices",
+            False,
+            subresources=(status_subresource(),),
+            strategy=APIServiceStrategy(naming),
+            name_rule="path",
+            has_status=True,
+            categories=("api-extensions",),
+            example=example,
+        )
     ]

@@ -1,4 +1,5 @@
 """The `apps/v1` group: deployments, replica sets, stateful sets and daemon sets."""
+
 from __future__ import annotations
 
 import copy
@@ -32,8 +33,10 @@ from app.resources.defaults import (
 )
 
 ALL = ("all",)
-STS_SPEC_UPDATE_MSG = ("updates to statefulset spec for fields other than 'replicas', 'template', 'updateStrategy', "
-                       "'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden")
+STS_SPEC_UPDATE_MSG = (
+    "updates to statefulset spec for fields other than 'replicas', 'template', 'updateStrategy', "
+    "'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
+)
 
 
 class WorkloadStrategy(KindStrategy):
@@ -98,8 +101,9 @@ class DeploymentStrategy(WorkloadStrategy):
         if kind not in ("Recreate", "RollingUpdate"):
             errors.append(not_supported("spec.strategy.type", kind, ["Recreate", "RollingUpdate"]))
         elif kind == "Recreate" and strategy.get("rollingUpdate") is not None:
-            errors.append(forbidden("spec.strategy.rollingUpdate",
-                                    "may not be specified when strategy `type` is 'Recreate'"))
+            errors.append(
+                forbidden("spec.strategy.rollingUpdate", "may not be specified when strategy `type` is 'Recreate'")
+            )
         else:
             errors += _rolling_errors(strategy.get("rollingUpdate"), "spec.strategy.rollingUpdate")
         deadline = spec.get("progressDeadlineSeconds")
@@ -146,8 +150,7 @@ class StatefulSetStrategy(WorkloadStrategy):
         update = spec["updateStrategy"] if isinstance(spec.get("updateStrategy"), dict) else {}
         if update.get("type") not in ("OnDelete", "RollingUpdate"):
             errors.append(not_supported("spec.updateStrategy.type", update.get("type"), ["OnDelete", "RollingUpdate"]))
-        errors += non_negative("spec.updateStrategy.rollingUpdate.partition",
-                               dig(update, "rollingUpdate", "partition"))
+        errors += non_negative("spec.updateStrategy.rollingUpdate.partition", dig(update, "rollingUpdate", "partition"))
         return errors
 
     def validate_change(self, obj: Obj, old: Obj) -> list[FieldError]:
@@ -164,8 +167,12 @@ class StatefulSetStrategy(WorkloadStrategy):
 class DaemonSetStrategy(WorkloadStrategy):
     noun = "daemonset"
     backticks = False
-    initial_status: ClassVar[Obj] = {"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0,
-                            "numberReady": 0}
+    initial_status: ClassVar[Obj] = {
+        "currentNumberScheduled": 0,
+        "numberMisscheduled": 0,
+        "desiredNumberScheduled": 0,
+        "numberReady": 0,
+    }
 
     def default(self, obj: Obj) -> None:
         super().default(obj)
@@ -212,19 +219,65 @@ def resource_types(naming: Naming) -> list[ResourceType]:
     status = status_subresource()
     scale = scale_subresource(lambda obj: label_selector_string(dig(obj, "spec", "selector")))
     return [
-        ResourceType("apps", "v1", "ControllerRevision", "controllerrevisions", True,
-                     strategy=ControllerRevisionStrategy(naming),
-                     example={"revision": 1, "data": {"spec": {"template": copy.deepcopy(TEMPLATE)}}}),
-        ResourceType("apps", "v1", "DaemonSet", "daemonsets", True, short_names=("ds",), categories=ALL,
-                     subresources=(status,), strategy=DaemonSetStrategy(naming), has_status=True,
-                     example=_example()),
-        ResourceType("apps", "v1", "Deployment", "deployments", True, short_names=("deploy",), categories=ALL,
-                     subresources=(scale, status), strategy=DeploymentStrategy(naming), has_status=True,
-                     example=_example(replicas=2)),
-        ResourceType("apps", "v1", "ReplicaSet", "replicasets", True, short_names=("rs",), categories=ALL,
-                     subresources=(scale, status), strategy=ReplicaSetStrategy(naming), has_status=True,
-                     example=_example(replicas=1)),
-        ResourceType("apps", "v1", "StatefulSet", "statefulsets", True, short_names=("sts",), categories=ALL,
-                     subresources=(scale, status), strategy=StatefulSetStrategy(naming), has_status=True,
-                     example=_example(replicas=1, serviceName="web")),
+        ResourceType(
+            "apps",
+            "v1",
+            "ControllerRevision",
+            "controllerrevisions",
+            True,
+            strategy=ControllerRevisionStrategy(naming),
+            example={"revision": 1, "data": {"spec": {"template": copy.deepcopy(TEMPLATE)}}},
+        ),
+        ResourceType(
+            "apps",
+            "v1",
+            "DaemonSet",
+            "daemonsets",
+            True,
+            short_names=("ds",),
+            categories=ALL,
+            subresources=(status,),
+            strategy=DaemonSetStrategy(naming),
+            has_status=True,
+            example=_example(),
+        ),
+        ResourceType(
+            "apps",
+            "v1",
+            "Deployment",
+            "deployments",
+            True,
+            short_names=("deploy",),
+            categories=ALL,
+            subresources=(scale, status),
+            strategy=DeploymentStrategy(naming),
+            has_status=True,
+            example=_example(replicas=2),
+        ),
+        ResourceType(
+            "apps",
+            "v1",
+            "ReplicaSet",
+            "replicasets",
+            True,
+            short_names=("rs",),
+            categories=ALL,
+            subresources=(scale, status),
+            strategy=ReplicaSetStrategy(naming),
+            has_status=True,
+            example=_example(replicas=1),
+        ),
+        ResourceType(
+            "apps",
+            "v1",
+            "StatefulSet",
+            "statefulsets",
+            True,
+            short_names=("sts",),
+            categories=ALL,
+            subresources=(scale, status),
+            strategy=StatefulSetStrategy(naming),
+            has_status=True,
+            example=_example(replicas=1, serviceName="web"),
+        ),
     ]

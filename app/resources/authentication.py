@@ -1,4 +1,5 @@
 """`authentication.<domain>/v1`: token reviews and self-subject reviews, both create-only and stored nowhere."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -61,8 +62,25 @@ class SelfSubjectReviewStrategy(Strategy):
 def resource_types(naming: Naming) -> list[ResourceType]:
     group = naming.group("authentication")
     return [
-        ResourceType(group, "v1", "SelfSubjectReview", "selfsubjectreviews", False, verbs=CREATE,
-                     strategy=SelfSubjectReviewStrategy(), virtual=True),
-        ResourceType(group, "v1", "TokenReview", "tokenreviews", False, verbs=CREATE,
-                     strategy=TokenReviewStrategy(), virtual=True, example={"spec": {"token": "t0k3n"}}),
+        ResourceType(
+            group,
+            "v1",
+            "SelfSubjectReview",
+            "selfsubjectreviews",
+            False,
+            verbs=CREATE,
+            strategy=SelfSubjectReviewStrategy(),
+            virtual=True,
+        ),
+        ResourceType(
+            group,
+            "v1",
+            "TokenReview",
+            "tokenreviews",
+            False,
+            verbs=CREATE,
+            strategy=TokenReviewStrategy(),
+            virtual=True,
+            example={"spec": {"token": "t0k3n"}},
+        ),
     ]

@@ -3,6 +3,7 @@
 All four are create-only and stored nowhere; they ask the server's own authorizer (the one every
 request goes through) and answer `status.allowed`, `denied`, `reason`, `evaluationError`.
 """
+
 from __future__ import annotations
 
 from app.auth.authz import Attributes, Authorizer, ModeChain
@@ -35,10 +36,16 @@ def _requester() -> UserInfo:
 def _attributes(spec: dict, user: UserInfo) -> Attributes:
     resource = spec.get("resourceAttributes")
     if isinstance(resource, dict):
-        return Attributes(user, _str(resource.get("verb")), group=_str(resource.get("group")),
-                          version=_str(resource.get("version")), resource=_str(resource.get("resource")),
-                          subresource=_str(resource.get("subresource")), namespace=_str(resource.get("namespace")),
-                          name=_str(resource.get("name")))
+        return Attributes(
+            user,
+            _str(resource.get("verb")),
+            group=_str(resource.get("group")),
+            version=_str(resource.get("version")),
+            resource=_str(resource.get("resource")),
+            subresource=_str(resource.get("subresource")),
+            namespace=_str(resource.get("namespace")),
+            name=_str(resource.get("name")),
+        )
     other = _dict(spec.get("nonResourceAttributes"))
     return Attributes(user, _str(other.get("verb")), resource_request=False, path=_str(other.get("path")))
 
@@ -93,7 +100,9 @@ class SubjectAccessReviewStrategy(_Review):
     def _errors(self, spec: dict) -> list[FieldError]:
         errors = self._one_kind(spec)
         if not spec.get("user") and not spec.get("groups"):
-            errors.append(invalid("spec.user", _str(spec.get("user")), "at least one of user or group must be specified"))
+            errors.append(
+                invalid("spec.user", _str(spec.get("user")), "at least one of user or group must be specified")
+            )
         return errors
 
     def create_virtual(self, obj: Obj, call: CreateCall) -> Obj:
@@ -110,8 +119,11 @@ class LocalSubjectAccessReviewStrategy(SubjectAccessReviewStrategy):
         if not isinstance(spec.get("resourceAttributes"), dict):
             return [required("spec.resourceAttributes")] + [e for e in errors if e.field != "spec.resourceAttributes"]
         if spec.get("nonResourceAttributes") is not None:
-            errors.append(invalid("spec.nonResourceAttributes", spec["nonResourceAttributes"],
-                                  "disallowed on this kind of request"))
+            errors.append(
+                invalid(
+                    "spec.nonResourceAttributes", spec["nonResourceAttributes"], "disallowed on this kind of request"
+                )
+            )
         return errors
 
     def create_virtual(self, obj: Obj, call: CreateCall) -> Obj:
@@ -138,15 +150,19 @@ class SelfSubjectRulesReviewStrategy(_Review):
     def create_virtual(self, obj: Obj, call: CreateCall) -> Obj:
         spec = _dict(obj.get("spec"))
         authorizer = active().authorizer
-        rbac = [a for a in authorizer.authorizers if isinstance(a, RBACAuthorizer)] \
-            if isinstance(authorizer, ModeChain) else []
+        rbac = (
+            [a for a in authorizer.authorizers if isinstance(a, RBACAuthorizer)]
+            if isinstance(authorizer, ModeChain)
+            else []
+        )
         status: dict = {"resourceRules": [], "nonResourceRules": [], "incomplete": not rbac}
         if rbac:
             rules, missing = rbac[0].resolver.rules_for(_requester(), _str(spec.get("namespace")))
             for rule in rules:
                 if rule.non_resource_urls:
-                    status["nonResourceRules"].append({"verbs": list(rule.verbs),
-                                                       "nonResourceURLs": list(rule.non_resource_urls)})
+                    status["nonResourceRules"].append(
+                        {"verbs": list(rule.verbs), "nonResourceURLs": list(rule.non_resource_urls)}
+                    )
                 else:
                     status["resourceRules"].append(rule.to_api())
             if missing:
@@ -156,17 +172,51 @@ class SelfSubjectRulesReviewStrategy(_Review):
 
 def resource_types(naming: Naming) -> list[ResourceType]:
     group = naming.group("authorization")
-    sar = {"spec": {"user": "jane", "resourceAttributes": {"verb": "get", "resource": "pods",
-                                                           "namespace": "default"}}}
+    sar = {"spec": {"user": "jane", "resourceAttributes": {"verb": "get", "resource": "pods", "namespace": "default"}}}
     self_sar = {"spec": {"resourceAttributes": {"verb": "get", "resource": "pods", "namespace": "ns"}}}
     return [
-        ResourceType(group, "v1", "LocalSubjectAccessReview", "localsubjectaccessreviews", True, verbs=CREATE,
-                     strategy=LocalSubjectAccessReviewStrategy(naming), virtual=True, example=sar),
-        ResourceType(group, "v1", "SelfSubjectAccessReview", "selfsubjectaccessreviews", False, verbs=CREATE,
-                     strategy=SelfSubjectAccessReviewStrategy(naming), virtual=True, example=self_sar),
-        ResourceType(group, "v1", "SelfSubjectRulesReview", "selfsubjectrulesreviews", False, verbs=CREATE,
-                     strategy=SelfSubjectRulesReviewStrategy(naming), virtual=True,
-                     example={"spec": {"namespace": "ns"}}),
-        ResourceType(group, "v1", "SubjectAccessReview", "subjectaccessreviews", False, verbs=CREATE,
-                     strategy=SubjectAccessReviewStrategy(naming), virtual=True, example=sar),
+        ResourceType(
+            group,
+            "v1",
+            "LocalSubjectAccessReview",
+            "localsubjectaccessreviews",
+            True,
+            verbs=CREATE,
+            strategy=LocalSubjectAccessReviewStrategy(naming),
+            virtual=True,
+            example=sar,
+        ),
+        ResourceType(
+            group,
+            "v1",
+            "SelfSubjectAccessReview",
+            "selfsubjectaccessreviews",
+            False,
+            verbs=CREATE,
+            strategy=SelfSubjectAccessReviewStrategy(naming),
+            virtual=True,
+            example=self_sar,
+        ),
+        ResourceType(
+            group,
+            "v1",
+            "SelfSubjectRulesReview",
+            "selfsubjectrulesreviews",
+            False,
+            verbs=CREATE,
+            strategy=SelfSubjectRulesReviewStrategy(naming),
+            virtual=True,
+            example={"spec": {"namespace": "ns"}},
+        ),
+        ResourceType(
+            group,
+            "v1",
+            "SubjectAccessReview",
+            "subjectaccessreviews",
+            False,
+            verbs=CREATE,
+            strategy=SubjectAccessReviewStrategy(naming),
+            virtual=True,
+            example=sar,
+        ),
     ]

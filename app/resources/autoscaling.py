@@ -1,5 +1,6 @@
 """The `autoscaling` group: HorizontalPodAutoscaler, stored as autoscaling/v2 and served as v1, v2, v2beta1, v2beta2
 (conversions in app/resources/autoscaling_conversion.py)."""
+
 from __future__ import annotations
 
 import copy
@@ -26,20 +27,27 @@ from app.resources.defaults import parse_quantity
 KIND, PLURAL = "HorizontalPodAutoscaler", "horizontalpodautoscalers"
 SOURCE_TYPES = ["ContainerResource", "External", "Object", "Pods", "Resource"]
 #: the stanza each metric source type fills (`type: Pods` -> `pods: {...}`).
-SOURCE_FIELDS = {"Object": "object", "Pods": "pods", "Resource": "resource",
-                 "ContainerResource": "containerResource", "External": "external"}
+SOURCE_FIELDS = {
+    "Object": "object",
+    "Pods": "pods",
+    "Resource": "resource",
+    "ContainerResource": "containerResource",
+    "External": "external",
+}
 TARGET_TYPES = ("Utilization", "Value", "AverageValue")
 SELECT_POLICIES = ["Disabled", "Max", "Min"]
 SCALING_POLICY_TYPES = ["Percent", "Pods"]
 MAX_STABILIZATION_WINDOW = 3600
 MAX_PERIOD_SECONDS = 1800
-SCALE_UP_DEFAULTS: Obj = {"stabilizationWindowSeconds": 0, "selectPolicy": "Max",
-                          "policies": [{"type": "Pods", "value": 4, "periodSeconds": 15},
-                                       {"type": "Percent", "value": 100, "periodSeconds": 15}]}
+SCALE_UP_DEFAULTS: Obj = {
+    "stabilizationWindowSeconds": 0,
+    "selectPolicy": "Max",
+    "policies": [
+        {"type": "Pods", "value": 4, "periodSeconds": 15},
+        {"type": "Percent", "value": 100, "periodSeconds": 15},
+    ],
+}
 SCALE_DOWN_DEFAULTS: Obj = {"selectPolicy": "Max", "policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}]}
-
-
-
 
 
 # ------------------------------------------------------------------------------------- strategy
@@ -126,21 +134,27 @@ def _source_errors(kind: str, src: Obj, path: str) -> list[FieldError]:
         errors += _target_errors(target, f"{path}.target")
         has_util, has_value = target.get("averageUtilization") is not None, target.get("averageValue") is not None
         if not has_util and not has_value:
-            errors.append(required(f"{path}.target.averageUtilization",
-                                   "must set either a target raw value or a target utilization"))
+            errors.append(
+                required(
+                    f"{path}.target.averageUtilization", "must set either a target raw value or a target utilization"
+                )
+            )
         elif has_util and has_value:
-            errors.append(forbidden(f"{path}.target.averageValue",
-                                    "may not set both a target raw value and a target utilization"))
+            errors.append(
+                forbidden(f"{path}.target.averageValue", "may not set both a target raw value and a target utilization")
+            )
     elif kind == "External":
         errors += _identifier_errors(src.get("metric"), f"{path}.metric")
         errors += _target_errors(target, f"{path}.target")
         has_value, has_average = target.get("value") is not None, target.get("averageValue") is not None
         if not has_value and not has_average:
-            errors.append(required(f"{path}.target.averageValue",
-                                   "must set either a target value for metric or a per-pod target"))
+            errors.append(
+                required(f"{path}.target.averageValue", "must set either a target value for metric or a per-pod target")
+            )
         elif has_value and has_average:
-            errors.append(forbidden(f"{path}.target.value",
-                                    "may not set both a target value for metric and a per-pod target"))
+            errors.append(
+                forbidden(f"{path}.target.value", "may not set both a target value for metric and a per-pod target")
+            )
     return errors
 
 
@@ -170,8 +184,13 @@ def _rules_errors(rules: Any, path: str) -> list[FieldError]:
     if isinstance(window, int) and window < 0:
         errors.append(invalid(f"{path}.stabilizationWindowSeconds", window, "must be greater than or equal to zero"))
     elif isinstance(window, int) and window > MAX_STABILIZATION_WINDOW:
-        errors.append(invalid(f"{path}.stabilizationWindowSeconds", window,
-                              f"must be less than or equal to {MAX_STABILIZATION_WINDOW}"))
+        errors.append(
+            invalid(
+                f"{path}.stabilizationWindowSeconds",
+                window,
+                f"must be less than or equal to {MAX_STABILIZATION_WINDOW}",
+            )
+        )
     policy = rules.get("selectPolicy")
     if policy is not None and policy not in SELECT_POLICIES:
         errors.append(not_supported(f"{path}.selectPolicy", policy, SELECT_POLICIES))
@@ -244,12 +263,27 @@ def as_v2(obj: Obj, naming: Naming) -> Obj:
 # ------------------------------------------------------------------------------------- the group
 
 REF = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}
-V2_EXAMPLE: Obj = {"spec": {"scaleTargetRef": REF, "minReplicas": 1, "maxReplicas": 5, "metrics": [
-    {"type": "Resource", "resource": {"name": CPU, "target": {"type": "Utilization", "averageUtilization": 70}}}]}}
-V1_EXAMPLE: Obj = {"spec": {"scaleTargetRef": REF, "minReplicas": 1, "maxReplicas": 5,
-                            "targetCPUUtilizationPercentage": 70}}
-V2BETA1_EXAMPLE: Obj = {"spec": {"scaleTargetRef": REF, "minReplicas": 1, "maxReplicas": 5, "metrics": [
-    {"type": "Resource", "resource": {"name": CPU, "targetAverageUtilization": 70}}]}}
+V2_EXAMPLE: Obj = {
+    "spec": {
+        "scaleTargetRef": REF,
+        "minReplicas": 1,
+        "maxReplicas": 5,
+        "metrics": [
+            {"type": "Resource", "resource": {"name": CPU, "target": {"type": "Utilization", "averageUtilization": 70}}}
+        ],
+    }
+}
+V1_EXAMPLE: Obj = {
+    "spec": {"scaleTargetRef": REF, "minReplicas": 1, "maxReplicas": 5, "targetCPUUtilizationPercentage": 70}
+}
+V2BETA1_EXAMPLE: Obj = {
+    "spec": {
+        "scaleTargetRef": REF,
+        "minReplicas": 1,
+        "maxReplicas": 5,
+        "metrics": [{"type": "Resource", "resource": {"name": CPU, "targetAverageUtilization": 70}}],
+    }
+}
 
 
 def resource_types(naming: Naming) -> list[ResourceType]:
@@ -257,22 +291,48 @@ def resource_types(naming: Naming) -> list[ResourceType]:
     conv = HpaConversions(naming)
     replacement = f"{GROUP}/{STORAGE_VERSION} {KIND}"
 
-    def served(version: str, example: Obj, to_storage: Callable[[Obj], Obj] | None = None,
-               from_storage: Callable[[Obj], Obj] | None = None,
-               deprecation: Deprecation | None = None) -> ResourceType:
+    def served(
+        version: str,
+        example: Obj,
+        to_storage: Callable[[Obj], Obj] | None = None,
+        from_storage: Callable[[Obj], Obj] | None = None,
+        deprecation: Deprecation | None = None,
+    ) -> ResourceType:
         conversion = None
         if to_storage is not None and from_storage is not None:
             conversion = Conversion(GROUP, STORAGE_VERSION, PLURAL, to_storage, from_storage)
-        return ResourceType(GROUP, version, KIND, PLURAL, True, short_names=("hpa",), categories=("all",),
-                            subresources=(status_subresource(),), strategy=strategy, has_status=True,
-                            example=copy.deepcopy(example), conversion=conversion, deprecation=deprecation)
+        return ResourceType(
+            GROUP,
+            version,
+            KIND,
+            PLURAL,
+            True,
+            short_names=("hpa",),
+            categories=("all",),
+            subresources=(status_subresource(),),
+            strategy=strategy,
+            has_status=True,
+            example=copy.deepcopy(example),
+            conversion=conversion,
+            deprecation=deprecation,
+        )
 
     # declaration order is discovery order: v1.23 still preferred autoscaling/v1
     return [
         served("v1", V1_EXAMPLE, conv.v1_to_storage, conv.v1_from_storage),
         served(STORAGE_VERSION, V2_EXAMPLE),
-        served("v2beta1", V2BETA1_EXAMPLE, conv.v2beta1_to_storage, conv.v2beta1_from_storage,
-               Deprecation("1.22", "1.25", replacement)),
-        served("v2beta2", V2_EXAMPLE, conv.v2beta2_to_storage, conv.v2beta2_from_storage,
-               Deprecation("1.23", "1.26", replacement)),
+        served(
+            "v2beta1",
+            V2BETA1_EXAMPLE,
+            conv.v2beta1_to_storage,
+            conv.v2beta1_from_storage,
+            Deprecation("1.22", "1.25", replacement),
+        ),
+        served(
+            "v2beta2",
+            V2_EXAMPLE,
+            conv.v2beta2_to_storage,
+            conv.v2beta2_from_storage,
+            Deprecation("1.23", "1.26", replacement),
+        ),
     ]

@@ -8,6 +8,7 @@ both a value and an average value), the exact v2 fields ride along in one more a
 `autoscaling.alpha.<domain>/v2-fields` (ours, not the reference's), used only while the version-specific part of
 the view is unchanged, so no round trip drops data.
 """
+
 from __future__ import annotations
 
 import copy
@@ -74,23 +75,45 @@ def metric_spec_to_beta1(m: Obj) -> Obj:
     out: Obj = _prune({"type": m.get("type")})
     if isinstance(m.get("object"), dict):
         src, target, metric = m["object"], part(m["object"], "target"), part(m["object"], "metric")
-        out["object"] = _prune({"target": copy.deepcopy(src.get("describedObject")), "metricName": metric.get("name"),
-                                "targetValue": target.get("value"), "selector": copy.deepcopy(metric.get("selector")),
-                                "averageValue": target.get("averageValue")})
+        out["object"] = _prune(
+            {
+                "target": copy.deepcopy(src.get("describedObject")),
+                "metricName": metric.get("name"),
+                "targetValue": target.get("value"),
+                "selector": copy.deepcopy(metric.get("selector")),
+                "averageValue": target.get("averageValue"),
+            }
+        )
     if isinstance(m.get("pods"), dict):
         target, metric = part(m["pods"], "target"), part(m["pods"], "metric")
-        out["pods"] = _prune({"metricName": metric.get("name"), "targetAverageValue": target.get("averageValue"),
-                              "selector": copy.deepcopy(metric.get("selector"))})
+        out["pods"] = _prune(
+            {
+                "metricName": metric.get("name"),
+                "targetAverageValue": target.get("averageValue"),
+                "selector": copy.deepcopy(metric.get("selector")),
+            }
+        )
     for key in ("resource", "containerResource"):
         if isinstance(m.get(key), dict):
             src, target = m[key], part(m[key], "target")
-            out[key] = _prune({"name": src.get("name"), "targetAverageUtilization": target.get("averageUtilization"),
-                               "targetAverageValue": target.get("averageValue"), "container": src.get("container")})
+            out[key] = _prune(
+                {
+                    "name": src.get("name"),
+                    "targetAverageUtilization": target.get("averageUtilization"),
+                    "targetAverageValue": target.get("averageValue"),
+                    "container": src.get("container"),
+                }
+            )
     if isinstance(m.get("external"), dict):
         target, metric = part(m["external"], "target"), part(m["external"], "metric")
-        out["external"] = _prune({"metricName": metric.get("name"),
-                                  "metricSelector": copy.deepcopy(metric.get("selector")),
-                                  "targetValue": target.get("value"), "targetAverageValue": target.get("averageValue")})
+        out["external"] = _prune(
+            {
+                "metricName": metric.get("name"),
+                "metricSelector": copy.deepcopy(metric.get("selector")),
+                "targetValue": target.get("value"),
+                "targetAverageValue": target.get("averageValue"),
+            }
+        )
     return out
 
 
@@ -100,28 +123,47 @@ def metric_spec_from_beta1(m: Obj) -> Obj:
     if isinstance(m.get("object"), dict):
         src = m["object"]
         kind = "AverageValue" if src.get("averageValue") is not None else "Value"
-        out["object"] = _prune({
-            "describedObject": copy.deepcopy(src.get("target")),
-            "metric": _identifier(src.get("metricName"), src.get("selector")),
-            "target": _prune({"type": kind, "value": src.get("targetValue"), "averageValue": src.get("averageValue")}),
-        })
+        out["object"] = _prune(
+            {
+                "describedObject": copy.deepcopy(src.get("target")),
+                "metric": _identifier(src.get("metricName"), src.get("selector")),
+                "target": _prune(
+                    {"type": kind, "value": src.get("targetValue"), "averageValue": src.get("averageValue")}
+                ),
+            }
+        )
     if isinstance(m.get("pods"), dict):
         src = m["pods"]
-        out["pods"] = {"metric": _identifier(src.get("metricName"), src.get("selector")),
-                       "target": _prune({"type": "AverageValue", "averageValue": src.get("targetAverageValue")})}
+        out["pods"] = {
+            "metric": _identifier(src.get("metricName"), src.get("selector")),
+            "target": _prune({"type": "AverageValue", "averageValue": src.get("targetAverageValue")}),
+        }
     for key in ("resource", "containerResource"):
         if isinstance(m.get(key), dict):
             src = m[key]
             kind = "Utilization" if src.get("targetAverageUtilization") is not None else "AverageValue"
-            out[key] = _prune({"name": src.get("name"), "container": src.get("container"),
-                               "target": _prune({"type": kind, "averageUtilization": src.get("targetAverageUtilization"),
-                                                 "averageValue": src.get("targetAverageValue")})})
+            out[key] = _prune(
+                {
+                    "name": src.get("name"),
+                    "container": src.get("container"),
+                    "target": _prune(
+                        {
+                            "type": kind,
+                            "averageUtilization": src.get("targetAverageUtilization"),
+                            "averageValue": src.get("targetAverageValue"),
+                        }
+                    ),
+                }
+            )
     if isinstance(m.get("external"), dict):
         src = m["external"]
         kind = "Value" if src.get("targetValue") is not None else "AverageValue"
-        out["external"] = {"metric": _identifier(src.get("metricName"), src.get("metricSelector")),
-                           "target": _prune({"type": kind, "value": src.get("targetValue"),
-                                             "averageValue": src.get("targetAverageValue")})}
+        out["external"] = {
+            "metric": _identifier(src.get("metricName"), src.get("metricSelector")),
+            "target": _prune(
+                {"type": kind, "value": src.get("targetValue"), "averageValue": src.get("targetAverageValue")}
+            ),
+        }
     return out
 
 
@@ -129,24 +171,45 @@ def metric_status_to_beta1(m: Obj) -> Obj:
     out: Obj = _prune({"type": m.get("type")})
     if isinstance(m.get("object"), dict):
         src, current, metric = m["object"], part(m["object"], "current"), part(m["object"], "metric")
-        out["object"] = _prune({"target": copy.deepcopy(src.get("describedObject")), "metricName": metric.get("name"),
-                                "currentValue": current.get("value"), "selector": copy.deepcopy(metric.get("selector")),
-                                "averageValue": current.get("averageValue")})
+        out["object"] = _prune(
+            {
+                "target": copy.deepcopy(src.get("describedObject")),
+                "metricName": metric.get("name"),
+                "currentValue": current.get("value"),
+                "selector": copy.deepcopy(metric.get("selector")),
+                "averageValue": current.get("averageValue"),
+            }
+        )
     if isinstance(m.get("pods"), dict):
         current, metric = part(m["pods"], "current"), part(m["pods"], "metric")
-        out["pods"] = _prune({"metricName": metric.get("name"), "currentAverageValue": current.get("averageValue"),
-                              "selector": copy.deepcopy(metric.get("selector"))})
+        out["pods"] = _prune(
+            {
+                "metricName": metric.get("name"),
+                "currentAverageValue": current.get("averageValue"),
+                "selector": copy.deepcopy(metric.get("selector")),
+            }
+        )
     for key in ("resource", "containerResource"):
         if isinstance(m.get(key), dict):
             src, current = m[key], part(m[key], "current")
-            out[key] = _prune({"name": src.get("name"), "currentAverageUtilization": current.get("averageUtilization"),
-                               "currentAverageValue": current.get("averageValue"), "container": src.get("container")})
+            out[key] = _prune(
+                {
+                    "name": src.get("name"),
+                    "currentAverageUtilization": current.get("averageUtilization"),
+                    "currentAverageValue": current.get("averageValue"),
+                    "container": src.get("container"),
+                }
+            )
     if isinstance(m.get("external"), dict):
         current, metric = part(m["external"], "current"), part(m["external"], "metric")
-        out["external"] = _prune({"metricName": metric.get("name"),
-                                  "metricSelector": copy.deepcopy(metric.get("selector")),
-                                  "currentValue": current.get("value"),
-                                  "currentAverageValue": current.get("averageValue")})
+        out["external"] = _prune(
+            {
+                "metricName": metric.get("name"),
+                "metricSelector": copy.deepcopy(metric.get("selector")),
+                "currentValue": current.get("value"),
+                "currentAverageValue": current.get("averageValue"),
+            }
+        )
     return out
 
 
@@ -154,33 +217,51 @@ def metric_status_from_beta1(m: Obj) -> Obj:
     out: Obj = _prune({"type": m.get("type")})
     if isinstance(m.get("object"), dict):
         src = m["object"]
-        out["object"] = _prune({
-            "metric": _identifier(src.get("metricName"), src.get("selector")),
-            "current": _prune({"value": src.get("currentValue"), "averageValue": src.get("averageValue")}),
-            "describedObject": copy.deepcopy(src.get("target")),
-        })
+        out["object"] = _prune(
+            {
+                "metric": _identifier(src.get("metricName"), src.get("selector")),
+                "current": _prune({"value": src.get("currentValue"), "averageValue": src.get("averageValue")}),
+                "describedObject": copy.deepcopy(src.get("target")),
+            }
+        )
     if isinstance(m.get("pods"), dict):
         src = m["pods"]
-        out["pods"] = {"metric": _identifier(src.get("metricName"), src.get("selector")),
-                       "current": _prune({"averageValue": src.get("currentAverageValue")})}
+        out["pods"] = {
+            "metric": _identifier(src.get("metricName"), src.get("selector")),
+            "current": _prune({"averageValue": src.get("currentAverageValue")}),
+        }
     for key in ("resource", "containerResource"):
         if isinstance(m.get(key), dict):
             src = m[key]
-            out[key] = _prune({"name": src.get("name"), "container": src.get("container"),
-                               "current": _prune({"averageValue": src.get("currentAverageValue"),
-                                                  "averageUtilization": src.get("currentAverageUtilization")})})
+            out[key] = _prune(
+                {
+                    "name": src.get("name"),
+                    "container": src.get("container"),
+                    "current": _prune(
+                        {
+                            "averageValue": src.get("currentAverageValue"),
+                            "averageUtilization": src.get("currentAverageUtilization"),
+                        }
+                    ),
+                }
+            )
     if isinstance(m.get("external"), dict):
         src = m["external"]
-        out["external"] = {"metric": _identifier(src.get("metricName"), src.get("metricSelector")),
-                           "current": _prune({"value": src.get("currentValue"),
-                                              "averageValue": src.get("currentAverageValue")})}
+        out["external"] = {
+            "metric": _identifier(src.get("metricName"), src.get("metricSelector")),
+            "current": _prune({"value": src.get("currentValue"), "averageValue": src.get("currentAverageValue")}),
+        }
     return out
 
 
 def _is_cpu_utilization(m: Obj) -> bool:
     res = m.get("resource")
-    return (m.get("type") == "Resource" and isinstance(res, dict) and res.get("name") == CPU
-            and dig(res, "target", "averageUtilization") is not None)
+    return (
+        m.get("type") == "Resource"
+        and isinstance(res, dict)
+        and res.get("name") == CPU
+        and dig(res, "target", "averageUtilization") is not None
+    )
 
 
 # ------------------------------------------------------------------------------ whole objects
@@ -349,8 +430,9 @@ class HpaConversions:
             if isinstance(current, list):  # the annotation has more than the CPU field
                 status["currentMetrics"] = [metric_status_from_beta1(m) for m in current if isinstance(m, dict)]
             elif cpu is not None:
-                status["currentMetrics"] = [{"type": "Resource",
-                                             "resource": {"name": CPU, "current": {"averageUtilization": cpu}}}]
+                status["currentMetrics"] = [
+                    {"type": "Resource", "resource": {"name": CPU, "current": {"averageUtilization": cpu}}}
+                ]
             conditions = _annotation(obj, self.keys.conditions)
             if isinstance(conditions, list):
                 status["conditions"] = conditions
@@ -389,9 +471,11 @@ class HpaConversions:
     def _fingerprint(self, view: Obj) -> Obj:
         """The version-specific part of a view: fields not spelled the same in every version, and the notes."""
         annotations = dig(view, "metadata", "annotations", default={})
-        return {"spec": {k: v for k, v in part(view, "spec").items() if k not in SHARED_SPEC},
-                "status": {k: v for k, v in part(view, "status").items() if k not in SHARED_STATUS},
-                "notes": {k: annotations.get(k) for k in self.keys.all if k != self.keys.exact}}
+        return {
+            "spec": {k: v for k, v in part(view, "spec").items() if k not in SHARED_SPEC},
+            "status": {k: v for k, v in part(view, "status").items() if k not in SHARED_STATUS},
+            "notes": {k: annotations.get(k) for k in self.keys.all if k != self.keys.exact},
+        }
 
 
 #: fields every served version spells and means the same way (edits to them keep the saved exact fields).
@@ -400,5 +484,7 @@ SHARED_STATUS = frozenset({"observedGeneration", "lastScaleTime", "currentReplic
 
 
 def cpu_metric(utilization: Any) -> Obj:
-    return {"type": "Resource",
-            "resource": {"name": CPU, "target": {"type": "Utilization", "averageUtilization": utilization}}}
+    return {
+        "type": "Resource",
+        "resource": {"name": CPU, "target": {"type": "Utilization", "averageUtilization": utilization}},
+    }

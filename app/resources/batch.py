@@ -1,4 +1,5 @@
 """The `batch/v1` group: jobs and cron jobs."""
+
 from __future__ import annotations
 
 import copy
@@ -8,22 +9,8 @@ from typing import ClassVar
 from app.catalog import Conversion, Deprecation, Obj, ResourceType, status_subresource
 from app.errors import FieldError, invalid, not_supported, required
 from app.naming import Naming
-from app.resources.common import (
-    Getter,
-    KindStrategy,
-    child,
-    dig,
-    field,
-    immutable,
-    non_negative,
-    part,
-    setdefault,
-)
-from app.resources.defaults import (
-    default_template,
-    validate_template,
-    workload_selector_errors,
-)
+from app.resources.common import Getter, KindStrategy, child, dig, field, immutable, non_negative, part, setdefault
+from app.resources.defaults import default_template, validate_template, workload_selector_errors
 
 ALL = ("all",)
 JOB_RESTART_POLICIES = ["OnFailure", "Never"]
@@ -121,8 +108,9 @@ class CronJobStrategy(KindStrategy):
         for key in ("startingDeadlineSeconds", "successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
             errors += non_negative(f"spec.{key}", spec.get(key))
         job_spec = dig(spec, "jobTemplate", "spec")
-        errors += validate_template(dig(job_spec, "template"), "spec.jobTemplate.spec.template",
-                                    restart_policies=JOB_RESTART_POLICIES)
+        errors += validate_template(
+            dig(job_spec, "template"), "spec.jobTemplate.spec.template", restart_policies=JOB_RESTART_POLICIES
+        )
         return errors
 
 
@@ -150,7 +138,9 @@ def as_version(obj: Obj, api_version: str) -> Obj:
 
 #: batch/v1beta1 CronJob has v1's fields and defaults (timeZone included), so only apiVersion changes.
 CRONJOB_V1BETA1 = Conversion(
-    storage_group="batch", storage_version="v1", storage_plural="cronjobs",
+    storage_group="batch",
+    storage_version="v1",
+    storage_plural="cronjobs",
     to_storage=lambda obj: as_version(obj, "batch/v1"),
     from_storage=lambda obj: as_version(obj, "batch/v1beta1"),
 )
@@ -160,17 +150,51 @@ POD_SPEC = {"containers": [{"name": "task", "image": "busybox:1.36", "command": 
 
 def resource_types(naming: Naming) -> list[ResourceType]:
     status = status_subresource()
-    cronjob_example = {"spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {
-        "spec": {**copy.deepcopy(POD_SPEC), "restartPolicy": "OnFailure"}}}}}}
+    cronjob_example = {
+        "spec": {
+            "schedule": "*/5 * * * *",
+            "jobTemplate": {"spec": {"template": {"spec": {**copy.deepcopy(POD_SPEC), "restartPolicy": "OnFailure"}}}},
+        }
+    }
     return [
-        ResourceType("batch", "v1", "CronJob", "cronjobs", True, short_names=("cj",), categories=ALL,
-                     subresources=(status,), strategy=CronJobStrategy(naming), has_status=True,
-                     example=cronjob_example),
-        ResourceType("batch", "v1beta1", "CronJob", "cronjobs", True, short_names=("cj",), categories=ALL,
-                     subresources=(status,), strategy=CronJobStrategy(naming), has_status=True,
-                     example=copy.deepcopy(cronjob_example), conversion=CRONJOB_V1BETA1,
-                     deprecation=Deprecation("1.21", "1.25", "batch/v1 CronJob")),
-        ResourceType("batch", "v1", "Job", "jobs", True, categories=ALL, subresources=(status,),
-                     strategy=JobStrategy(naming), has_status=True,
-                     example={"spec": {"template": {"spec": {**copy.deepcopy(POD_SPEC), "restartPolicy": "Never"}}}}),
+        ResourceType(
+            "batch",
+            "v1",
+            "CronJob",
+            "cronjobs",
+            True,
+            short_names=("cj",),
+            categories=ALL,
+            subresources=(status,),
+            strategy=CronJobStrategy(naming),
+            has_status=True,
+            example=cronjob_example,
+        ),
+        ResourceType(
+            "batch",
+            "v1beta1",
+            "CronJob",
+            "cronjobs",
+            True,
+            short_names=("cj",),
+            categories=ALL,
+            subresources=(status,),
+            strategy=CronJobStrategy(naming),
+            has_status=True,
+            example=copy.deepcopy(cronjob_example),
+            conversion=CRONJOB_V1BETA1,
+            deprecation=Deprecation("1.21", "1.25", "batch/v1 CronJob"),
+        ),
+        ResourceType(
+            "batch",
+            "v1",
+            "Job",
+            "jobs",
+            True,
+            categories=ALL,
+            subresources=(status,),
+            strategy=JobStrategy(naming),
+            has_status=True,
+            example={"spec": {"template": {"spec": {**copy.deepcopy(POD_SPEC), "restartPolicy": "Never"}}}},
+        ),
     ]

@@ -2,6 +2,7 @@
 
 Structural rules; who may approve and sign is admission's (app/admission/certificates.py).
 """
+
 from __future__ import annotations
 
 import base64
@@ -13,30 +14,35 @@ from typing import ClassVar
 from cryptography import x509
 
 from app.catalog import Obj, ResourceType, Subresource
-from app.errors import (
-    FieldError,
-    Invalid,
-    forbidden,
-    invalid,
-    not_supported,
-    required,
-)
+from app.errors import FieldError, Invalid, forbidden, invalid, not_supported, required
 from app.naming import Naming
-from app.resources.common import (
-    Getter,
-    KindStrategy,
-    base64_error,
-    child,
-    dig,
-    field,
-    items,
-    part,
-)
+from app.resources.common import Getter, KindStrategy, base64_error, child, dig, field, items, part
 
-KEY_USAGES = ["signing", "digital signature", "content commitment", "key encipherment", "key agreement",
-              "data encipherment", "cert sign", "crl sign", "encipher only", "decipher only", "any",
-              "server auth", "client auth", "code signing", "email protection", "s/mime", "ipsec end system",
-              "ipsec tunnel", "ipsec user", "timestamping", "ocsp signing", "microsoft sgc", "netscape sgc"]
+KEY_USAGES = [
+    "signing",
+    "digital signature",
+    "content commitment",
+    "key encipherment",
+    "key agreement",
+    "data encipherment",
+    "cert sign",
+    "crl sign",
+    "encipher only",
+    "decipher only",
+    "any",
+    "server auth",
+    "client auth",
+    "code signing",
+    "email protection",
+    "s/mime",
+    "ipsec end system",
+    "ipsec tunnel",
+    "ipsec user",
+    "timestamping",
+    "ocsp signing",
+    "microsoft sgc",
+    "netscape sgc",
+]
 CONDITION_STATUSES = ["True", "False", "Unknown"]
 APPROVED, DENIED, FAILED = "Approved", "Denied", "Failed"
 #: condition types only the approver (through /approval) may set
@@ -124,14 +130,18 @@ class CertificateSigningRequestStrategy(KindStrategy):
         if not signer:
             errors.append(required("spec.signerName"))
         elif signer == self.naming.signer("legacy-unknown"):
-            errors.append(invalid("spec.signerName", signer, "the legacy signerName is not allowed via this API version"))
+            errors.append(
+                invalid("spec.signerName", signer, "the legacy signerName is not allowed via this API version")
+            )
         errors += _usage_errors(spec.get("usages"))
         seconds = spec.get("expirationSeconds")
         if isinstance(seconds, int) and seconds < MIN_EXPIRATION_SECONDS:
-            errors.append(invalid("spec.expirationSeconds", seconds,
-                                  "may not specify a duration less than 600 seconds (10 minutes)"))
-        return (errors + _condition_errors(dig(obj, "status", "conditions", default=[]))
-                + _certificate_errors(obj))
+            errors.append(
+                invalid(
+                    "spec.expirationSeconds", seconds, "may not specify a duration less than 600 seconds (10 minutes)"
+                )
+            )
+        return errors + _condition_errors(dig(obj, "status", "conditions", default=[])) + _certificate_errors(obj)
 
 
 def decode_bytes(value: object) -> bytes:
@@ -240,16 +250,21 @@ def _condition_errors(conditions: object) -> list[FieldError]:
         elif status not in CONDITION_STATUSES:
             errors.append(not_supported(f"{path}.status", status, CONDITION_STATUSES))
     if APPROVED in seen and DENIED in seen:
-        errors.append(invalid("status.conditions", "Approved,Denied",
-                              "Approved and Denied conditions are mutually exclusive"))
+        errors.append(
+            invalid("status.conditions", "Approved,Denied", "Approved and Denied conditions are mutually exclusive")
+        )
     return errors
 
 
 def _reject_named(naming: Naming, obj: Obj, errors: list[FieldError]) -> None:
     """A subresource write that breaks the transition rules: 422 with one cause per problem."""
     if errors:
-        raise Invalid("CertificateSigningRequest", naming.group("certificates"),
-                      str(dig(obj, "metadata", "name", default="")), errors)
+        raise Invalid(
+            "CertificateSigningRequest",
+            naming.group("certificates"),
+            str(dig(obj, "metadata", "name", default="")),
+            errors,
+        )
 
 
 def _kept_conditions(old: Obj, new: Obj, owned: tuple[str, ...], others_path: str) -> list[FieldError]:
@@ -263,8 +278,11 @@ def _kept_conditions(old: Obj, new: Obj, owned: tuple[str, ...], others_path: st
             errors.append(forbidden("status.conditions", f'updates may not modify a condition of type "{kind}"'))
     for kind in after:
         if kind not in before and kind not in owned:
-            errors.append(forbidden("status.conditions", f'updates may not add a condition of type "{kind}"'
-                                    f" through {others_path}"))
+            errors.append(
+                forbidden(
+                    "status.conditions", f'updates may not add a condition of type "{kind}" through {others_path}'
+                )
+            )
     return errors
 
 
@@ -308,9 +326,23 @@ def approval_subresource(naming: Naming) -> Subresource:
 def resource_types(naming: Naming) -> list[ResourceType]:
     group = naming.group("certificates")
     return [
-        ResourceType(group, "v1", "CertificateSigningRequest", "certificatesigningrequests", False,
-                     short_names=("csr",), subresources=(approval_subresource(naming), csr_status_subresource(naming)),
-                     strategy=CertificateSigningRequestStrategy(naming), name_rule="path", has_status=True,
-                     example={"spec": {"request": EXAMPLE_REQUEST, "signerName": naming.signer("apiserver-client"),
-                                       "usages": ["digital signature", "key encipherment", "client auth"]}}),
+        ResourceType(
+            group,
+            "v1",
+            "CertificateSigningRequest",
+            "certificatesigningrequests",
+            False,
+            short_names=("csr",),
+            subresources=(approval_subresource(naming), csr_status_subresource(naming)),
+            strategy=CertificateSigningRequestStrategy(naming),
+            name_rule="path",
+            has_status=True,
+            example={
+                "spec": {
+                    "request": EXAMPLE_REQUEST,
+                    "signerName": naming.signer("apiserver-client"),
+                    "usages": ["digital signature", "key encipherment", "client auth"],
+                }
+            },
+        )
     ]

@@ -1,4 +1,5 @@
 """Small helpers shared by the per-group resource modules: dict paths, field checks, base strategy."""
+
 from __future__ import annotations
 
 import base64
@@ -17,9 +18,11 @@ Getter = Callable[[Obj], str]
 _CONFIG_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
 _PERCENT = re.compile(r"^[0-9]+%$")
 _BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
-CONFIG_KEY_MSG = ("a valid config key must consist of alphanumeric characters, '-', '_' or '.' "
-                  "(e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
-                  "'[-._a-zA-Z0-9]+')")
+CONFIG_KEY_MSG = (
+    "a valid config key must consist of alphanumeric characters, '-', '_' or '.' "
+    "(e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
+    "'[-._a-zA-Z0-9]+')"
+)
 
 
 def dig(obj: Any, *path: str | int, default: Any = None) -> Any:
@@ -140,8 +143,14 @@ def int_or_percent_errors(path: str, value: Any, *, max_percent: int | None = No
     if isinstance(value, int):
         return non_negative(path, value)
     if not isinstance(value, str) or not _PERCENT.match(value):
-        return [invalid(path, value, "a valid percent string must be a numeric string followed by an ending "
-                                     "'%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")]
+        return [
+            invalid(
+                path,
+                value,
+                "a valid percent string must be a numeric string followed by an ending "
+                "'%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+            )
+        ]
     if max_percent is not None and int(value[:-1]) > max_percent:
         return [invalid(path, value, f"must not be greater than {max_percent}%")]
     return []

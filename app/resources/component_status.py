@@ -1,5 +1,6 @@
 """`v1` ComponentStatus: the health of the parts of the control plane, computed at read time (deprecated in v1.19,
 as in the reference). The server registers what it can check (app/factory.py): the store, the controllers."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -31,12 +32,27 @@ class ComponentStatusStrategy(KindStrategy):
             condition = {"type": "Healthy", "status": "True" if healthy else "False", "message": message}
             if error:
                 condition["error"] = error
-            objects.append({"kind": "ComponentStatus", "apiVersion": "v1",
-                            "metadata": {"name": name, "creationTimestamp": None}, "conditions": [condition]})
+            objects.append(
+                {
+                    "kind": "ComponentStatus",
+                    "apiVersion": "v1",
+                    "metadata": {"name": name, "creationTimestamp": None},
+                    "conditions": [condition],
+                }
+            )
         return objects
 
 
 def component_status_type(naming: Naming) -> ResourceType:
-    return ResourceType("", "v1", "ComponentStatus", "componentstatuses", False, short_names=("cs",),
-                        verbs=("get", "list"), strategy=ComponentStatusStrategy(naming), computed=True,
-                        deprecation=Deprecation("1.19"))
+    return ResourceType(
+        "",
+        "v1",
+        "ComponentStatus",
+        "componentstatuses",
+        False,
+        short_names=("cs",),
+        verbs=("get", "list"),
+        strategy=ComponentStatusStrategy(naming),
+        computed=True,
+        deprecation=Deprecation("1.19"),
+    )

@@ -1,4 +1,5 @@
 """The `coordination.<domain>/v1` group: leases (leader election, node heartbeats)."""
+
 from __future__ import annotations
 
 from app.catalog import Obj, ResourceType
@@ -11,12 +12,20 @@ class LeaseStrategy(NoSpecStrategy):
     allow_create_on_update = True
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        return (positive("spec.leaseDurationSeconds", dig(obj, "spec", "leaseDurationSeconds"))
-                + non_negative("spec.leaseTransitions", dig(obj, "spec", "leaseTransitions")))
+        return positive("spec.leaseDurationSeconds", dig(obj, "spec", "leaseDurationSeconds")) + non_negative(
+            "spec.leaseTransitions", dig(obj, "spec", "leaseTransitions")
+        )
 
 
 def resource_types(naming: Naming) -> list[ResourceType]:
     return [
-        ResourceType(naming.group("coordination"), "v1", "Lease", "leases", True, strategy=LeaseStrategy(naming),
-                     example={"spec": {"holderIdentity": "node-1", "leaseDurationSeconds": 40}}),
+        ResourceType(
+            naming.group("coordination"),
+            "v1",
+            "Lease",
+            "leases",
+            True,
+            strategy=LeaseStrategy(naming),
+            example={"spec": {"holderIdentity": "node-1", "leaseDurationSeconds": 40}},
+        )
     ]

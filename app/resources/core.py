@@ -1,17 +1,12 @@
 """The core (legacy) group, `v1`: namespaces, pods, services, config, storage claims and friends."""
+
 from __future__ import annotations
 
 import base64
 import copy
 from typing import ClassVar
 
-from app.catalog import (
-    Obj,
-    ResourceType,
-    Subresource,
-    proxy_subresource,
-    status_subresource,
-)
+from app.catalog import Obj, ResourceType, Subresource, proxy_subresource, status_subresource
 from app.errors import FieldError, forbidden, invalid, not_supported, required
 from app.naming import Naming
 from app.resources.common import (
@@ -51,20 +46,46 @@ ALL = ("all",)
 NO_DELETECOLLECTION = ("create", "delete", "get", "list", "patch", "update", "watch")
 QUANTITY_MSG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"]
-POD_SPEC_UPDATE_MSG = ("pod updates may not change fields other than `spec.containers[*].image`, "
-                       "`spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` "
-                       "(only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` "
-                       "(allow it to be set to 1 if it was previously negative)")
-PV_SOURCES = ("awsElasticBlockStore", "azureDisk", "azureFile", "cephfs", "cinder", "csi", "fc", "flexVolume",
-              "flocker", "gcePersistentDisk", "glusterfs", "hostPath", "iscsi", "local", "nfs",
-              "photonPersistentDisk", "portworxVolume", "quobyte", "rbd", "scaleIO", "storageos", "vsphereVolume")
+POD_SPEC_UPDATE_MSG = (
+    "pod updates may not change fields other than `spec.containers[*].image`, "
+    "`spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` "
+    "(only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` "
+    "(allow it to be set to 1 if it was previously negative)"
+)
+PV_SOURCES = (
+    "awsElasticBlockStore",
+    "azureDisk",
+    "azureFile",
+    "cephfs",
+    "cinder",
+    "csi",
+    "fc",
+    "flexVolume",
+    "flocker",
+    "gcePersistentDisk",
+    "glusterfs",
+    "hostPath",
+    "iscsi",
+    "local",
+    "nfs",
+    "photonPersistentDisk",
+    "portworxVolume",
+    "quobyte",
+    "rbd",
+    "scaleIO",
+    "storageos",
+    "vsphereVolume",
+)
 
 
 def quantity_errors(path: str, resources: object) -> list[FieldError]:
     if not isinstance(resources, dict):
         return []
-    return [invalid(f"{path}[{name}]", value, QUANTITY_MSG)
-            for name, value in resources.items() if parse_quantity(value) is None]
+    return [
+        invalid(f"{path}[{name}]", value, QUANTITY_MSG)
+        for name, value in resources.items()
+        if parse_quantity(value) is None
+    ]
 
 
 def immutable_data_errors(obj: Obj, old: Obj, keys: tuple[str, ...]) -> list[FieldError]:
@@ -114,8 +135,13 @@ class NamespaceStrategy(KindStrategy):
         errors = []
         for i, name in enumerate(as_list(dig(obj, "spec", "finalizers"))):
             if not isinstance(name, str) or ("/" not in name and name not in standard):
-                errors.append(invalid(f"spec.finalizers[{i}]", name,
-                                      "name is neither a standard finalizer name nor is it fully qualified"))
+                errors.append(
+                    invalid(
+                        f"spec.finalizers[{i}]",
+                        name,
+                        "name is neither a standard finalizer name nor is it fully qualified",
+                    )
+                )
         return errors
 
     def prepare_for_delete(self, obj: Obj) -> None:
@@ -157,8 +183,9 @@ class PodStrategy(KindStrategy):
         "spec.serviceAccountName": field("spec", "serviceAccountName"),
         "spec.hostNetwork": field("spec", "hostNetwork", default="false"),
         "status.phase": field("status", "phase"),
-        "status.podIP": lambda obj: str(dig(obj, "status", "podIPs", 0, "ip", default="")
-                                        or dig(obj, "status", "podIP", default="")),
+        "status.podIP": lambda obj: str(
+            dig(obj, "status", "podIPs", 0, "ip", default="") or dig(obj, "status", "podIP", default="")
+        ),
         "status.nominatedNodeName": field("status", "nominatedNodeName"),
     }
 
@@ -266,8 +293,14 @@ def token_subresource(naming: Naming) -> Subresource:
     """POST serviceaccounts/<name>/token: a TokenRequest answered with a signed token (app.auth)."""
     from app.auth.tokenrequest import token_subresource_create
 
-    return Subresource("token", verbs=("create",), kind="TokenRequest", group=naming.group("authentication"),
-                       version="v1", create=token_subresource_create)
+    return Subresource(
+        "token",
+        verbs=("create",),
+        kind="TokenRequest",
+        group=naming.group("authentication"),
+        version="v1",
+        create=token_subresource_create,
+    )
 
 
 # ----------------------------------------------------------------------------------- nodes and events
@@ -276,7 +309,9 @@ def token_subresource(naming: Naming) -> Subresource:
 class NodeStrategy(KindStrategy):
     generation = False
     reset_status_on_create = False  # the kubelet registers its node with a status
-    field_selectors: ClassVar[dict[str, Getter]] = {"spec.unschedulable": field("spec", "unschedulable", default="false")}
+    field_selectors: ClassVar[dict[str, Getter]] = {
+        "spec.unschedulable": field("spec", "unschedulable", default="false")
+    }
 
     def default(self, obj: Obj) -> None:
         spec = child(obj, "spec")
@@ -306,8 +341,10 @@ def _event_source(obj: Obj) -> str:
 class EventStrategy(NoSpecStrategy):
     allow_create_on_update = True
     field_selectors: ClassVar[dict[str, Getter]] = {
-        **{f"involvedObject.{k}": field("involvedObject", k)
-           for k in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")},
+        **{
+            f"involvedObject.{k}": field("involvedObject", k)
+            for k in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
+        },
         "reason": field("reason"),
         "reportingComponent": field("reportingComponent"),
         "source": _event_source,
@@ -318,8 +355,11 @@ class EventStrategy(NoSpecStrategy):
         if not obj.get("eventTime"):
             return []
         # "new" events (with eventTime) must say who reported them and what happened
-        return [required(name) for name in ("reportingComponent", "reportingInstance", "action", "reason")
-                if not obj.get(name)]
+        return [
+            required(name)
+            for name in ("reportingComponent", "reportingInstance", "action", "reason")
+            if not obj.get(name)
+        ]
 
 
 class EndpointsStrategy(NoSpecStrategy):
@@ -340,8 +380,9 @@ class EndpointsStrategy(NoSpecStrategy):
             for j, port in enumerate(items(subset, "ports")):
                 number = port.get("port")
                 if not isinstance(number, int) or not 1 <= number <= 65535:
-                    errors.append(invalid(f"subsets[{i}].ports[{j}].port", number or 0,
-                                          "must be between 1 and 65535, inclusive"))
+                    errors.append(
+                        invalid(f"subsets[{i}].ports[{j}].port", number or 0, "must be between 1 and 65535, inclusive")
+                    )
         return errors
 
 
@@ -379,8 +420,11 @@ class PersistentVolumeStrategy(KindStrategy):
 
 
 def _access_mode_errors(spec: Obj) -> list[FieldError]:
-    return [not_supported(f"spec.accessModes[{i}]", mode, ACCESS_MODES)
-            for i, mode in enumerate(as_list(spec.get("accessModes"))) if mode not in ACCESS_MODES]
+    return [
+        not_supported(f"spec.accessModes[{i}]", mode, ACCESS_MODES)
+        for i, mode in enumerate(as_list(spec.get("accessModes")))
+        if mode not in ACCESS_MODES
+    ]
 
 
 class PersistentVolumeClaimStrategy(KindStrategy):
@@ -508,57 +552,198 @@ def resource_types(naming: Naming) -> list[ResourceType]:
     return [
         bindings_type(),
         component_status_type(naming),
-        ResourceType("", "v1", "ConfigMap", "configmaps", True, short_names=("cm",),
-                     strategy=ConfigMapStrategy(naming), example={"data": {"key": "value"}}),
-        ResourceType("", "v1", "Endpoints", "endpoints", True, singular="endpoints", short_names=("ep",),
-                     strategy=EndpointsStrategy(naming),
-                     example={"subsets": [{"addresses": [{"ip": "10.244.0.5"}], "ports": [{"port": 80}]}]}),
-        ResourceType("", "v1", "Event", "events", True, short_names=("ev",), strategy=EventStrategy(naming),
-                     example={"involvedObject": {"kind": "Pod", "name": "web", "apiVersion": "v1"},
-                              "reason": "Started", "message": "Started container app", "type": "Normal",
-                              "source": {"component": "kubelet"}, "count": 1}),
-        ResourceType("", "v1", "LimitRange", "limitranges", True, short_names=("limits",),
-                     strategy=LimitRangeStrategy(naming),
-                     example={"spec": {"limits": [{"type": "Container", "default": {"cpu": "500m"}}]}}),
-        ResourceType("", "v1", "Namespace", "namespaces", False, short_names=("ns",), verbs=NO_DELETECOLLECTION,
-                     subresources=(finalize_subresource(), status), strategy=NamespaceStrategy(naming),
-                     name_rule="label", return_deleted_object=True, has_status=True, example={"spec": {}}),
-        ResourceType("", "v1", "Node", "nodes", False, short_names=("no",),
-                     subresources=(proxy_subresource("node", "NodeProxyOptions"), status),
-                     strategy=NodeStrategy(naming), has_status=True,
-                     example={"spec": {"podCIDR": "10.244.1.0/24"}}),
-        ResourceType("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", True, short_names=("pvc",),
-                     subresources=(status,), strategy=PersistentVolumeClaimStrategy(naming),
-                     return_deleted_object=True, has_status=True,
-                     example={"spec": {"accessModes": ["ReadWriteOnce"],
-                                       "resources": {"requests": {"storage": "1Gi"}}}}),
-        ResourceType("", "v1", "PersistentVolume", "persistentvolumes", False, short_names=("pv",),
-                     subresources=(status,), strategy=PersistentVolumeStrategy(naming),
-                     return_deleted_object=True, has_status=True,
-                     example={"spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
-                                       "hostPath": {"path": "/data/pv"}}}),
-        ResourceType("", "v1", "Pod", "pods", True, short_names=("po",), categories=ALL,
-                     subresources=(*pod_write_subresources(), *pod_connect_subresources(), status),
-                     strategy=PodStrategy(naming), return_deleted_object=True, has_status=True,
-                     example={"spec": copy.deepcopy(POD)}),
-        ResourceType("", "v1", "PodTemplate", "podtemplates", True, strategy=PodTemplateStrategy(naming),
-                     return_deleted_object=True, example={"template": copy.deepcopy(POD_TEMPLATE)}),
-        ResourceType("", "v1", "ReplicationController", "replicationcontrollers", True, short_names=("rc",),
-                     categories=ALL, subresources=(rc_scale, status),
-                     strategy=ReplicationControllerStrategy(naming), has_status=True,
-                     example={"spec": {"replicas": 1, "selector": {"app": "web"},
-                                       "template": copy.deepcopy(POD_TEMPLATE)}}),
-        ResourceType("", "v1", "ResourceQuota", "resourcequotas", True, short_names=("quota",),
-                     subresources=(status,), strategy=ResourceQuotaStrategy(naming), return_deleted_object=True,
-                     has_status=True, example={"spec": {"hard": {"pods": "10", "requests.cpu": "4"}}}),
-        ResourceType("", "v1", "Secret", "secrets", True, strategy=SecretStrategy(naming),
-                     example={"type": "Opaque", "data": {"username": "YWRtaW4="}}),
-        ResourceType("", "v1", "ServiceAccount", "serviceaccounts", True, short_names=("sa",),
-                     subresources=(token_subresource(naming),),
-                     strategy=ServiceAccountStrategy(naming), return_deleted_object=True, example={}),
-        ResourceType("", "v1", "Service", "services", True, short_names=("svc",), categories=ALL,
-                     verbs=NO_DELETECOLLECTION, strategy=ServiceStrategy(naming),
-                     subresources=(proxy_subresource("service", "ServiceProxyOptions"), status),
-                     name_rule="label", return_deleted_object=True, has_status=True,
-                     example={"spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}}),
+        ResourceType(
+            "",
+            "v1",
+            "ConfigMap",
+            "configmaps",
+            True,
+            short_names=("cm",),
+            strategy=ConfigMapStrategy(naming),
+            example={"data": {"key": "value"}},
+        ),
+        ResourceType(
+            "",
+            "v1",
+            "Endpoints",
+            "endpoints",
+            True,
+            singular="endpoints",
+            short_names=("ep",),
+            strategy=EndpointsStrategy(naming),
+            example={"subsets": [{"addresses": [{"ip": "10.244.0.5"}], "ports": [{"port": 80}]}]},
+        ),
+        ResourceType(
+            "",
+            "v1",
+            "Event",
+            "events",
+            True,
+            short_names=("ev",),
+            strategy=EventStrategy(naming),
+            example={
+                "involvedObject": {"kind": "Pod", "name": "web", "apiVersion": "v1"},
+                "reason": "Started",
+                "message": "Started container app",
+                "type": "Normal",
+                "source": {"component": "kubelet"},
+                "count": 1,
+            },
+        ),
+        ResourceType(
+            "",
+            "v1",
+            "LimitRange",
+            "limitranges",
+            True,
+            short_names=("limits",),
+            strategy=LimitRangeStrategy(naming),
+            example={"spec": {"limits": [{"type": "Container", "default": {"cpu": "500m"}}]}},
+        ),
+        ResourceType(
+            "",
+            "v1",
+            "Namespace",
+            "namespaces",
+            False,
+            short_names=("ns",),
+            verbs=NO_DELETECOLLECTION,
+            subresources=(finalize_subresource(), status),
+            strategy=NamespaceStrategy(naming),
+            name_rule="label",
+            return_deleted_object=True,
+            has_status=True,
+            example={"spec": {}},
+        ),
+        ResourceType(
+            "",
+            "v1",
+            "Node",
+            "nodes",
+            False,
+            short_names=("no",),
+            subresources=(proxy_subresource("node", "NodeProxyOptions"), status),
+            strategy=NodeStrategy(naming),
+            has_status=True,
+            example={"spec": {"podCIDR": "10.244.1.0/24"}},
+        ),
+        ResourceType(
+            "",
+            "v1",
+            "PersistentVolumeClaim",
+            "persistentvolumeclaims",
+            True,
+            short_names=("pvc",),
+            subresources=(status,),
+            strategy=PersistentVolumeClaimStrategy(naming),
+            return_deleted_object=True,
+            has_status=True,
+            example={"spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
+        ),
+        ResourceType(
+            "",
+            "v1",
+            "PersistentVolume",
+            "persistentvolumes",
+            False,
+            short_names=("pv",),
+            subresources=(status,),
+            strategy=PersistentVolumeStrategy(naming),
+            return_deleted_object=True,
+            has_status=True,
+            example={
+                "spec": {
+                    "capacity": {"storage": "1Gi"},
+                    "accessModes": ["ReadWriteOnce"],
+                    "hostPath": {"path": "/data/pv"},
+                }
+            },
+        ),
+        ResourceType(
+            "",
+            "v1",
+            "Pod",
+            "pods",
+            True,
+            short_names=("po",),
+            categories=ALL,
+            subresources=(*pod_write_subresources(), *pod_connect_subresources(), status),
+            strategy=PodStrategy(naming),
+            return_deleted_object=True,
+            has_status=True,
+            example={"spec": copy.deepcopy(POD)},
+        ),
+        ResourceType(
+            "",
+            "v1",
+            "PodTemplate",
+            "podtemplates",
+            True,
+            strategy=PodTemplateStrategy(naming),
+            return_deleted_object=True,
+            example={"template": copy.deepcopy(POD_TEMPLATE)},
+        ),
+        ResourceType(
+            "",
+            "v1",
+            "ReplicationController",
+            "replicationcontrollers",
+            True,
+            short_names=("rc",),
+            categories=ALL,
+            subresources=(rc_scale, status),
+            strategy=ReplicationControllerStrategy(naming),
+            has_status=True,
+            example={"spec": {"replicas": 1, "selector": {"app": "web"}, "template": copy.deepcopy(POD_TEMPLATE)}},
+        ),
+        ResourceType(
+            "",
+            "v1",
+            "ResourceQuota",
+            "resourcequotas",
+            True,
+            short_names=("quota",),
+            subresources=(status,),
+            strategy=ResourceQuotaStrategy(naming),
+            return_deleted_object=True,
+            has_status=True,
+            example={"spec": {"hard": {"pods": "10", "requests.cpu": "4"}}},
+        ),
+        ResourceType(
+            "",
+            "v1",
+            "Secret",
+            "secrets",
+            True,
+            strategy=SecretStrategy(naming),
+            example={"type": "Opaque", "data": {"username": "YWRtaW4="}},
+        ),
+        ResourceType(
+            "",
+            "v1",
+            "ServiceAccount",
+            "serviceaccounts",
+            True,
+            short_names=("sa",),
+            subresources=(token_subresource(naming),),
+            strategy=ServiceAccountStrategy(naming),
+            return_deleted_object=True,
+            example={},
+        ),
+        ResourceType(
+            "",
+            "v1",
+            "Service",
+            "services",
+            True,
+            short_names=("svc",),
+            categories=ALL,
+            verbs=NO_DELETECOLLECTION,
+            strategy=ServiceStrategy(naming),
+            subresources=(proxy_subresource("service", "ServiceProxyOptions"), status),
+            name_rule="label",
+            return_deleted_object=True,
+            has_status=True,
+            example={"spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}},
+        ),
     ]

@@ -1,5 +1,6 @@
 """The pod subresources the API server proxies to the pod's node agent: `pods/log` (`kubectl logs`), with the
 reference's container choice, its messages and its query options."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -53,8 +54,11 @@ def log_options(query: Mapping[str, str], pod_name: str) -> tuple[tuple[str, str
             except ValueError:
                 raise BadRequest(f'strconv.ParseInt: parsing "{query[key]}": invalid syntax') from None
             if number < least:
-                errors.append(invalid(key, number, "must be greater than or equal to 0" if least == 0
-                                      else "must be greater than 0"))
+                errors.append(
+                    invalid(
+                        key, number, "must be greater than or equal to 0" if least == 0 else "must be greater than 0"
+                    )
+                )
             out.append((key, str(number)))
     if "sinceTime" in query:
         if "sinceSeconds" in query:
@@ -73,8 +77,9 @@ def pod_log_location(pod: Obj, query: Mapping[str, str]) -> NodeCall | None:
     if not node:
         return None
     metadata = pod.get("metadata") or {}
-    return NodeCall(node, f"/containerLogs/{metadata.get('namespace', '')}/{metadata.get('name', '')}/{container}",
-                    options)
+    return NodeCall(
+        node, f"/containerLogs/{metadata.get('namespace', '')}/{metadata.get('name', '')}/{container}", options
+    )
 
 
 def _streams(query: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
@@ -104,8 +109,9 @@ def pod_exec_location(pod: Obj, query: Mapping[str, str]) -> NodeCall | None:
     commands = list(getattr(query, "getlist", lambda _key: [query.get("command")])("command"))
     if not [c for c in commands if c]:
         raise BadRequest("you must specify at least one command for the container")
-    return NodeCall(_node_of(pod), f"/exec/{_where(pod)}/{container}",
-                    (*(("command", str(c)) for c in commands), *_streams(query)))
+    return NodeCall(
+        _node_of(pod), f"/exec/{_where(pod)}/{container}", (*(("command", str(c)) for c in commands), *_streams(query))
+    )
 
 
 def pod_attach_location(pod: Obj, query: Mapping[str, str]) -> NodeCall | None:
@@ -119,9 +125,16 @@ def pod_portforward_location(pod: Obj, query: Mapping[str, str]) -> NodeCall | N
 
 
 def pod_connect_subresources() -> tuple[Subresource, ...]:
-    upgrades = (("exec", "PodExecOptions", pod_exec_location), ("attach", "PodAttachOptions", pod_attach_location),
-                ("portforward", "PodPortForwardOptions", pod_portforward_location))
-    return (Subresource("log", verbs=("get",), connect=pod_log_location),
-            *(Subresource(name, verbs=("create", "get"), kind=kind, connect=where, upgrade=True)
-              for name, kind, where in upgrades),
-            proxy_subresource("pod", "PodProxyOptions"))
+    upgrades = (
+        ("exec", "PodExecOptions", pod_exec_location),
+        ("attach", "PodAttachOptions", pod_attach_location),
+        ("portforward", "PodPortForwardOptions", pod_portforward_location),
+    )
+    return (
+        Subresource("log", verbs=("get",), connect=pod_log_location),
+        *(
+            Subresource(name, verbs=("create", "get"), kind=kind, connect=where, upgrade=True)
+            for name, kind, where in upgrades
+        ),
+        proxy_subresource("pod", "PodProxyOptions"),
+    )

@@ -1,6 +1,7 @@
 """Writes to pods that are not edits of a pod: `pods/binding` and `bindings` (a scheduler assigns a node) and
 `pods/eviction` (a drain asks to delete a pod within its PodDisruptionBudget), with the reference's rules
 (pkg/registry/core/pod/storage). Both answer a `Success` Status."""
+
 from __future__ import annotations
 
 import copy
@@ -79,18 +80,29 @@ def bind(call: CreateCall, pod_name: str, binding: Obj) -> Obj:
     def assign(pod: Obj) -> None:
         pod_md = pod.setdefault("metadata", {})
         if md.get("uid") and md["uid"] != pod_md.get("uid"):
-            raise Conflict("pods", "", pod_name, f"Precondition failed: UID in precondition: {md['uid']}, "
-                           f"UID in object meta: {pod_md.get('uid')}")
+            raise Conflict(
+                "pods",
+                "",
+                pod_name,
+                f"Precondition failed: UID in precondition: {md['uid']}, UID in object meta: {pod_md.get('uid')}",
+            )
         if md.get("resourceVersion") and str(md["resourceVersion"]) != str(pod_md.get("resourceVersion")):
-            raise Conflict("pods", "", pod_name, "Precondition failed: ResourceVersion in precondition: "
-                           f"{md['resourceVersion']}, ResourceVersion in object meta: {pod_md.get('resourceVersion')}")
+            raise Conflict(
+                "pods",
+                "",
+                pod_name,
+                "Precondition failed: ResourceVersion in precondition: "
+                f"{md['resourceVersion']}, ResourceVersion in object meta: {pod_md.get('resourceVersion')}",
+            )
         if pod_md.get("deletionTimestamp"):
-            raise Conflict("pods/binding", "", pod_name,
-                           f"pod {pod_name} is being deleted, cannot be assigned to a host")
+            raise Conflict(
+                "pods/binding", "", pod_name, f"pod {pod_name} is being deleted, cannot be assigned to a host"
+            )
         spec = pod.setdefault("spec", {})
         if spec.get("nodeName"):
-            raise Conflict("pods/binding", "", pod_name,
-                           f'pod {pod_name} is already assigned to node "{spec["nodeName"]}"')
+            raise Conflict(
+                "pods/binding", "", pod_name, f'pod {pod_name} is already assigned to node "{spec["nodeName"]}"'
+            )
         spec["nodeName"] = node
         if isinstance(md.get("annotations"), dict) and md["annotations"]:
             pod_md["annotations"] = {**(pod_md.get("annotations") or {}), **md["annotations"]}
@@ -102,8 +114,14 @@ def bind(call: CreateCall, pod_name: str, binding: Obj) -> Obj:
 
 def binding_subresource() -> Subresource:
     """POST pods/<name>/binding."""
-    return Subresource("binding", verbs=("create",), kind="Binding", group="", version="v1",
-                       create=lambda pod, body, call: bind(call, _name(pod), body))
+    return Subresource(
+        "binding",
+        verbs=("create",),
+        kind="Binding",
+        group="",
+        version="v1",
+        create=lambda pod, body, call: bind(call, _name(pod), body),
+    )
 
 
 class BindingStrategy(Strategy):
@@ -116,8 +134,17 @@ class BindingStrategy(Strategy):
 
 
 def bindings_type() -> ResourceType:
-    return ResourceType("", "v1", "Binding", "bindings", True, verbs=("create",), virtual=True,
-                        strategy=BindingStrategy(), example={"target": {"kind": "Node", "name": "node-1"}})
+    return ResourceType(
+        "",
+        "v1",
+        "Binding",
+        "bindings",
+        True,
+        verbs=("create",),
+        virtual=True,
+        strategy=BindingStrategy(),
+        example={"target": {"kind": "Node", "name": "node-1"}},
+    )
 
 
 # ----------------------------------------------------------------------------------- eviction
@@ -152,8 +179,11 @@ def _pins_revision(pod: Obj) -> bool:
 
 
 def _ready(pod: Obj) -> bool:
-    return any(c.get("type") == "Ready" and c.get("status") == "True"
-               for c in (pod.get("status") or {}).get("conditions") or [] if isinstance(c, dict))
+    return any(
+        c.get("type") == "Ready" and c.get("status") == "True"
+        for c in (pod.get("status") or {}).get("conditions") or []
+        if isinstance(c, dict)
+    )
 
 
 def _budgets(call: CreateCall, pdbs: ResourceType, pod: Obj) -> list[Obj]:
@@ -185,19 +215,35 @@ def _take_disruption(call: CreateCall, pdbs: ResourceType, pod_name: str, pdb_na
             raise _too_many(f"The disruption budget {pdb_name} is still being processed by the server.", 10)
         allowed = int(status.get("disruptionsAllowed") or 0)
         if allowed < 0:
-            raise Forbidden(f'poddisruptionbudget.policy "{pdb_name}" is forbidden: pdb disruptions allowed is '
-                            "negative", "poddisruptionbudget", "policy", pdb_name)
+            raise Forbidden(
+                f'poddisruptionbudget.policy "{pdb_name}" is forbidden: pdb disruptions allowed is negative',
+                "poddisruptionbudget",
+                "policy",
+                pdb_name,
+            )
         if len(status.get("disruptedPods") or {}) > MAX_DISRUPTED_PODS:
-            raise Forbidden(f'poddisruptionbudget.policy "{pdb_name}" is forbidden: DisruptedPods map too big - '
-                            "too many evictions not confirmed by PDB controller", "poddisruptionbudget", "policy",
-                            pdb_name)
+            raise Forbidden(
+                f'poddisruptionbudget.policy "{pdb_name}" is forbidden: DisruptedPods map too big - '
+                "too many evictions not confirmed by PDB controller",
+                "poddisruptionbudget",
+                "policy",
+                pdb_name,
+            )
         if allowed == 0:
-            raise _too_many(f"The disruption budget {pdb_name} needs {int(status.get('desiredHealthy') or 0)} "
-                            f"healthy pods and has {int(status.get('currentHealthy') or 0)} currently")
+            raise _too_many(
+                f"The disruption budget {pdb_name} needs {int(status.get('desiredHealthy') or 0)} "
+                f"healthy pods and has {int(status.get('currentHealthy') or 0)} currently"
+            )
         status["disruptionsAllowed"] = allowed - 1
         if allowed - 1 == 0:
-            meta.set_condition(status, "DisruptionAllowed", "False", reason="InsufficientPods", message="",
-                               observedGeneration=status.get("observedGeneration") or 0)
+            meta.set_condition(
+                status,
+                "DisruptionAllowed",
+                "False",
+                reason="InsufficientPods",
+                message="",
+                observedGeneration=status.get("observedGeneration") or 0,
+            )
         status["disruptedPods"] = {**(status.get("disruptedPods") or {}), pod_name: meta.now_rfc3339()}
 
     if dry_run:  # checked, not recorded
@@ -220,8 +266,9 @@ def evict(call: CreateCall, pod: Obj, eviction: Obj) -> Obj:
     def delete(pin: bool) -> None:
         opts = options
         if pin and not pinned:  # not racing a pod that turns ready meanwhile
-            opts = DeleteOptions(**{**vars(options), "precondition_rv": (pod.get("metadata") or {}).get(
-                "resourceVersion")})
+            opts = DeleteOptions(
+                **{**vars(options), "precondition_rv": (pod.get("metadata") or {}).get("resourceVersion")}
+            )
         registry.delete(pods, call.namespace, pod_name, opts)
 
     if _ignores_budgets(pod):
@@ -230,8 +277,9 @@ def evict(call: CreateCall, pod: Obj, eviction: Obj) -> Obj:
     pdbs = _known(call, "policy", "v1", "poddisruptionbudgets")
     budgets = _budgets(call, pdbs, pod)
     if len(budgets) > 1:  # the reference's answer, a 500 without a reason
-        raise ApiError(500, "", "This pod has more than one PodDisruptionBudget, which the eviction subresource "
-                       "does not support.")
+        raise ApiError(
+            500, "", "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
+        )
     unready_with_room = False
     if budgets:
         status = budgets[0].get("status") or {}
@@ -243,16 +291,23 @@ def evict(call: CreateCall, pod: Obj, eviction: Obj) -> Obj:
         delete(unready_with_room)
     except Conflict:
         if unready_with_room and not pinned:  # the pod changed meanwhile: the client tries again
-            raise _too_many(f"The disruption budget {_name(budgets[0])} is still being processed by the server.",
-                            10) from None
+            raise _too_many(
+                f"The disruption budget {_name(budgets[0])} is still being processed by the server.", 10
+            ) from None
         raise
     return success()
 
 
 def eviction_subresource() -> Subresource:
     """POST pods/<name>/eviction (policy/v1 Eviction; policy/v1beta1 accepted)."""
-    return Subresource("eviction", verbs=("create",), kind="Eviction", group="policy", version="v1",
-                       create=lambda pod, body, call: evict(call, pod, body))
+    return Subresource(
+        "eviction",
+        verbs=("create",),
+        kind="Eviction",
+        group="policy",
+        version="v1",
+        create=lambda pod, body, call: evict(call, pod, body),
+    )
 
 
 # ----------------------------------------------------------------------------------- ephemeral containers
@@ -273,16 +328,25 @@ def _ephemeral_errors(old: Obj, new: Obj) -> list[FieldError]:
     errors: list[FieldError] = []
     before = {c.get("name"): c for c in _ephemeral(old)}
     after = _ephemeral(new)
-    names = {c.get("name") for key in ("containers", "initContainers") for c in (old.get("spec") or {}).get(key) or []
-             if isinstance(c, dict)}
+    names = {
+        c.get("name")
+        for key in ("containers", "initContainers")
+        for c in (old.get("spec") or {}).get(key) or []
+        if isinstance(c, dict)
+    }
     for name, container in before.items():
         now = next((c for c in after if c.get("name") == name), None)
         if now is None:
-            errors.append(forbidden("spec.ephemeralContainers", f'existing ephemeral containers "{name}" may not '
-                                                                "be removed"))
+            errors.append(
+                forbidden("spec.ephemeralContainers", f'existing ephemeral containers "{name}" may not be removed')
+            )
         elif now != container:
-            errors.append(forbidden(f"spec.ephemeralContainers[{after.index(now)}]",
-                                    f'existing ephemeral containers "{name}" may not be changed'))
+            errors.append(
+                forbidden(
+                    f"spec.ephemeralContainers[{after.index(now)}]",
+                    f'existing ephemeral containers "{name}" may not be changed',
+                )
+            )
     for i, container in enumerate(after):
         path, name = f"spec.ephemeralContainers[{i}]", container.get("name")
         if name in before:
@@ -294,8 +358,11 @@ def _ephemeral_errors(old: Obj, new: Obj) -> list[FieldError]:
         names.add(name)
         if not container.get("image"):
             errors.append(required(f"{path}.image"))
-        errors += [forbidden(f"{path}.{key}", "cannot be set for an Ephemeral Container")
-                   for key in EPHEMERAL_FORBIDDEN if container.get(key)]
+        errors += [
+            forbidden(f"{path}.{key}", "cannot be set for an Ephemeral Container")
+            for key in EPHEMERAL_FORBIDDEN
+            if container.get(key)
+        ]
     return errors
 
 
@@ -322,4 +389,3 @@ def ephemeral_containers_subresource() -> Subresource:
 
 def pod_write_subresources() -> tuple[Subresource, ...]:
     return binding_subresource(), ephemeral_containers_subresource(), eviction_subresource()
-

@@ -3,6 +3,7 @@
 Allocation here is local (pseudo-random within the ranges); it does not track which values other
 services already hold.
 """
+
 from __future__ import annotations
 
 import copy
@@ -13,14 +14,7 @@ from typing import Any, ClassVar
 
 from app.catalog import Obj
 from app.errors import FieldError, forbidden, invalid, not_supported, required
-from app.resources.common import (
-    KindStrategy,
-    child,
-    dig,
-    items,
-    setdefault,
-    setdefault_empty,
-)
+from app.resources.common import KindStrategy, child, dig, items, setdefault, setdefault_empty
 
 SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
 NODE_PORT_RANGE = (30000, 32767)
@@ -174,8 +168,10 @@ class ServiceStrategy(KindStrategy):
         affinity = spec.get("sessionAffinity")
         if affinity not in ("ClientIP", "None"):
             errors.append(not_supported("spec.sessionAffinity", affinity, ["ClientIP", "None"]))
-        for key, allowed in (("externalTrafficPolicy", ["Cluster", "Local"]),
-                             ("internalTrafficPolicy", ["Cluster", "Local"])):
+        for key, allowed in (
+            ("externalTrafficPolicy", ["Cluster", "Local"]),
+            ("internalTrafficPolicy", ["Cluster", "Local"]),
+        ):
             value = spec.get(key)
             if value is not None and value not in allowed:
                 errors.append(not_supported(f"spec.{key}", value, allowed))
@@ -194,9 +190,14 @@ class ServiceStrategy(KindStrategy):
         except ValueError:
             return [invalid("spec.clusterIPs[0]", ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")]
         if address.version == 4 and address not in SERVICE_CIDR:
-            return [invalid("spec.clusterIPs", ips or [ip],
-                            f"failed to allocate IP {ip}: provided IP ({ip}) is not in the valid range. "
-                            f"The range of valid IPs is {SERVICE_CIDR}")]
+            return [
+                invalid(
+                    "spec.clusterIPs",
+                    ips or [ip],
+                    f"failed to allocate IP {ip}: provided IP ({ip}) is not in the valid range. "
+                    f"The range of valid IPs is {SERVICE_CIDR}",
+                )
+            ]
         return []
 
     @staticmethod
@@ -214,8 +215,11 @@ class ServiceStrategy(KindStrategy):
             names.add(name)
             number = port.get("port")
             if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= 65535:
-                errors.append(invalid(f"{path}.port", number if number is not None else 0,
-                                      "must be between 1 and 65535, inclusive"))
+                errors.append(
+                    invalid(
+                        f"{path}.port", number if number is not None else 0, "must be between 1 and 65535, inclusive"
+                    )
+                )
             if port.get("protocol") not in PROTOCOLS:
                 errors.append(not_supported(f"{path}.protocol", port.get("protocol"), PROTOCOLS))
             node_port = port.get("nodePort")
@@ -223,9 +227,13 @@ class ServiceStrategy(KindStrategy):
                 if spec.get("type") in ("ClusterIP", "ExternalName"):
                     errors.append(forbidden(f"{path}.nodePort", f"may not be used when `type` is '{spec['type']}'"))
                 elif not isinstance(node_port, int) or not low <= node_port <= high:
-                    errors.append(invalid(f"{path}.nodePort", node_port,
-                                          f"provided port is not in the valid range. The range of valid ports is "
-                                          f"{low}-{high}"))
+                    errors.append(
+                        invalid(
+                            f"{path}.nodePort",
+                            node_port,
+                            f"provided port is not in the valid range. The range of valid ports is {low}-{high}",
+                        )
+                    )
         return errors
 
     def validate_change(self, obj: Obj, old: Obj) -> list[FieldError]:

@@ -6,6 +6,7 @@ rule's node (typed by the schema: escaped property names, bytes, durations, time
 CEL comes from cel-python (celpy), imported only when a rule is compiled. It parses and evaluates but does not
 type-check, so references and fields are checked here against the schema, and a non-bool result is an error at
 evaluation rather than at compile time."""
+
 from __future__ import annotations
 
 import base64
@@ -20,8 +21,31 @@ from app.resources.crd_schema import Extensions, Schema
 
 GATE = "CustomResourceValidationExpressions"
 #: CEL's reserved words: a property so named is `__<word>__` in a rule (the reference's escaping)
-RESERVED = frozenset({"true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function",
-                      "if", "import", "let", "loop", "package", "namespace", "return", "var", "void", "while"})
+RESERVED = frozenset(
+    {
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    }
+)
 _ESCAPED = re.compile(r"(__|[-./]|[^a-zA-Z0-9-./_])")
 _ESCAPES = {"__": "__underscores__", ".": "__dot__", "-": "__dash__", "/": "__slash__"}
 MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
@@ -64,6 +88,7 @@ def _children(schema: Schema) -> list[Any]:
 
 # --- compiling -----------------------------------------------------------------------------------------------
 
+
 class CompileError(ValueError):
     """A rule that does not compile; its text is the reference's `compilation failed: ...` detail."""
 
@@ -97,13 +122,18 @@ def _check_names(tree: Any, schema: Schema, ext: Extensions, root: bool) -> None
     for node in tree.iter_subtrees():
         if node.data == "member_dot_arg" and len(node.children) >= 3 and str(node.children[1]) in MACROS:
             first = node.children[2].children[0] if isinstance(node.children[2], Tree) else None
-            bound |= {str(t) for t in first.scan_values(lambda v: isinstance(v, Token) and v.type == "IDENT")} \
-                if isinstance(first, Tree) else set()
+            bound |= (
+                {str(t) for t in first.scan_values(lambda v: isinstance(v, Token) and v.type == "IDENT")}
+                if isinstance(first, Tree)
+                else set()
+            )
     for node in tree.iter_subtrees():
         if node.data == "ident" and node.children and str(node.children[0]) not in bound:
             token = node.children[0]
-            raise CompileError(f"compilation failed: ERROR: <input>:{token.line}:{token.column}: undeclared "
-                               f"reference to '{token}' (in container '')")
+            raise CompileError(
+                f"compilation failed: ERROR: <input>:{token.line}:{token.column}: undeclared "
+                f"reference to '{token}' (in container '')"
+            )
         if node.data == "member_dot":
             chain = _self_chain(node)
             if chain:
@@ -135,13 +165,16 @@ def _check_chain(names: list[Any], schema: Schema, ext: Extensions, root: bool) 
         if root or schema.get(ext.embedded_resource):
             declared.setdefault("apiVersion", {"type": "string"})
             declared.setdefault("kind", {"type": "string"})
-            declared.setdefault("metadata", {"type": "object", "properties": {
-                "name": {"type": "string"}, "generateName": {"type": "string"}}})
+            declared.setdefault(
+                "metadata",
+                {"type": "object", "properties": {"name": {"type": "string"}, "generateName": {"type": "string"}}},
+            )
         if not declared and isinstance(schema.get("additionalProperties"), dict):
             return  # a map: any key may be asked for
         if str(token) not in declared:
-            raise CompileError(f"compilation failed: ERROR: <input>:{token.line}:{token.column}: undefined field "
-                               f"'{token}'")
+            raise CompileError(
+                f"compilation failed: ERROR: <input>:{token.line}:{token.column}: undefined field '{token}'"
+            )
         schema, root = declared[str(token)] or {}, False
 
 
@@ -232,8 +265,15 @@ def rule_errors(schema: Schema, path: str, ext: Extensions, root: bool) -> list[
     if errors:
         return errors
     if not schema.get("type") and not schema.get(ext.int_or_string):
-        return [FieldError("InternalError", where, "rule declared on schema that does not support validation "
-                           f"rules type: '' {ext.preserve_unknown_fields}: 'true'", show_value=False)]
+        return [
+            FieldError(
+                "InternalError",
+                where,
+                "rule declared on schema that does not support validation "
+                f"rules type: '' {ext.preserve_unknown_fields}: 'true'",
+                show_value=False,
+            )
+        ]
     for i, item in enumerate(rules):
         try:
             checked_tree(str(item["rule"]), schema, ext, root)
@@ -243,6 +283,7 @@ def rule_errors(schema: Schema, path: str, ext: Extensions, root: bool) -> list[
 
 
 # --- evaluating ----------------------------------------------------------------------------------------------
+
 
 @dataclass
 class CelValidator:
@@ -265,7 +306,7 @@ class CelValidator:
         except CompileError:
             node.rules = []  # refused when the CRD was written; an older server's leftovers are not enforced
         for key, sub in (schema.get("properties") or {}).items():
-            if (child := cls.build(sub, ext, bool(isinstance(sub, dict) and sub.get(ext.embedded_resource)))):
+            if child := cls.build(sub, ext, bool(isinstance(sub, dict) and sub.get(ext.embedded_resource))):
                 node.properties[key] = child
         if isinstance(schema.get("items"), dict):
             node.items = cls.build(schema["items"], ext, bool(schema["items"].get(ext.embedded_resource)))
@@ -297,8 +338,9 @@ class CelValidator:
                 if key in self.properties:
                     errors += self.properties[key]._validate(item, properties.get(key) or {}, _join(path, key))
                 elif self.additional is not None and key not in properties:
-                    errors += self.additional._validate(item, schema.get("additionalProperties") or {},
-                                                        f"{path}[{key}]")
+                    errors += self.additional._validate(
+                        item, schema.get("additionalProperties") or {}, f"{path}[{key}]"
+                    )
         return errors
 
     def _evaluate(self, value: Any, schema: Schema, path: str) -> list[FieldError]:
@@ -344,8 +386,10 @@ def _shown(value: Any) -> Any:
 def _evaluation_error(err: Any, said: str) -> str:
     text = str(err.args[0]) if err.args else str(err)
     if "overload" in text:
-        return (f"'no such overload': call arguments did not match a supported operator, function or macro "
-                f"signature for rule: {said}")
+        return (
+            f"'no such overload': call arguments did not match a supported operator, function or macro "
+            f"signature for rule: {said}"
+        )
     if text.startswith("no such member in mapping: "):
         text = "no such key: " + text.removeprefix("no such member in mapping: ").strip("'")
     elif len(err.args) > 1 and err.args[1] is IndexError:
@@ -427,8 +471,9 @@ def _type_and_meta(value: dict, out: dict) -> None:
         if isinstance(value.get(key), str):
             out[cel.StringType(key)] = cel.StringType(value[key])
     meta: dict = value["metadata"] if isinstance(value.get("metadata"), dict) else {}
-    out[cel.StringType("metadata")] = cel.MapType({cel.StringType(k): cel.StringType(meta[k])
-                                                   for k in ("name", "generateName") if isinstance(meta.get(k), str)})
+    out[cel.StringType("metadata")] = cel.MapType(
+        {cel.StringType(k): cel.StringType(meta[k]) for k in ("name", "generateName") if isinstance(meta.get(k), str)}
+    )
 
 
 def _formatted(value: str, fmt: Any) -> Any:
@@ -457,15 +502,16 @@ def _string_functions() -> dict[str, Any]:
         return cel.IntType(str(s).find(str(sub), int(start)))
 
     return {
-        "charAt": lambda s, i: cel.StringType(str(s)[int(i):int(i) + 1]),
+        "charAt": lambda s, i: cel.StringType(str(s)[int(i) : int(i) + 1]),
         "indexOf": _index,
         "lastIndexOf": lambda s, sub: cel.IntType(str(s).rfind(str(sub))),
         "lowerAscii": lambda s: cel.StringType(str(s).lower()),
         "upperAscii": lambda s: cel.StringType(str(s).upper()),
         "replace": lambda s, old, new, n=-1: cel.StringType(str(s).replace(str(old), str(new), int(n))),
-        "split": lambda s, sep, n=-1: cel.ListType([cel.StringType(p) for p in str(s).split(str(sep), int(n) - 1)]
-                                                    if int(n) != 0 else []),
-        "substring": lambda s, start, end=None: cel.StringType(str(s)[int(start):None if end is None else int(end)]),
+        "split": lambda s, sep, n=-1: cel.ListType(
+            [cel.StringType(p) for p in str(s).split(str(sep), int(n) - 1)] if int(n) != 0 else []
+        ),
+        "substring": lambda s, start, end=None: cel.StringType(str(s)[int(start) : None if end is None else int(end)]),
         "trim": lambda s: cel.StringType(str(s).strip()),
         "join": lambda items, sep="": cel.StringType(str(sep).join(str(i) for i in items)),
     }

@@ -1,6 +1,7 @@
 """Webhook conversion of custom objects (`spec.conversion.strategy: Webhook`): a ConversionReview POSTed over
 HTTPS to the CRD's `clientConfig` (a `url`, or a `service` resolved through its Endpoints as the reference's
 aggregator routing does), trusting only its `caBundle`. A failure is a 500 with the reference's message."""
+
 from __future__ import annotations
 
 import uuid
@@ -17,8 +18,12 @@ TIMEOUT = 30.0  # the reference's conversion webhook timeout
 
 class ConversionFailed(ApiError):
     def __init__(self, api_version: str, kind: str, why: str) -> None:
-        super().__init__(500, "InternalError", f"conversion webhook for {api_version}, Kind={kind} failed: {why}",
-                         {"causes": [{"message": why}]})
+        super().__init__(
+            500,
+            "InternalError",
+            f"conversion webhook for {api_version}, Kind={kind} failed: {why}",
+            {"causes": [{"message": why}]},
+        )
 
 
 @dataclass(frozen=True)
@@ -40,8 +45,11 @@ class ConversionWebhook:
             return objs
         version = next((v for v in self.review_versions if v in REVIEW_VERSIONS), "v1")
         uid = str(uuid.uuid4())
-        review = {"apiVersion": f"{self.group}/{version}", "kind": "ConversionReview",
-                  "request": {"uid": uid, "desiredAPIVersion": desired, "objects": todo}}
+        review = {
+            "apiVersion": f"{self.group}/{version}",
+            "kind": "ConversionReview",
+            "request": {"uid": uid, "desiredAPIVersion": desired, "objects": todo},
+        }
         try:
             status, data = post_json(self.client_config, review, TIMEOUT, self.resolve)
         except CallFailed as err:
@@ -68,8 +76,11 @@ class ConversionWebhook:
 
     def _checked(self, obj: dict, out: dict, desired: str) -> dict:
         if out.get("apiVersion") != desired:
-            raise ConversionFailed(desired, self.kind, f"invalid converted object: expected apiVersion {desired}, "
-                                                       f"got {out.get('apiVersion')}")
+            raise ConversionFailed(
+                desired,
+                self.kind,
+                f"invalid converted object: expected apiVersion {desired}, got {out.get('apiVersion')}",
+            )
         before, after = obj.get("metadata") or {}, out.get("metadata") or {}
         if any(before.get(k) != after.get(k) for k in ("name", "namespace", "uid")):
             raise ConversionFailed(desired, self.kind, "the webhook changed metadata.name, namespace or uid")

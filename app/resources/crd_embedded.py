@@ -1,6 +1,7 @@
 """Objects a CRD schema marks `x-<product>-embedded-resource`: each must say its apiVersion and kind, and its
 metadata is checked as an object's (name a path segment, labels, annotations, finalizers), as the reference's
 objectmeta validation does. The custom object's own metadata is the registry's to check."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -9,9 +10,11 @@ from app.errors import FieldError, invalid, required
 from app.registry.meta import metadata_errors, name_errors
 from app.resources.crd_schema import Extensions
 
-_KIND_MSG = ("may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case "
-             "alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric "
-             "character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
+_KIND_MSG = (
+    "may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case "
+    "alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric "
+    "character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+)
 
 
 def embedded_errors(value: Any, schema: Any, ext: Extensions, path: str = "") -> list[FieldError]:
@@ -39,8 +42,7 @@ def _resource_errors(value: dict, path: str) -> list[FieldError]:
         errors += _string_errors(value["apiVersion"], f"{path}.apiVersion")
         api_version = value["apiVersion"]
         if isinstance(api_version, str) and api_version.count("/") > 1:
-            errors.append(invalid(f"{path}.apiVersion", api_version,
-                                  f"unexpected GroupVersion string: {api_version}"))
+            errors.append(invalid(f"{path}.apiVersion", api_version, f"unexpected GroupVersion string: {api_version}"))
     if "kind" in value:
         errors += _string_errors(value["kind"], f"{path}.kind")
         kind = value["kind"]
@@ -64,5 +66,6 @@ def _metadata_errors(meta: Any, path: str) -> list[FieldError]:
     errors = metadata_errors(named, "path", namespaced=False)
     if isinstance(meta.get("namespace"), str) and meta["namespace"]:
         errors += name_errors(meta["namespace"], "label", "metadata.namespace")
-    return [FieldError(e.reason, path + e.field.removeprefix("metadata"), e.detail, e.value, e.show_value)
-            for e in errors]
+    return [
+        FieldError(e.reason, path + e.field.removeprefix("metadata"), e.detail, e.value, e.show_value) for e in errors
+    ]

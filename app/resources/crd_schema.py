@@ -2,6 +2,7 @@
 reference's field paths and messages (kube-openapi's, as apiextensions turns them into field errors),
 pruning of unknown fields and defaulting. Pure functions over JSON values; `Extensions` spells the
 `x-<product>-*` markers of the configured domain."""
+
 from __future__ import annotations
 
 import copy
@@ -57,8 +58,17 @@ def _where(path: str) -> str:
     return path or "body"
 
 
-_POSIX_CLASSES = {"alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "upper": "A-Z", "lower": "a-z",
-                  "space": r"\s", "xdigit": "0-9A-Fa-f", "word": r"\w", "punct": r"!-/:-@\[-`{-~"}
+_POSIX_CLASSES = {
+    "alpha": "a-zA-Z",
+    "digit": "0-9",
+    "alnum": "a-zA-Z0-9",
+    "upper": "A-Z",
+    "lower": "a-z",
+    "space": r"\s",
+    "xdigit": "0-9A-Fa-f",
+    "word": r"\w",
+    "punct": r"!-/:-@\[-`{-~",
+}
 _INLINE_FLAGS = re.compile(r"\(\?([imsU]+)\)")
 
 
@@ -71,7 +81,7 @@ def go_regex(pattern: str) -> str:
     while i < len(pattern):
         char = pattern[i]
         if char == "\\" and i + 1 < len(pattern):
-            out.append(r"\Z" if pattern[i + 1] == "z" else pattern[i:i + 2])
+            out.append(r"\Z" if pattern[i + 1] == "z" else pattern[i : i + 2])
             i += 2
             continue
         if in_class:
@@ -83,7 +93,7 @@ def go_regex(pattern: str) -> str:
             in_class = char != "]"
         elif char == "[":
             in_class = True
-            if pattern[i + 1:i + 2] == "]":  # a leading ] is a literal
+            if pattern[i + 1 : i + 2] == "]":  # a leading ] is a literal
                 out.append("[]")
                 i += 2
                 continue
@@ -125,8 +135,11 @@ class Validator:
             return
         if schema.get(self.ext.int_or_string):
             if not isinstance(value, (str, int)) or isinstance(value, bool):
-                errors.append(invalid(path, value, f"{_where(path)} in body must be of type integer or string: "
-                                                   f'"{_type_of(value)}"'))
+                errors.append(
+                    invalid(
+                        path, value, f'{_where(path)} in body must be of type integer or string: "{_type_of(value)}"'
+                    )
+                )
                 return
         elif (wanted := schema.get("type")) and not _matches_type(value, wanted):
             errors.append(invalid(path, value, f'{_where(path)} in body must be of type {wanted}: "{_type_of(value)}"'))
@@ -221,8 +234,9 @@ class Validator:
             errors.append(invalid(path, value, f"{where} in body must not validate the schema (not)"))
 
 
-def prune(value: Any, schema: Schema, ext: Extensions, root: bool = True, path: str = "",
-          dropped: list[str] | None = None) -> None:
+def prune(
+    value: Any, schema: Schema, ext: Extensions, root: bool = True, path: str = "", dropped: list[str] | None = None
+) -> None:
     """Drop, in place, every object field the schema does not specify (the reference's pruning); the paths
     of what was dropped go to `dropped` (fieldValidation reports them as unknown fields)."""
     if not isinstance(schema, dict) or schema.get(ext.preserve_unknown_fields):

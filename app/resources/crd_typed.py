@@ -1,6 +1,7 @@
 """A CRD version's schema as a typed declaration for server-side apply and managedFields: lists and maps merge
 as `x-<product>-list-type` / `list-map-keys` / `map-type` say (lists are atomic otherwise, as the reference
 treats them in custom resources); free-form subtrees (preserve-unknown-fields, untyped) are deduced."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -56,8 +57,15 @@ class _Builder:
             list_type = "atomic"
         keys = tuple(schema.get(self.ext.list_map_keys) or ()) if list_type == "map" else ()
         map_type = schema.get(self.ext.map_type) if isinstance(spec, (MapOf, Struct)) else None
-        return Field(name, number, spec, nullable=True, list_type=list_type, list_map_keys=keys,
-                     map_type=map_type if map_type in ("atomic", "granular") else None)
+        return Field(
+            name,
+            number,
+            spec,
+            nullable=True,
+            list_type=list_type,
+            list_map_keys=keys,
+            map_type=map_type if map_type in ("atomic", "granular") else None,
+        )
 
     def struct(self, schema: dict, hint: str) -> Struct:
         fields = [self.field(str(name), i + 1, sub, hint) for i, (name, sub) in enumerate(schema["properties"].items())]

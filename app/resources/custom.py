@@ -2,20 +2,13 @@
 strategy is its schema (prune, default, validate), served by the same registry as built-in kinds.
 
 Versions other than the storage one convert with the `None` strategy: only `apiVersion` changes."""
+
 from __future__ import annotations
 
 import copy
 from typing import Any
 
-from app.catalog import (
-    Conversion,
-    CustomInfo,
-    Deprecation,
-    Obj,
-    ResourceType,
-    Subresource,
-    status_subresource,
-)
+from app.catalog import Conversion, CustomInfo, Deprecation, Obj, ResourceType, Subresource, status_subresource
 from app.errors import FieldError
 from app.naming import Naming
 from app.resources.apiextensions import storage_version
@@ -23,13 +16,7 @@ from app.resources.common import KindStrategy, dig
 from app.resources.crd_cel import CelValidator
 from app.resources.crd_conversion import ConversionWebhook, ServiceResolver
 from app.resources.crd_embedded import embedded_errors
-from app.resources.crd_schema import (
-    Extensions,
-    Validator,
-    apply_defaults,
-    prune,
-    unknown_fields,
-)
+from app.resources.crd_schema import Extensions, Validator, apply_defaults, prune, unknown_fields
 from app.resources.crd_typed import typed_declaration
 
 
@@ -88,8 +75,13 @@ def scale_subresource(spec: dict) -> Subresource:
         status: Obj = {"replicas": _get(obj, status_path) or 0}
         if selector_path and isinstance(selector := _get(obj, selector_path), str) and selector:
             status["selector"] = selector
-        return {"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": meta,
-                "spec": {"replicas": _get(obj, spec_path) or 0}, "status": status}
+        return {
+            "kind": "Scale",
+            "apiVersion": "autoscaling/v1",
+            "metadata": meta,
+            "spec": {"replicas": _get(obj, spec_path) or 0},
+            "status": status,
+        }
 
     def merge(old: Obj, scale: Obj) -> Obj:
         out = copy.deepcopy(old)
@@ -106,8 +98,9 @@ def _with_api_version(api_version: str):
     return convert
 
 
-def types_from_crd(crd: Obj, naming: Naming, resolve: ServiceResolver | None = None, cel: bool = False
-                   ) -> list[ResourceType]:
+def types_from_crd(
+    crd: Obj, naming: Naming, resolve: ServiceResolver | None = None, cel: bool = False
+) -> list[ResourceType]:
     """The served versions of a CRD as catalog entries (its storage version always, for the registry); `cel`:
     whether the CustomResourceValidationExpressions gate is on."""
     spec = crd.get("spec") or {}
@@ -130,20 +123,41 @@ def types_from_crd(crd: Obj, naming: Naming, resolve: ServiceResolver | None = N
         if name != stored:
             hook = _webhook(crd, naming, names["kind"], resolve)
             to_storage, from_storage = (
-                (_with_api_version(f"{group}/{stored}"), _with_api_version(f"{group}/{name}")) if hook is None
-                else (_converting(hook, f"{group}/{stored}"), _converting(hook, f"{group}/{name}")))
-            conversion = Conversion(group, str(stored), plural, to_storage, from_storage,
-                                    from_storage_many=None if hook is None else _converting_many(hook, f"{group}/{name}"))
-        out.append(ResourceType(
-            group, name, names["kind"], plural, spec.get("scope") == "Namespaced",
-            singular=names.get("singular") or names["kind"].lower(), short_names=tuple(names.get("shortNames") or ()),
-            categories=tuple(names.get("categories") or ()), subresources=tuple(subresources),
-            strategy=CustomResourceStrategy(naming, schema, cel), has_status="status" in subs, conversion=conversion,
-            deprecation=_deprecation(version, group, names["kind"]),
-            custom=CustomInfo(served=bool(version.get("served")),
-                              printer_columns=tuple(version.get("additionalPrinterColumns") or ()), schema=schema,
-                              typed=typed_declaration(schema, Extensions(naming.product), f"{group}/{name}",
-                                                      names["kind"]))))
+                (_with_api_version(f"{group}/{stored}"), _with_api_version(f"{group}/{name}"))
+                if hook is None
+                else (_converting(hook, f"{group}/{stored}"), _converting(hook, f"{group}/{name}"))
+            )
+            conversion = Conversion(
+                group,
+                str(stored),
+                plural,
+                to_storage,
+                from_storage,
+                from_storage_many=None if hook is None else _converting_many(hook, f"{group}/{name}"),
+            )
+        out.append(
+            ResourceType(
+                group,
+                name,
+                names["kind"],
+                plural,
+                spec.get("scope") == "Namespaced",
+                singular=names.get("singular") or names["kind"].lower(),
+                short_names=tuple(names.get("shortNames") or ()),
+                categories=tuple(names.get("categories") or ()),
+                subresources=tuple(subresources),
+                strategy=CustomResourceStrategy(naming, schema, cel),
+                has_status="status" in subs,
+                conversion=conversion,
+                deprecation=_deprecation(version, group, names["kind"]),
+                custom=CustomInfo(
+                    served=bool(version.get("served")),
+                    printer_columns=tuple(version.get("additionalPrinterColumns") or ()),
+                    schema=schema,
+                    typed=typed_declaration(schema, Extensions(naming.product), f"{group}/{name}", names["kind"]),
+                ),
+            )
+        )
     return out
 
 
@@ -152,8 +166,13 @@ def _webhook(crd: Obj, naming: Naming, kind: str, resolve: ServiceResolver | Non
     if conversion.get("strategy") != "Webhook":
         return None
     webhook = conversion.get("webhook") or {}
-    return ConversionWebhook(naming.group("apiextensions"), kind, webhook.get("clientConfig") or {},
-                             tuple(webhook.get("conversionReviewVersions") or ()), resolve)
+    return ConversionWebhook(
+        naming.group("apiextensions"),
+        kind,
+        webhook.get("clientConfig") or {},
+        tuple(webhook.get("conversionReviewVersions") or ()),
+        resolve,
+    )
 
 
 def _converting(hook: ConversionWebhook, desired: str):

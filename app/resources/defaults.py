@@ -2,6 +2,7 @@
 
 Defaults follow the reference v1 scheme defaulters (SetDefaults_PodSpec, SetDefaults_Container, ...).
 """
+
 from __future__ import annotations
 
 import copy
@@ -127,8 +128,22 @@ def default_pvc(pvc: Obj) -> None:
 
 # -------------------------------------------------------------------------------- quantities and QoS
 
-_SUFFIXES: dict[str, int | Decimal] = {"": 1, "m": Decimal("0.001"), "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15,
-             "E": 10**18, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_SUFFIXES: dict[str, int | Decimal] = {
+    "": 1,
+    "m": Decimal("0.001"),
+    "k": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+    "E": 10**18,
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+    "Pi": 2**50,
+    "Ei": 2**60,
+}
 
 
 def parse_quantity(value: Any) -> Decimal | None:
@@ -208,8 +223,11 @@ def validate_pod_spec(spec: Any, path: str, *, restart_policies: list[str] | Non
                     errors.append(not_supported(f"{cpath}.ports[{j}].protocol", proto, PROTOCOLS))
                 number = port.get("containerPort")
                 if not isinstance(number, int) or not 1 <= number <= 65535:
-                    errors.append(invalid(f"{cpath}.ports[{j}].containerPort", number or 0,
-                                          "must be between 1 and 65535, inclusive"))
+                    errors.append(
+                        invalid(
+                            f"{cpath}.ports[{j}].containerPort", number or 0, "must be between 1 and 65535, inclusive"
+                        )
+                    )
     allowed = restart_policies or RESTART_POLICIES
     policy = spec.get("restartPolicy", "")
     if policy not in allowed:
@@ -217,8 +235,7 @@ def validate_pod_spec(spec: Any, path: str, *, restart_policies: list[str] | Non
     return errors
 
 
-def validate_template(template: Any, path: str, *, restart_policies: list[str] | None = None
-                      ) -> list[FieldError]:
+def validate_template(template: Any, path: str, *, restart_policies: list[str] | None = None) -> list[FieldError]:
     """A workload's pod template: it must exist and hold a valid pod spec."""
     spec = template.get("spec") if isinstance(template, dict) else None
     return validate_pod_spec(spec, f"{path}.spec", restart_policies=restart_policies)
@@ -294,8 +311,9 @@ def workload_selector_errors(spec: Obj, *, kind: str, backticks: bool = True) ->
     errors = selector_errors(selector, "spec.selector")
     labels = template_labels(spec.get("template"))
     if not errors and not selector_matches(selector, labels):
-        detail = "`selector` does not match template `labels`" if backticks else \
-            "selector does not match template labels"
+        detail = (
+            "`selector` does not match template `labels`" if backticks else "selector does not match template labels"
+        )
         errors.append(invalid("spec.template.metadata.labels", labels, detail))
     return errors
 
@@ -313,8 +331,13 @@ def scale_subresource(selector_string: Callable[[Obj], str]) -> Subresource:
         selector = selector_string(obj)
         if selector:
             status["selector"] = selector
-        return {"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": meta,
-                "spec": {"replicas": dig(obj, "spec", "replicas", default=0)}, "status": status}
+        return {
+            "kind": "Scale",
+            "apiVersion": "autoscaling/v1",
+            "metadata": meta,
+            "spec": {"replicas": dig(obj, "spec", "replicas", default=0)},
+            "status": status,
+        }
 
     def merge(old: Obj, scale: Obj) -> Obj:
         out = copy.deepcopy(old)

@@ -1,4 +1,5 @@
 """The `discovery.<domain>` group: endpoint slices, v1 and the deprecated v1beta1 (stored as v1)."""
+
 from __future__ import annotations
 
 import copy
@@ -34,8 +35,14 @@ class EndpointSliceStrategy(KindStrategy):
             if not addresses:
                 errors.append(required(f"endpoints[{i}].addresses", "must contain at least 1 address"))
             elif len(addresses) > MAX_ADDRESSES:
-                errors.append(FieldError("FieldValueTooMany", f"endpoints[{i}].addresses",
-                                         f"must have at most {MAX_ADDRESSES} items", len(addresses)))
+                errors.append(
+                    FieldError(
+                        "FieldValueTooMany",
+                        f"endpoints[{i}].addresses",
+                        f"must have at most {MAX_ADDRESSES} items",
+                        len(addresses),
+                    )
+                )
         for i, port in enumerate(items(obj, "ports")):
             number = port.get("port")
             if number is not None and (not isinstance(number, int) or not 1 <= number <= 65535):
@@ -98,8 +105,7 @@ def _endpoint_to_v1beta1(endpoint: Any, hostname_key: str, zone_key: str) -> Any
     """v1 `deprecatedTopology` + `zone` + `nodeName` -> v1beta1 `topology`."""
     if not isinstance(endpoint, dict):
         return copy.deepcopy(endpoint)
-    out = {key: copy.deepcopy(value) for key, value in endpoint.items()
-           if key not in ("deprecatedTopology", "zone")}
+    out = {key: copy.deepcopy(value) for key, value in endpoint.items() if key not in ("deprecatedTopology", "zone")}
     deprecated = endpoint.get("deprecatedTopology")
     zone, node_name = endpoint.get("zone"), endpoint.get("nodeName")
     if deprecated is None and zone is None and node_name is None:
@@ -128,7 +134,9 @@ def _convert(obj: Obj, api_version: str, endpoint_fn: Any, naming: Naming) -> Ob
 def v1beta1_conversion(naming: Naming) -> Conversion:
     group = naming.group("discovery")
     return Conversion(
-        storage_group=group, storage_version="v1", storage_plural="endpointslices",
+        storage_group=group,
+        storage_version="v1",
+        storage_plural="endpointslices",
         to_storage=lambda obj: _convert(obj, f"{group}/v1", _endpoint_to_v1, naming),
         from_storage=lambda obj: _convert(obj, f"{group}/v1beta1", _endpoint_to_v1beta1, naming),
     )
@@ -136,13 +144,30 @@ def v1beta1_conversion(naming: Naming) -> Conversion:
 
 def resource_types(naming: Naming) -> list[ResourceType]:
     group = naming.group("discovery")
-    example = {"addressType": "IPv4", "endpoints": [{"addresses": ["10.244.0.5"]}],
-               "ports": [{"name": "http", "port": 80}]}
+    example = {
+        "addressType": "IPv4",
+        "endpoints": [{"addresses": ["10.244.0.5"]}],
+        "ports": [{"name": "http", "port": 80}],
+    }
     return [
-        ResourceType(group, "v1", "EndpointSlice", "endpointslices", True,
-                     strategy=EndpointSliceStrategy(naming), example=example),
-        ResourceType(group, "v1beta1", "EndpointSlice", "endpointslices", True,
-                     strategy=EndpointSliceStrategy(naming), example=copy.deepcopy(example),
-                     conversion=v1beta1_conversion(naming),
-                     deprecation=Deprecation("1.21", "1.25", f"{group}/v1 EndpointSlice")),
+        ResourceType(
+            group,
+            "v1",
+            "EndpointSlice",
+            "endpointslices",
+            True,
+            strategy=EndpointSliceStrategy(naming),
+            example=example,
+        ),
+        ResourceType(
+            group,
+            "v1beta1",
+            "EndpointSlice",
+            "endpointslices",
+            True,
+            strategy=EndpointSliceStrategy(naming),
+            example=copy.deepcopy(example),
+            conversion=v1beta1_conversion(naming),
+            deprecation=Deprecation("1.21", "1.25", f"{group}/v1 EndpointSlice"),
+        ),
     ]

@@ -6,6 +6,7 @@ The renames (the reference's pkg/apis/events conversions): regarding <-> involve
 reportingController <-> reportingComponent, deprecatedSource/FirstTimestamp/LastTimestamp/Count <->
 source/firstTimestamp/lastTimestamp/count. Every core field has a counterpart, so nothing is lost.
 """
+
 from __future__ import annotations
 
 import copy
@@ -22,9 +23,17 @@ Rules = Callable[[Obj, "Obj | None"], list[FieldError]]
 TYPES = ("Normal", "Warning")
 NOTE_MAX = 1024
 #: fields fixed once an event exists: v1 name -> the name the reference's messages use.
-IMMUTABLE = {"regarding": "involvedObject", "reason": "reason", "note": "message", "type": "type",
-             "eventTime": "eventTime", "action": "action", "related": "related",
-             "reportingController": "reportingController", "reportingInstance": "reportingInstance"}
+IMMUTABLE = {
+    "regarding": "involvedObject",
+    "reason": "reason",
+    "note": "message",
+    "type": "type",
+    "eventTime": "eventTime",
+    "action": "action",
+    "related": "related",
+    "reportingController": "reportingController",
+    "reportingInstance": "reportingInstance",
+}
 DEPRECATED_FIELDS = ("deprecatedFirstTimestamp", "deprecatedLastTimestamp", "deprecatedCount", "deprecatedSource")
 #: events-group field -> core v1 field (the other fields keep their names).
 TO_CORE = {
@@ -38,11 +47,37 @@ TO_CORE = {
 }
 FROM_CORE = {core: group for group, core in TO_CORE.items()}
 #: JSON field order of each form (the reference's struct order); unknown keys follow in their own order.
-CORE_ORDER = ("metadata", "involvedObject", "reason", "message", "source", "firstTimestamp", "lastTimestamp",
-              "count", "type", "eventTime", "series", "action", "related", "reportingComponent",
-              "reportingInstance")
-GROUP_ORDER = ("metadata", "eventTime", "series", "reportingController", "reportingInstance", "action", "reason",
-               "regarding", "related", "note", "type", *DEPRECATED_FIELDS)
+CORE_ORDER = (
+    "metadata",
+    "involvedObject",
+    "reason",
+    "message",
+    "source",
+    "firstTimestamp",
+    "lastTimestamp",
+    "count",
+    "type",
+    "eventTime",
+    "series",
+    "action",
+    "related",
+    "reportingComponent",
+    "reportingInstance",
+)
+GROUP_ORDER = (
+    "metadata",
+    "eventTime",
+    "series",
+    "reportingController",
+    "reportingInstance",
+    "action",
+    "reason",
+    "regarding",
+    "related",
+    "note",
+    "type",
+    *DEPRECATED_FIELDS,
+)
 
 
 def rename_fields(obj: Obj, names: dict[str, str], order: tuple[str, ...], api_version: str) -> Obj:
@@ -50,8 +85,11 @@ def rename_fields(obj: Obj, names: dict[str, str], order: tuple[str, ...], api_v
 
     A key already spelled the target's way is not a field of the source version: it is dropped rather
     than let it overwrite the renamed field."""
-    renamed = {names.get(key, key): copy.deepcopy(value) for key, value in obj.items()
-               if key not in ("apiVersion", "kind") and key not in names.values()}
+    renamed = {
+        names.get(key, key): copy.deepcopy(value)
+        for key, value in obj.items()
+        if key not in ("apiVersion", "kind") and key not in names.values()
+    }
     out: Obj = {"apiVersion": api_version, "kind": obj.get("kind", "Event")}
     out.update((key, renamed.pop(key)) for key in order if key in renamed)
     out.update(renamed)
@@ -61,7 +99,9 @@ def rename_fields(obj: Obj, names: dict[str, str], order: tuple[str, ...], api_v
 def conversion(api_version: str, rules: Rules) -> Conversion:
     """An events-group version stored as core v1 Events."""
     return Conversion(
-        storage_group="", storage_version="v1", storage_plural="events",
+        storage_group="",
+        storage_version="v1",
+        storage_plural="events",
         to_storage=lambda obj: rename_fields(obj, TO_CORE, CORE_ORDER, "v1"),
         from_storage=lambda obj: rename_fields(obj, FROM_CORE, GROUP_ORDER, api_version),
         validate=rules,
@@ -73,8 +113,11 @@ def validate_v1(obj: Obj, old: Obj | None) -> list[FieldError]:
     strategy then runs on the stored form."""
     if old is not None:
         return _validate_v1_update(obj, old)
-    errors = [required(name) for name in ("eventTime", "reportingController", "reportingInstance", "action",
-                                          "reason") if not obj.get(name)]
+    errors = [
+        required(name)
+        for name in ("eventTime", "reportingController", "reportingInstance", "action", "reason")
+        if not obj.get(name)
+    ]
     if obj.get("type") not in TYPES:
         errors.append(invalid("type", "", f"has invalid value: {obj.get('type') or ''}"))
     if len(str(obj.get("note") or "")) > NOTE_MAX:
@@ -88,8 +131,11 @@ def validate_v1(obj: Obj, old: Obj | None) -> list[FieldError]:
 
 def _validate_v1_update(obj: Obj, old: Obj) -> list[FieldError]:
     # only the series may change; the reference names the fields by their core (internal) names
-    errors = [required(name) for name in ("reportingController", "reportingInstance", "action", "reason")
-              if obj.get("eventTime") and not obj.get(name)]
+    errors = [
+        required(name)
+        for name in ("reportingController", "reportingInstance", "action", "reason")
+        if obj.get("eventTime") and not obj.get(name)
+    ]
     for name, internal in IMMUTABLE.items():
         errors += immutable(internal, obj.get(name), old.get(name))
     return errors
@@ -99,8 +145,9 @@ def validate_v1beta1(obj: Obj, old: Obj | None) -> list[FieldError]:
     """The legacy rule in v1beta1's own field names: a "new" event (with eventTime) says who reported it."""
     if not obj.get("eventTime"):
         return []
-    return [required(name) for name in ("reportingController", "reportingInstance", "action", "reason")
-            if not obj.get(name)]
+    return [
+        required(name) for name in ("reportingController", "reportingInstance", "action", "reason") if not obj.get(name)
+    ]
 
 
 def _is_set(value: object) -> bool:
@@ -127,8 +174,10 @@ class EventStrategy(NoSpecStrategy):
         return self.rules(obj, old)
 
     field_selectors: ClassVar[dict[str, Getter]] = {
-        **{f"regarding.{k}": field("regarding", k)
-           for k in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")},
+        **{
+            f"regarding.{k}": field("regarding", k)
+            for k in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
+        },
         "reason": field("reason"),
         "reportingController": field("reportingController"),
         "type": field("type"),
@@ -137,15 +186,38 @@ class EventStrategy(NoSpecStrategy):
 
 def resource_types(naming: Naming) -> list[ResourceType]:
     group = naming.group("events")
-    example = {"eventTime": "2024-01-01T00:00:00.000000Z", "reportingController": "example-controller",
-               "reportingInstance": "example-controller-1", "action": "Scheduled", "reason": "Scheduled",
-               "type": "Normal", "note": "example event", "regarding": {"kind": "Pod", "name": "web", "apiVersion": "v1"}}
+    example = {
+        "eventTime": "2024-01-01T00:00:00.000000Z",
+        "reportingController": "example-controller",
+        "reportingInstance": "example-controller-1",
+        "action": "Scheduled",
+        "reason": "Scheduled",
+        "type": "Normal",
+        "note": "example event",
+        "regarding": {"kind": "Pod", "name": "web", "apiVersion": "v1"},
+    }
     return [
-        ResourceType(group, "v1", "Event", "events", True, short_names=("ev",),
-                     strategy=EventStrategy(naming, validate_v1), example=example,
-                     conversion=conversion(f"{group}/v1", validate_v1)),
-        ResourceType(group, "v1beta1", "Event", "events", True, short_names=("ev",),
-                     strategy=EventStrategy(naming, validate_v1beta1), example=copy.deepcopy(example),
-                     conversion=conversion(f"{group}/v1beta1", validate_v1beta1),
-                     deprecation=Deprecation("1.22", "1.25", f"{group}/v1 Event")),
+        ResourceType(
+            group,
+            "v1",
+            "Event",
+            "events",
+            True,
+            short_names=("ev",),
+            strategy=EventStrategy(naming, validate_v1),
+            example=example,
+            conversion=conversion(f"{group}/v1", validate_v1),
+        ),
+        ResourceType(
+            group,
+            "v1beta1",
+            "Event",
+            "events",
+            True,
+            short_names=("ev",),
+            strategy=EventStrategy(naming, validate_v1beta1),
+            example=copy.deepcopy(example),
+            conversion=conversion(f"{group}/v1beta1", validate_v1beta1),
+            deprecation=Deprecation("1.22", "1.25", f"{group}/v1 Event"),
+        ),
     ]

@@ -5,6 +5,7 @@ The betas spell `limited.nominalConcurrencyShares` as `limited.assuredConcurrenc
 default"; a stored 0 read through a beta carries the reference's preserve-zero annotation so it survives a
 write back.
 """
+
 from __future__ import annotations
 
 import copy
@@ -161,8 +162,11 @@ def _resource_rule_errors(rule: Obj, path: str) -> list[FieldError]:
             errors += _wildcard_errors(f"{path}.{key}", values, noun)
     namespaces = rule.get("namespaces")
     if not namespaces and rule.get("clusterScope") is not True:
-        errors.append(required(f"{path}.namespaces",
-                               "resource rules that are not cluster scoped must supply at least one namespace"))
+        errors.append(
+            required(
+                f"{path}.namespaces", "resource rules that are not cluster scoped must supply at least one namespace"
+            )
+        )
     elif isinstance(namespaces, list) and "*" in namespaces:
         errors += _wildcard_errors(f"{path}.namespaces", namespaces, "namespaces")
     else:
@@ -228,11 +232,17 @@ class FlowSchemaStrategy(FlowcontrolStrategy):
         if not isinstance(precedence, int) or isinstance(precedence, bool) or precedence <= 0:
             errors.append(invalid("spec.matchingPrecedence", precedence, "must be a positive value"))
         elif precedence > MAX_MATCHING_PRECEDENCE:
-            errors.append(invalid("spec.matchingPrecedence", precedence,
-                                  f"must not be greater than {MAX_MATCHING_PRECEDENCE}"))
+            errors.append(
+                invalid("spec.matchingPrecedence", precedence, f"must not be greater than {MAX_MATCHING_PRECEDENCE}")
+            )
         elif precedence == 1 and dig(obj, "metadata", "name") != EXEMPT:
-            errors.append(invalid("spec.matchingPrecedence", precedence,
-                                  "only the schema named 'exempt' may have matchingPrecedence 1"))
+            errors.append(
+                invalid(
+                    "spec.matchingPrecedence",
+                    precedence,
+                    "only the schema named 'exempt' may have matchingPrecedence 1",
+                )
+            )
         method = spec.get("distinguisherMethod")
         if isinstance(method, dict) and method.get("type") not in DISTINGUISHER_METHODS:
             errors.append(not_supported("spec.distinguisherMethod.type", method.get("type"), DISTINGUISHER_METHODS))
@@ -272,8 +282,14 @@ def _queuing_errors(queuing: Obj, path: str) -> list[FieldError]:
     if hand > queues:
         errors.append(invalid(f"{path}.handSize", hand, f"should not be greater than queues ({queues})"))
     elif math.ceil(math.log2(queues) * hand) > MAX_HAND_ENTROPY_BITS:
-        errors.append(invalid(f"{path}.handSize", hand, f"required entropy bits of deckSize {queues} and handSize "
-                                                        f"{hand} should not be greater than {MAX_HAND_ENTROPY_BITS}"))
+        errors.append(
+            invalid(
+                f"{path}.handSize",
+                hand,
+                f"required entropy bits of deckSize {queues} and handSize "
+                f"{hand} should not be greater than {MAX_HAND_ENTROPY_BITS}",
+            )
+        )
     return errors
 
 
@@ -281,8 +297,15 @@ def _percent_errors(path: str, value: Any, *, at_most_100: bool) -> list[FieldEr
     if value is None:
         return []
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        return [invalid(path, value, "must be between 0 and 100, inclusive" if at_most_100
-                        else "if specified, must be a non-negative integer")]
+        return [
+            invalid(
+                path,
+                value,
+                "must be between 0 and 100, inclusive"
+                if at_most_100
+                else "if specified, must be a non-negative integer",
+            )
+        ]
     if at_most_100 and value > 100:
         return [invalid(path, value, "must be between 0 and 100, inclusive")]
     return []
@@ -321,8 +344,9 @@ class PriorityLevelConfigurationStrategy(FlowcontrolStrategy):
             if spec.get("limited") is not None:
                 errors.append(forbidden("spec.limited", "must be nil if the type is not Limited"))
             exempt = part(spec, "exempt")
-            errors += _percent_errors("spec.exempt.nominalConcurrencyShares", exempt.get("nominalConcurrencyShares"),
-                                      at_most_100=False)
+            errors += _percent_errors(
+                "spec.exempt.nominalConcurrencyShares", exempt.get("nominalConcurrencyShares"), at_most_100=False
+            )
             errors += _percent_errors("spec.exempt.lendablePercent", exempt.get("lendablePercent"), at_most_100=True)
             return errors
         if spec.get("exempt") is not None:
@@ -334,8 +358,9 @@ class PriorityLevelConfigurationStrategy(FlowcontrolStrategy):
         if shares is not None and (not isinstance(shares, int) or shares < 0):
             errors.append(invalid("spec.limited.nominalConcurrencyShares", shares, "must be a non-negative integer"))
         errors += _percent_errors("spec.limited.lendablePercent", limited.get("lendablePercent"), at_most_100=True)
-        errors += _percent_errors("spec.limited.borrowingLimitPercent", limited.get("borrowingLimitPercent"),
-                                  at_most_100=False)
+        errors += _percent_errors(
+            "spec.limited.borrowingLimitPercent", limited.get("borrowingLimitPercent"), at_most_100=False
+        )
         response = part(limited, "limitResponse")
         response_type = response.get("type")
         if response_type not in LIMIT_RESPONSE_TYPES:
@@ -343,30 +368,50 @@ class PriorityLevelConfigurationStrategy(FlowcontrolStrategy):
         elif response_type == "Queue":
             queuing = response.get("queuing")
             if not isinstance(queuing, dict):
-                errors.append(required("spec.limited.limitResponse.queuing",
-                                       "must not be empty if limited.limitResponse.type is Limited"))
+                errors.append(
+                    required(
+                        "spec.limited.limitResponse.queuing",
+                        "must not be empty if limited.limitResponse.type is Limited",
+                    )
+                )
             else:
                 errors += _queuing_errors(queuing, "spec.limited.limitResponse.queuing")
         elif response.get("queuing") is not None:
-            errors.append(forbidden("spec.limited.limitResponse.queuing", "must be nil if limited.limitResponse.type "
-                                                                          "is not Limited"))
+            errors.append(
+                forbidden(
+                    "spec.limited.limitResponse.queuing", "must be nil if limited.limitResponse.type is not Limited"
+                )
+            )
         return errors
 
 
 # ------------------------------------------------------------------------------------- the group
 
-FLOW_SCHEMA_EXAMPLE: Obj = {"spec": {
-    "priorityLevelConfiguration": {"name": "workload-low"}, "matchingPrecedence": 500,
-    "distinguisherMethod": {"type": "ByUser"},
-    "rules": [{"subjects": [{"kind": "Group", "group": {"name": "system:authenticated"}}],
-               "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"], "clusterScope": True,
-                                  "namespaces": ["*"]}]}]}}
+FLOW_SCHEMA_EXAMPLE: Obj = {
+    "spec": {
+        "priorityLevelConfiguration": {"name": "workload-low"},
+        "matchingPrecedence": 500,
+        "distinguisherMethod": {"type": "ByUser"},
+        "rules": [
+            {
+                "subjects": [{"kind": "Group", "group": {"name": "system:authenticated"}}],
+                "resourceRules": [
+                    {"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"], "clusterScope": True, "namespaces": ["*"]}
+                ],
+            }
+        ],
+    }
+}
 QUEUING = {"queues": 16, "handSize": 4, "queueLengthLimit": 50}
 
 
 def _plc_example(shares_field: str) -> Obj:
-    return {"spec": {"type": "Limited", "limited": {
-        shares_field: 10, "limitResponse": {"type": "Queue", "queuing": dict(QUEUING)}}}}
+    return {
+        "spec": {
+            "type": "Limited",
+            "limited": {shares_field: 10, "limitResponse": {"type": "Queue", "queuing": dict(QUEUING)}},
+        }
+    }
 
 
 def resource_types(naming: Naming) -> list[ResourceType]:
@@ -379,21 +424,47 @@ def resource_types(naming: Naming) -> list[ResourceType]:
         flow_dep = level_dep = None
         if version != STORAGE_VERSION:
             conv = FlowcontrolConversions(naming, version)
-            flow_conv = Conversion(name, STORAGE_VERSION, "flowschemas", conv.flow_schema_to_storage,
-                                   conv.flow_schema_from_storage)
-            level_conv = Conversion(name, STORAGE_VERSION, "prioritylevelconfigurations",
-                                    conv.priority_level_to_storage, conv.priority_level_from_storage,
-                                    conv.validate_priority_level)
+            flow_conv = Conversion(
+                name, STORAGE_VERSION, "flowschemas", conv.flow_schema_to_storage, conv.flow_schema_from_storage
+            )
+            level_conv = Conversion(
+                name,
+                STORAGE_VERSION,
+                "prioritylevelconfigurations",
+                conv.priority_level_to_storage,
+                conv.priority_level_from_storage,
+                conv.validate_priority_level,
+            )
         if version == "v1beta1":  # v1beta2 was not deprecated at the v1.23 API level (the reference: 1.26)
             flow_dep = Deprecation("1.23", "1.26", f"{name}/v1beta2 FlowSchema")
             level_dep = Deprecation("1.23", "1.26", f"{name}/v1beta2 PriorityLevelConfiguration")
         shares = "nominalConcurrencyShares" if version == STORAGE_VERSION else "assuredConcurrencyShares"
         out += [
-            ResourceType(name, version, "FlowSchema", "flowschemas", False, subresources=(status_subresource(),),
-                         strategy=flow_strategy, has_status=True, example=copy.deepcopy(FLOW_SCHEMA_EXAMPLE),
-                         conversion=flow_conv, deprecation=flow_dep),
-            ResourceType(name, version, "PriorityLevelConfiguration", "prioritylevelconfigurations", False,
-                         subresources=(status_subresource(),), strategy=level_strategy, has_status=True,
-                         example=_plc_example(shares), conversion=level_conv, deprecation=level_dep),
+            ResourceType(
+                name,
+                version,
+                "FlowSchema",
+                "flowschemas",
+                False,
+                subresources=(status_subresource(),),
+                strategy=flow_strategy,
+                has_status=True,
+                example=copy.deepcopy(FLOW_SCHEMA_EXAMPLE),
+                conversion=flow_conv,
+                deprecation=flow_dep,
+            ),
+            ResourceType(
+                name,
+                version,
+                "PriorityLevelConfiguration",
+                "prioritylevelconfigurations",
+                False,
+                subresources=(status_subresource(),),
+                strategy=level_strategy,
+                has_status=True,
+                example=_plc_example(shares),
+                conversion=level_conv,
+                deprecation=level_dep,
+            ),
         ]
     return out

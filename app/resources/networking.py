@@ -1,4 +1,5 @@
 """The `networking.<domain>/v1` group: ingresses, ingress classes and network policies."""
+
 from __future__ import annotations
 
 import re
@@ -7,17 +8,7 @@ from typing import ClassVar
 from app.catalog import Obj, ResourceType, status_subresource
 from app.errors import FieldError, invalid, not_supported, required
 from app.naming import Naming
-from app.resources.common import (
-    KindStrategy,
-    as_list,
-    child,
-    dig,
-    immutable,
-    items,
-    part,
-    setdefault,
-    setdefault_empty,
-)
+from app.resources.common import KindStrategy, as_list, child, dig, immutable, items, part, setdefault, setdefault_empty
 
 PATH_TYPES = ["Exact", "ImplementationSpecific", "Prefix"]
 POLICY_TYPES = ["Ingress", "Egress"]
@@ -84,7 +75,7 @@ class IngressClassStrategy(KindStrategy):
         if not controller:
             return [required("spec.controller")]
         if not isinstance(controller, str) or not _DOMAIN_PATH.match(controller) or len(controller) > 250:
-            return [invalid("spec.controller", controller, "must be a domain-prefixed path (such as \"acme.io/foo\")")]
+            return [invalid("spec.controller", controller, 'must be a domain-prefixed path (such as "acme.io/foo")')]
         return []
 
     def validate_change(self, obj: Obj, old: Obj) -> list[FieldError]:
@@ -104,21 +95,55 @@ class NetworkPolicyStrategy(KindStrategy):
 
     def validate(self, obj: Obj) -> list[FieldError]:
         types = as_list(dig(obj, "spec", "policyTypes"))
-        return [not_supported(f"spec.policyTypes[{i}]", t, POLICY_TYPES)
-                for i, t in enumerate(types) if t not in POLICY_TYPES]
+        return [
+            not_supported(f"spec.policyTypes[{i}]", t, POLICY_TYPES)
+            for i, t in enumerate(types)
+            if t not in POLICY_TYPES
+        ]
 
 
 def resource_types(naming: Naming) -> list[ResourceType]:
     group = naming.group("networking")
     backend = {"service": {"name": "web", "port": {"number": 80}}}
     return [
-        ResourceType(group, "v1", "IngressClass", "ingressclasses", False, strategy=IngressClassStrategy(naming),
-                     example={"spec": {"controller": "example.com/ingress-controller"}}),
-        ResourceType(group, "v1", "Ingress", "ingresses", True, short_names=("ing",),
-                     subresources=(status_subresource(),), strategy=IngressStrategy(naming), has_status=True,
-                     example={"spec": {"rules": [{"host": "web.example.com", "http": {"paths": [
-                         {"path": "/", "pathType": "Prefix", "backend": backend}]}}]}}),
-        ResourceType(group, "v1", "NetworkPolicy", "networkpolicies", True, short_names=("netpol",),
-                     strategy=NetworkPolicyStrategy(naming),
-                     example={"spec": {"podSelector": {"matchLabels": {"app": "web"}}, "policyTypes": ["Ingress"]}}),
+        ResourceType(
+            group,
+            "v1",
+            "IngressClass",
+            "ingressclasses",
+            False,
+            strategy=IngressClassStrategy(naming),
+            example={"spec": {"controller": "example.com/ingress-controller"}},
+        ),
+        ResourceType(
+            group,
+            "v1",
+            "Ingress",
+            "ingresses",
+            True,
+            short_names=("ing",),
+            subresources=(status_subresource(),),
+            strategy=IngressStrategy(naming),
+            has_status=True,
+            example={
+                "spec": {
+                    "rules": [
+                        {
+                            "host": "web.example.com",
+                            "http": {"paths": [{"path": "/", "pathType": "Prefix", "backend": backend}]},
+                        }
+                    ]
+                }
+            },
+        ),
+        ResourceType(
+            group,
+            "v1",
+            "NetworkPolicy",
+            "networkpolicies",
+            True,
+            short_names=("netpol",),
+            strategy=NetworkPolicyStrategy(naming),
+            example={"spec": {"podSelector": {"matchLabels": {"app": "web"}}, "policyTypes": ["Ingress"]}},
+        ),
     ]

@@ -1,4 +1,5 @@
 """The `node.<domain>/v1` group: runtime classes."""
+
 from __future__ import annotations
 
 import copy
@@ -10,9 +11,11 @@ from app.naming import Naming
 from app.resources.common import NoSpecStrategy, immutable
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
-             "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
-             "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
+    "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+)
 
 
 class RuntimeClassStrategy(NoSpecStrategy):
@@ -38,7 +41,9 @@ def as_version(obj: Obj, api_version: str) -> Obj:
 def v1beta1_conversion(group: str) -> Conversion:
     """node/v1beta1 RuntimeClass has v1's fields (handler, overhead, scheduling at the top level)."""
     return Conversion(
-        storage_group=group, storage_version="v1", storage_plural="runtimeclasses",
+        storage_group=group,
+        storage_version="v1",
+        storage_plural="runtimeclasses",
         to_storage=lambda obj: as_version(obj, f"{group}/v1"),
         from_storage=lambda obj: as_version(obj, f"{group}/v1beta1"),
     )
@@ -47,11 +52,25 @@ def v1beta1_conversion(group: str) -> Conversion:
 def resource_types(naming: Naming) -> list[ResourceType]:
     group = naming.group("node")
     return [
-        ResourceType(group, "v1", "RuntimeClass", "runtimeclasses", False,
-                     strategy=RuntimeClassStrategy(naming), example={"handler": "runc"}),
-        ResourceType(group, "v1beta1", "RuntimeClass", "runtimeclasses", False,
-                     strategy=RuntimeClassStrategy(naming), example={"handler": "runc"},
-                     conversion=v1beta1_conversion(group),
-                     # the spec's removal table names node.<domain>/v1 as the way to migrate
-                     deprecation=Deprecation("1.22", "1.25", f"{group}/v1 RuntimeClass")),
+        ResourceType(
+            group,
+            "v1",
+            "RuntimeClass",
+            "runtimeclasses",
+            False,
+            strategy=RuntimeClassStrategy(naming),
+            example={"handler": "runc"},
+        ),
+        ResourceType(
+            group,
+            "v1beta1",
+            "RuntimeClass",
+            "runtimeclasses",
+            False,
+            strategy=RuntimeClassStrategy(naming),
+            example={"handler": "runc"},
+            conversion=v1beta1_conversion(group),
+            # the spec's removal table names node.<domain>/v1 as the way to migrate
+            deprecation=Deprecation("1.22", "1.25", f"{group}/v1 RuntimeClass"),
+        ),
     ]

@@ -1,5 +1,6 @@
 """`policy/v1beta1` PodSecurityPolicy: stored and served as a v1.23 server does (deprecated in v1.21, removed in
 v1.25), with its defaults and validation; no admission plugin enforces it here."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -13,10 +14,38 @@ SELINUX_RULES = ["MustRunAs", "RunAsAny"]
 RUN_AS_USER_RULES = ["MustRunAs", "MustRunAsNonRoot", "RunAsAny"]
 GROUP_RULES = ["MustRunAs", "MayRunAs", "RunAsAny"]
 PROC_MOUNT_TYPES = ["Default", "Unmasked"]
-VOLUMES = ["*", "awsElasticBlockStore", "azureDisk", "azureFile", "cephFS", "cinder", "configMap", "csi",
-           "downwardAPI", "emptyDir", "ephemeral", "fc", "flexVolume", "flocker", "gcePersistentDisk", "gitRepo",
-           "glusterfs", "hostPath", "iscsi", "nfs", "persistentVolumeClaim", "photonPersistentDisk", "portworxVolume",
-           "projected", "quobyte", "rbd", "scaleIO", "secret", "storageos", "vsphereVolume"]
+VOLUMES = [
+    "*",
+    "awsElasticBlockStore",
+    "azureDisk",
+    "azureFile",
+    "cephFS",
+    "cinder",
+    "configMap",
+    "csi",
+    "downwardAPI",
+    "emptyDir",
+    "ephemeral",
+    "fc",
+    "flexVolume",
+    "flocker",
+    "gcePersistentDisk",
+    "gitRepo",
+    "glusterfs",
+    "hostPath",
+    "iscsi",
+    "nfs",
+    "persistentVolumeClaim",
+    "photonPersistentDisk",
+    "portworxVolume",
+    "projected",
+    "quobyte",
+    "rbd",
+    "scaleIO",
+    "secret",
+    "storageos",
+    "vsphereVolume",
+]
 
 
 def _ranges_errors(ranges: Any, path: str, rule: str) -> list[FieldError]:
@@ -75,12 +104,18 @@ class PodSecurityPolicyStrategy(NoSpecStrategy):
         for key in ("allowedCapabilities", "defaultAddCapabilities"):
             for i, cap in enumerate(spec.get(key) or []):
                 if cap in dropped:
-                    errors.append(invalid(f"spec.{key}[{i}]", cap,
-                                          f"capability is listed in {key} and requiredDropCapabilities"))
+                    errors.append(
+                        invalid(f"spec.{key}[{i}]", cap, f"capability is listed in {key} and requiredDropCapabilities")
+                    )
         if spec.get("allowPrivilegeEscalation") is False and spec.get("defaultAllowPrivilegeEscalation") is True:
-            errors.append(invalid("spec.defaultAllowPrivilegeEscalation", True,
-                                  "Cannot set DefaultAllowPrivilegeEscalation to true without also setting "
-                                  "AllowPrivilegeEscalation to true"))
+            errors.append(
+                invalid(
+                    "spec.defaultAllowPrivilegeEscalation",
+                    True,
+                    "Cannot set DefaultAllowPrivilegeEscalation to true without also setting "
+                    "AllowPrivilegeEscalation to true",
+                )
+            )
         for i, path in enumerate(spec.get("allowedHostPaths") or []):
             if not (path or {}).get("pathPrefix"):
                 errors.append(required(f"spec.allowedHostPaths[{i}].pathPrefix"))
@@ -91,9 +126,22 @@ class PodSecurityPolicyStrategy(NoSpecStrategy):
 
 
 def pod_security_policy_type(naming: Naming) -> ResourceType:
-    return ResourceType("policy", "v1beta1", "PodSecurityPolicy", "podsecuritypolicies", False,
-                        short_names=("psp",), strategy=PodSecurityPolicyStrategy(naming),
-                        deprecation=Deprecation("1.21", "1.25"),
-                        example={"spec": {"seLinux": {"rule": "RunAsAny"}, "runAsUser": {"rule": "MustRunAsNonRoot"},
-                                          "fsGroup": {"rule": "RunAsAny"}, "supplementalGroups": {"rule": "RunAsAny"},
-                                          "volumes": ["configMap", "secret", "emptyDir"]}})
+    return ResourceType(
+        "policy",
+        "v1beta1",
+        "PodSecurityPolicy",
+        "podsecuritypolicies",
+        False,
+        short_names=("psp",),
+        strategy=PodSecurityPolicyStrategy(naming),
+        deprecation=Deprecation("1.21", "1.25"),
+        example={
+            "spec": {
+                "seLinux": {"rule": "RunAsAny"},
+                "runAsUser": {"rule": "MustRunAsNonRoot"},
+                "fsGroup": {"rule": "RunAsAny"},
+                "supplementalGroups": {"rule": "RunAsAny"},
+                "volumes": ["configMap", "secret", "emptyDir"],
+            }
+        },
+    )

@@ -1,5 +1,6 @@
 """The `policy` group: pod disruption budgets in v1 (stored) and the deprecated v1beta1, and v1beta1's pod
 security policies."""
+
 from __future__ import annotations
 
 import copy
@@ -15,7 +16,12 @@ from app.resources.pod_security_policy import pod_security_policy_type
 
 
 class PodDisruptionBudgetStrategy(KindStrategy):
-    initial_status: ClassVar[Obj] = {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}
+    initial_status: ClassVar[Obj] = {
+        "disruptionsAllowed": 0,
+        "currentHealthy": 0,
+        "desiredHealthy": 0,
+        "expectedPods": 0,
+    }
 
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = part(obj, "spec")
@@ -36,8 +42,7 @@ def v1beta1_selector_key(naming: Naming) -> str:
 
 
 def _is_empty_selector(selector: object) -> bool:
-    return (isinstance(selector, dict) and not selector.get("matchLabels")
-            and not selector.get("matchExpressions"))
+    return isinstance(selector, dict) and not selector.get("matchLabels") and not selector.get("matchExpressions")
 
 
 def _only_requirement(selector: object, key: str, operator: str) -> bool:
@@ -68,8 +73,11 @@ def pdb_conversion(naming: Naming) -> Conversion:
         if isinstance(selector, dict) and isinstance(selector.get("matchExpressions"), list):
             # the reserved key never mixes with what a user selects on
             kept = [r for r in selector["matchExpressions"] if not (isinstance(r, dict) and r.get("key") == key)]
-            selector = {**selector, "matchExpressions": kept} if kept else \
-                {k: v for k, v in selector.items() if k != "matchExpressions"}
+            selector = (
+                {**selector, "matchExpressions": kept}
+                if kept
+                else {k: v for k, v in selector.items() if k != "matchExpressions"}
+            )
         return selector
 
     def selector_to_v1beta1(selector: Obj) -> Obj:
@@ -79,19 +87,40 @@ def pdb_conversion(naming: Naming) -> Conversion:
             return {"matchExpressions": [{"key": key, "operator": "DoesNotExist"}]}  # v1: matches everything
         return selector
 
-    return Conversion("policy", "v1", "poddisruptionbudgets",
-                      to_storage=lambda obj: convert(obj, "policy/v1", selector_to_v1),
-                      from_storage=lambda obj: convert(obj, "policy/v1beta1", selector_to_v1beta1))
+    return Conversion(
+        "policy",
+        "v1",
+        "poddisruptionbudgets",
+        to_storage=lambda obj: convert(obj, "policy/v1", selector_to_v1),
+        from_storage=lambda obj: convert(obj, "policy/v1beta1", selector_to_v1beta1),
+    )
 
 
 def resource_types(naming: Naming) -> list[ResourceType]:
-    v1 = ResourceType("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", True, short_names=("pdb",),
-                      subresources=(status_subresource(),), strategy=PodDisruptionBudgetStrategy(naming),
-                      has_status=True,
-                      example={"spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}})
-    v1beta1 = ResourceType("policy", "v1beta1", "PodDisruptionBudget", "poddisruptionbudgets", True,
-                           short_names=("pdb",), subresources=(status_subresource(),),
-                           strategy=PodDisruptionBudgetStrategy(naming), has_status=True, example=v1.example,
-                           conversion=pdb_conversion(naming),
-                           deprecation=Deprecation("1.21", "1.25", "policy/v1 PodDisruptionBudget"))
+    v1 = ResourceType(
+        "policy",
+        "v1",
+        "PodDisruptionBudget",
+        "poddisruptionbudgets",
+        True,
+        short_names=("pdb",),
+        subresources=(status_subresource(),),
+        strategy=PodDisruptionBudgetStrategy(naming),
+        has_status=True,
+        example={"spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}},
+    )
+    v1beta1 = ResourceType(
+        "policy",
+        "v1beta1",
+        "PodDisruptionBudget",
+        "poddisruptionbudgets",
+        True,
+        short_names=("pdb",),
+        subresources=(status_subresource(),),
+        strategy=PodDisruptionBudgetStrategy(naming),
+        has_status=True,
+        example=v1.example,
+        conversion=pdb_conversion(naming),
+        deprecation=Deprecation("1.21", "1.25", "policy/v1 PodDisruptionBudget"),
+    )
     return [v1, v1beta1, pod_security_policy_type(naming)]

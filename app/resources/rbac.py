@@ -1,4 +1,5 @@
 """The `rbac.authorization.<domain>/v1` group: roles, bindings and their cluster-wide twins."""
+
 from __future__ import annotations
 
 from app.catalog import Obj, ResourceType
@@ -21,11 +22,17 @@ class RoleStrategy(NoSpecStrategy):
                 errors.append(required(f"{path}.verbs", "verbs must contain at least one value"))
             urls = rule.get("nonResourceURLs") or []
             if urls and self.namespaced:
-                errors.append(invalid(f"{path}.nonResourceURLs", urls,
-                                      "namespaced rules cannot apply to non-resource URLs"))
+                errors.append(
+                    invalid(f"{path}.nonResourceURLs", urls, "namespaced rules cannot apply to non-resource URLs")
+                )
             if urls and (rule.get("apiGroups") or rule.get("resources")):
-                errors.append(invalid(f"{path}.nonResourceURLs", urls,
-                                      "rules cannot apply to both regular resources and non-resource URLs"))
+                errors.append(
+                    invalid(
+                        f"{path}.nonResourceURLs",
+                        urls,
+                        "rules cannot apply to both regular resources and non-resource URLs",
+                    )
+                )
             elif not urls:
                 if not rule.get("apiGroups"):
                     errors.append(required(f"{path}.apiGroups", "resource rules must supply at least one api group"))
@@ -100,16 +107,44 @@ def resource_types(naming: Naming) -> list[ResourceType]:
     rules = [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]}]
     subjects = [{"kind": "User", "name": "jane", "apiGroup": group}]
     return [
-        ResourceType(group, "v1", "ClusterRoleBinding", "clusterrolebindings", False,
-                     strategy=ClusterRoleBindingStrategy(naming), name_rule="path",
-                     example={"roleRef": {"apiGroup": group, "kind": "ClusterRole", "name": "view"},
-                              "subjects": subjects}),
-        ResourceType(group, "v1", "ClusterRole", "clusterroles", False, strategy=ClusterRoleStrategy(naming),
-                     name_rule="path", example={"rules": rules}),
-        ResourceType(group, "v1", "RoleBinding", "rolebindings", True, strategy=BindingStrategy(naming),
-                     name_rule="path",
-                     example={"roleRef": {"apiGroup": group, "kind": "Role", "name": "pod-reader"},
-                              "subjects": subjects}),
-        ResourceType(group, "v1", "Role", "roles", True, strategy=RoleStrategy(naming), name_rule="path",
-                     example={"rules": rules}),
+        ResourceType(
+            group,
+            "v1",
+            "ClusterRoleBinding",
+            "clusterrolebindings",
+            False,
+            strategy=ClusterRoleBindingStrategy(naming),
+            name_rule="path",
+            example={"roleRef": {"apiGroup": group, "kind": "ClusterRole", "name": "view"}, "subjects": subjects},
+        ),
+        ResourceType(
+            group,
+            "v1",
+            "ClusterRole",
+            "clusterroles",
+            False,
+            strategy=ClusterRoleStrategy(naming),
+            name_rule="path",
+            example={"rules": rules},
+        ),
+        ResourceType(
+            group,
+            "v1",
+            "RoleBinding",
+            "rolebindings",
+            True,
+            strategy=BindingStrategy(naming),
+            name_rule="path",
+            example={"roleRef": {"apiGroup": group, "kind": "Role", "name": "pod-reader"}, "subjects": subjects},
+        ),
+        ResourceType(
+            group,
+            "v1",
+            "Role",
+            "roles",
+            True,
+            strategy=RoleStrategy(naming),
+            name_rule="path",
+            example={"rules": rules},
+        ),
     ]

@@ -1,4 +1,5 @@
 """The `scheduling.<domain>/v1` group: priority classes."""
+
 from __future__ import annotations
 
 from app.catalog import Obj, ResourceType
@@ -26,8 +27,9 @@ class PriorityClassStrategy(NoSpecStrategy):
         elif name.startswith("system-"):
             errors.append(invalid("metadata.name", name, "priority class names with 'system-' prefix are reserved"))
         elif isinstance(value, int) and value > HIGHEST_USER_PRIORITY:
-            errors.append(forbidden("value", f"maximum allowed value of a user defined priority is "
-                                             f"{HIGHEST_USER_PRIORITY}"))
+            errors.append(
+                forbidden("value", f"maximum allowed value of a user defined priority is {HIGHEST_USER_PRIORITY}")
+            )
         if not isinstance(value, int) or isinstance(value, bool):
             errors.append(invalid("value", value, "must be an integer"))
         policy = obj.get("preemptionPolicy")
@@ -51,7 +53,14 @@ class PriorityClassStrategy(NoSpecStrategy):
 
 def resource_types(naming: Naming) -> list[ResourceType]:
     return [
-        ResourceType(naming.group("scheduling"), "v1", "PriorityClass", "priorityclasses", False,
-                     short_names=("pc",), strategy=PriorityClassStrategy(naming),
-                     example={"value": 1000, "globalDefault": False, "description": "example priority"}),
+        ResourceType(
+            naming.group("scheduling"),
+            "v1",
+            "PriorityClass",
+            "priorityclasses",
+            False,
+            short_names=("pc",),
+            strategy=PriorityClassStrategy(naming),
+            example={"value": 1000, "globalDefault": False, "description": "example priority"},
+        )
     ]

@@ -1,4 +1,5 @@
 """The `storage.<domain>` group: storage classes and the CSI kinds (drivers, nodes, attachments, capacities)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -70,8 +71,13 @@ class CSIDriverStrategy(KindStrategy):
 
     def default(self, obj: Obj) -> None:
         spec = child(obj, "spec")
-        for key, value in (("attachRequired", True), ("podInfoOnMount", False), ("storageCapacity", False),
-                           ("requiresRepublish", False), ("fsGroupPolicy", "ReadWriteOnceWithFSType")):
+        for key, value in (
+            ("attachRequired", True),
+            ("podInfoOnMount", False),
+            ("storageCapacity", False),
+            ("requiresRepublish", False),
+            ("fsGroupPolicy", "ReadWriteOnceWithFSType"),
+        ):
             setdefault(spec, key, value)
         if not spec.get("volumeLifecycleModes"):
             spec["volumeLifecycleModes"] = ["Persistent"]
@@ -93,11 +99,13 @@ class CSIDriverStrategy(KindStrategy):
                 errors.append(required(f"{path}.audience"))
             seconds = request.get("expirationSeconds")
             if isinstance(seconds, int) and seconds < 600:
-                errors.append(invalid(f"{path}.expirationSeconds", seconds,
-                                      "may not specify a duration less than 10 minutes"))
+                errors.append(
+                    invalid(f"{path}.expirationSeconds", seconds, "may not specify a duration less than 10 minutes")
+                )
             elif isinstance(seconds, int) and seconds > 1 << 32:
-                errors.append(invalid(f"{path}.expirationSeconds", seconds,
-                                      "may not specify a duration larger than 2^32 seconds"))
+                errors.append(
+                    invalid(f"{path}.expirationSeconds", seconds, "may not specify a duration larger than 2^32 seconds")
+                )
         return errors
 
     def validate_change(self, obj: Obj, old: Obj) -> list[FieldError]:
@@ -130,8 +138,9 @@ class CSINodeStrategy(NoSpecStrategy):
             if not node_id:
                 errors.append(required(f"{path}.nodeID"))
             elif isinstance(node_id, str) and len(node_id) > CSI_NODE_ID_MAX_LENGTH:
-                errors.append(invalid(f"{path}.nodeID", node_id,
-                                      f"must be {CSI_NODE_ID_MAX_LENGTH} characters or less"))
+                errors.append(
+                    invalid(f"{path}.nodeID", node_id, f"must be {CSI_NODE_ID_MAX_LENGTH} characters or less")
+                )
             keys = driver.get("topologyKeys") or []
             for j, key in enumerate(keys):
                 if not isinstance(key, str) or not key:
@@ -168,8 +177,13 @@ class VolumeAttachmentStrategy(KindStrategy):
         source = spec.get("source") or {}
         given = [key for key in ("persistentVolumeName", "inlineVolumeSpec") if source.get(key) is not None]
         if len(given) != 1:
-            errors.append(FieldError("FieldValueRequired", "spec.source",
-                                     "must specify exactly one of inlineVolumeSpec and persistentVolumeName"))
+            errors.append(
+                FieldError(
+                    "FieldValueRequired",
+                    "spec.source",
+                    "must specify exactly one of inlineVolumeSpec and persistentVolumeName",
+                )
+            )
         elif given == ["persistentVolumeName"] and not source["persistentVolumeName"]:
             errors.append(required("spec.source.persistentVolumeName", "must specify non empty persistentVolumeName"))
         return errors
@@ -199,28 +213,81 @@ class CSIStorageCapacityStrategy(NoSpecStrategy):
         return errors
 
     def validate_change(self, obj: Obj, old: Obj) -> list[FieldError]:
-        return immutable("nodeTopology", obj.get("nodeTopology"), old.get("nodeTopology")) + \
-            immutable("storageClassName", obj.get("storageClassName"), old.get("storageClassName"))
+        return immutable("nodeTopology", obj.get("nodeTopology"), old.get("nodeTopology")) + immutable(
+            "storageClassName", obj.get("storageClassName"), old.get("storageClassName")
+        )
 
 
 def resource_types(naming: Naming) -> list[ResourceType]:
     group = naming.group("storage")
     return [
-        ResourceType(group, "v1", "StorageClass", "storageclasses", False, short_names=("sc",),
-                     strategy=StorageClassStrategy(naming), return_deleted_object=True,
-                     example={"provisioner": "example.com/provisioner", "parameters": {"type": "standard"}}),
-        ResourceType(group, "v1", "CSIDriver", "csidrivers", False, strategy=CSIDriverStrategy(naming),
-                     example={"spec": {"attachRequired": False, "podInfoOnMount": True}}),
-        ResourceType(group, "v1", "CSINode", "csinodes", False, strategy=CSINodeStrategy(naming),
-                     example={"spec": {"drivers": [{"name": "hostpath.csi.example.com", "nodeID": "node-1",
-                                                    "topologyKeys": ["topology.example.com/zone"]}]}}),
-        ResourceType(group, "v1", "VolumeAttachment", "volumeattachments", False,
-                     subresources=(status_subresource(),), strategy=VolumeAttachmentStrategy(naming),
-                     has_status=True,
-                     example={"spec": {"attacher": "hostpath.csi.example.com", "nodeName": "node-1",
-                                       "source": {"persistentVolumeName": "pv-1"}}}),
-        ResourceType(group, "v1beta1", "CSIStorageCapacity", "csistoragecapacities", True,
-                     strategy=CSIStorageCapacityStrategy(naming),
-                     example={"storageClassName": "standard", "capacity": "10Gi",
-                              "nodeTopology": {"matchLabels": {"topology.example.com/zone": "a"}}}),
+        ResourceType(
+            group,
+            "v1",
+            "StorageClass",
+            "storageclasses",
+            False,
+            short_names=("sc",),
+            strategy=StorageClassStrategy(naming),
+            return_deleted_object=True,
+            example={"provisioner": "example.com/provisioner", "parameters": {"type": "standard"}},
+        ),
+        ResourceType(
+            group,
+            "v1",
+            "CSIDriver",
+            "csidrivers",
+            False,
+            strategy=CSIDriverStrategy(naming),
+            example={"spec": {"attachRequired": False, "podInfoOnMount": True}},
+        ),
+        ResourceType(
+            group,
+            "v1",
+            "CSINode",
+            "csinodes",
+            False,
+            strategy=CSINodeStrategy(naming),
+            example={
+                "spec": {
+                    "drivers": [
+                        {
+                            "name": "hostpath.csi.example.com",
+                            "nodeID": "node-1",
+                            "topologyKeys": ["topology.example.com/zone"],
+                        }
+                    ]
+                }
+            },
+        ),
+        ResourceType(
+            group,
+            "v1",
+            "VolumeAttachment",
+            "volumeattachments",
+            False,
+            subresources=(status_subresource(),),
+            strategy=VolumeAttachmentStrategy(naming),
+            has_status=True,
+            example={
+                "spec": {
+                    "attacher": "hostpath.csi.example.com",
+                    "nodeName": "node-1",
+                    "source": {"persistentVolumeName": "pv-1"},
+                }
+            },
+        ),
+        ResourceType(
+            group,
+            "v1beta1",
+            "CSIStorageCapacity",
+            "csistoragecapacities",
+            True,
+            strategy=CSIStorageCapacityStrategy(naming),
+            example={
+                "storageClassName": "standard",
+                "capacity": "10Gi",
+                "nodeTopology": {"matchLabels": {"topology.example.com/zone": "a"}},
+            },
+        ),
     ]

@@ -16,6 +16,7 @@ Public entry points:
     decode_envelope(body) / encode_envelope(api_version, kind, raw)
     ProtobufError (a ValueError), UnknownKindError (a ProtobufError)
 """
+
 from __future__ import annotations
 
 from app.schema.envelope import MAGIC, decode_envelope, encode_envelope

@@ -2,6 +2,7 @@
 
 Written by app/schema/codegen.py; regenerate rather than hand-edit.
 """
+
 from __future__ import annotations
 
 from app.schema import meta
@@ -14,43 +15,63 @@ GROUP_IN_DOMAIN = True
 VERSION = "v1"
 
 
-CertificateSigningRequestSpec = Struct(_PKG, "CertificateSigningRequestSpec", [
-    Field("request", 1, BYTES, nullable=True, omitempty=False, required=True),
-    Field("signerName", 7, STRING, omitempty=False, required=True),
-    Field("expirationSeconds", 8, INT32, nullable=True),
-    Field("usages", 5, ListOf(STRING), list_type="atomic"),
-    Field("username", 2, STRING),
-    Field("uid", 3, STRING),
-    Field("groups", 4, ListOf(STRING), list_type="atomic"),
-    Field("extra", 6, MapOf(ListOf(STRING, wrapped=True))),
-])
+CertificateSigningRequestSpec = Struct(
+    _PKG,
+    "CertificateSigningRequestSpec",
+    [
+        Field("request", 1, BYTES, nullable=True, omitempty=False, required=True),
+        Field("signerName", 7, STRING, omitempty=False, required=True),
+        Field("expirationSeconds", 8, INT32, nullable=True),
+        Field("usages", 5, ListOf(STRING), list_type="atomic"),
+        Field("username", 2, STRING),
+        Field("uid", 3, STRING),
+        Field("groups", 4, ListOf(STRING), list_type="atomic"),
+        Field("extra", 6, MapOf(ListOf(STRING, wrapped=True))),
+    ],
+)
 
-CertificateSigningRequestCondition = Struct(_PKG, "CertificateSigningRequestCondition", [
-    Field("type", 1, STRING, omitempty=False, required=True),
-    Field("status", 6, STRING, omitempty=False, required=True),
-    Field("reason", 2, STRING),
-    Field("message", 3, STRING),
-    Field("lastUpdateTime", 4, TIME),
-    Field("lastTransitionTime", 5, TIME),
-])
+CertificateSigningRequestCondition = Struct(
+    _PKG,
+    "CertificateSigningRequestCondition",
+    [
+        Field("type", 1, STRING, omitempty=False, required=True),
+        Field("status", 6, STRING, omitempty=False, required=True),
+        Field("reason", 2, STRING),
+        Field("message", 3, STRING),
+        Field("lastUpdateTime", 4, TIME),
+        Field("lastTransitionTime", 5, TIME),
+    ],
+)
 
-CertificateSigningRequestStatus = Struct(_PKG, "CertificateSigningRequestStatus", [
-    Field(
-        "conditions", 1, ListOf(CertificateSigningRequestCondition), list_type="map", list_map_keys=("type",),
-    ),
-    Field("certificate", 2, BYTES, nullable=True),
-])
+CertificateSigningRequestStatus = Struct(
+    _PKG,
+    "CertificateSigningRequestStatus",
+    [
+        Field("conditions", 1, ListOf(CertificateSigningRequestCondition), list_type="map", list_map_keys=("type",)),
+        Field("certificate", 2, BYTES, nullable=True),
+    ],
+)
 
-CertificateSigningRequest = Struct(_PKG, "CertificateSigningRequest", [
-    Field("metadata", 1, meta.ObjectMeta),
-    Field("spec", 2, CertificateSigningRequestSpec, omitempty=False, required=True),
-    Field("status", 3, CertificateSigningRequestStatus),
-], kind=True)
+CertificateSigningRequest = Struct(
+    _PKG,
+    "CertificateSigningRequest",
+    [
+        Field("metadata", 1, meta.ObjectMeta),
+        Field("spec", 2, CertificateSigningRequestSpec, omitempty=False, required=True),
+        Field("status", 3, CertificateSigningRequestStatus),
+    ],
+    kind=True,
+)
 
-CertificateSigningRequestList = Struct(_PKG, "CertificateSigningRequestList", [
-    Field("metadata", 1, meta.ListMeta),
-    Field("items", 2, ListOf(CertificateSigningRequest), omitempty=False, required=True),
-], kind=True)
+CertificateSigningRequestList = Struct(
+    _PKG,
+    "CertificateSigningRequestList",
+    [
+        Field("metadata", 1, meta.ListMeta),
+        Field("items", 2, ListOf(CertificateSigningRequest), omitempty=False, required=True),
+    ],
+    kind=True,
+)
 
 
 # Top-level kinds served under GROUP/VERSION (their JSON also carries apiVersion and kind).

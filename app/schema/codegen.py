@@ -18,6 +18,7 @@ a module of its own named `<group module>_<version>` (`policy_v1beta1`, package 
 package the reference has deleted by `--ref` (autoscaling v2beta1/v2beta2) is read at the newest tag that
 still holds it (PACKAGE_REFS).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -109,9 +110,23 @@ GROUPS: dict[str, tuple[str, bool, str]] = {
 ROOTS: dict[str, tuple[str, ...]] = {
     "meta": ("Status", "DeleteOptions", "WatchEvent"),
     "core": (
-        "Namespace", "ConfigMap", "Secret", "ServiceAccount", "Service", "ResourceQuota", "Pod",
-        "PodTemplate", "Endpoints", "Event", "LimitRange", "ReplicationController",
-        "PersistentVolumeClaim", "PersistentVolume", "Node", "ComponentStatus", "Binding",
+        "Namespace",
+        "ConfigMap",
+        "Secret",
+        "ServiceAccount",
+        "Service",
+        "ResourceQuota",
+        "Pod",
+        "PodTemplate",
+        "Endpoints",
+        "Event",
+        "LimitRange",
+        "ReplicationController",
+        "PersistentVolumeClaim",
+        "PersistentVolume",
+        "Node",
+        "ComponentStatus",
+        "Binding",
     ),
     "apps": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"),
     "batch": ("Job", "CronJob"),
@@ -128,7 +143,10 @@ ROOTS: dict[str, tuple[str, ...]] = {
     "node": ("RuntimeClass",),
     "authentication": ("TokenReview", "SelfSubjectReview", "TokenRequest"),
     "authorization": (
-        "SubjectAccessReview", "SelfSubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview",
+        "SubjectAccessReview",
+        "SelfSubjectAccessReview",
+        "LocalSubjectAccessReview",
+        "SelfSubjectRulesReview",
     ),
     "flowcontrol": ("FlowSchema", "PriorityLevelConfiguration"),
     "admissionregistration": ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"),
@@ -150,7 +168,7 @@ SEGMENTS: Segments = {
     "core": (
         ("core_volume", ("Volume", "PersistentVolumeSpec", "PersistentVolumeClaimSpec")),
         ("core_pod", ("PodSpec",)),
-    ),
+    )
 }
 UNLISTED = {"Status", "DeleteOptions", "WatchEvent", "Binding", "Eviction", "Scale"}
 
@@ -163,8 +181,14 @@ SPECIAL = {
     ".k8s.io.apimachinery.pkg.util.intstr.IntOrString": "INT_OR_STRING",
     ".k8s.io.apimachinery.pkg.runtime.RawExtension": "RAW_EXTENSION",
 }
-PROTO_SCALARS = {"string": "STRING", "int32": "INT32", "int64": "INT64", "bool": "BOOL", "bytes": "BYTES",
-                 "double": "DOUBLE"}
+PROTO_SCALARS = {
+    "string": "STRING",
+    "int32": "INT32",
+    "int64": "INT64",
+    "bool": "BOOL",
+    "bytes": "BYTES",
+    "double": "DOUBLE",
+}
 # WatchEvent.object holds a whole envelope-encoded object, not JSON bytes.
 OVERRIDES = {("meta", "WatchEvent", "object"): "OBJECT"}
 
@@ -279,8 +303,7 @@ def parse_go(text: str) -> dict[str, GoStruct]:
 
 
 def _git(git_dir: Path, *args: str) -> str:
-    return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True, text=True).stdout
 
 
 def schema_package(module: str) -> str:
@@ -507,13 +530,22 @@ class Emitter:
             out += ["from app.schema.types import (", *(f"    {n}," for n in names_sorted), ")"]
         group, in_domain, version = GROUPS[module]
         out += [
-            "", f"_PKG = {_q(schema_package(module))}",
-            "# The served group: in the API domain (Naming.group(GROUP)) or as spelled here (\"\" is core).",
-            f"GROUP = {_q(group)}", f"GROUP_IN_DOMAIN = {in_domain}", f"VERSION = {_q(version)}", "", "",
+            "",
+            f"_PKG = {_q(schema_package(module))}",
+            '# The served group: in the API domain (Naming.group(GROUP)) or as spelled here ("" is core).',
+            f"GROUP = {_q(group)}",
+            f"GROUP_IN_DOMAIN = {in_domain}",
+            f"VERSION = {_q(version)}",
+            "",
+            "",
         ]
         out.append(text.rstrip())
-        out += ["", "", "# Top-level kinds served under GROUP/VERSION (their JSON also carries apiVersion and kind).",
-                "KINDS: dict[str, Struct] = {"]
+        out += [
+            "",
+            "",
+            "# Top-level kinds served under GROUP/VERSION (their JSON also carries apiVersion and kind).",
+            "KINDS: dict[str, Struct] = {",
+        ]
         out += [f"    {_q(k)}: {k}," for k in kinds]
         out += ["}", ""]
         return "\n".join(out)
@@ -537,9 +569,11 @@ def main() -> None:
     for out_module in sorted(set(emitter.home.values())):
         source = source_module(out_module)
         package = schema_package(source)
-        header = (f"{package} declarations: field names and numbers as the reference's "
-                  f"{package_ref(source, args.ref)} "
-                  "generated.proto.\n\nWritten by app/schema/codegen.py; regenerate rather than hand-edit.\n")
+        header = (
+            f"{package} declarations: field names and numbers as the reference's "
+            f"{package_ref(source, args.ref)} "
+            "generated.proto.\n\nWritten by app/schema/codegen.py; regenerate rather than hand-edit.\n"
+        )
         (args.out / f"{out_module}.py").write_text(emitter.module_text(out_module, header))
 
 

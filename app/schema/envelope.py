@@ -1,8 +1,9 @@
 """The protobuf envelope: 4 magic bytes, then `runtime.Unknown{typeMeta{apiVersion, kind}, raw, ...}`.
 
-    message Unknown { TypeMeta typeMeta = 1; bytes raw = 2; string contentEncoding = 3; string contentType = 4; }
-    message TypeMeta { string apiVersion = 1; string kind = 2; }
+message Unknown { TypeMeta typeMeta = 1; bytes raw = 2; string contentEncoding = 3; string contentType = 4; }
+message TypeMeta { string apiVersion = 1; string kind = 2; }
 """
+
 from __future__ import annotations
 
 from app.schema.wire import LEN, ProtobufError, encode_len_field, iter_fields
@@ -14,10 +15,7 @@ def encode_envelope(api_version: str, kind: str, raw: bytes) -> bytes:
     """Field order and the always-present empty strings match what Go's generated marshaller writes."""
     type_meta = encode_len_field(1, api_version.encode()) + encode_len_field(2, kind.encode())
     unknown = (
-        encode_len_field(1, type_meta)
-        + encode_len_field(2, raw)
-        + encode_len_field(3, b"")
-        + encode_len_field(4, b"")
+        encode_len_field(1, type_meta) + encode_len_field(2, raw) + encode_len_field(3, b"") + encode_len_field(4, b"")
     )
     return MAGIC + unknown
 
@@ -38,7 +36,7 @@ def decode_envelope(body: bytes) -> tuple[str, str, bytes]:
     """(apiVersion, kind, raw) of an enveloped body; raw is the object's own protobuf encoding."""
     if not body.startswith(MAGIC):
         raise ProtobufError("protobuf body does not start with the envelope prefix 6b 38 73 00")
-    unknown = _strings(body[len(MAGIC):], "Unknown", {1: "typeMeta", 2: "raw", 3: "contentEncoding", 4: "contentType"})
+    unknown = _strings(body[len(MAGIC) :], "Unknown", {1: "typeMeta", 2: "raw", 3: "contentEncoding", 4: "contentType"})
     type_meta = _strings(unknown.get(1, b""), "Unknown.typeMeta", {1: "apiVersion", 2: "kind"})
     api_version = type_meta.get(1, b"").decode("utf-8", "replace")
     kind = type_meta.get(2, b"").decode("utf-8", "replace")

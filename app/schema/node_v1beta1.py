@@ -2,6 +2,7 @@
 
 Written by app/schema/codegen.py; regenerate rather than hand-edit.
 """
+
 from __future__ import annotations
 
 from app.schema import core_pod, meta
@@ -14,30 +15,36 @@ GROUP_IN_DOMAIN = True
 VERSION = "v1beta1"
 
 
-Overhead = Struct(_PKG, "Overhead", [
-    Field("podFixed", 1, MapOf(QUANTITY)),
-])
+Overhead = Struct(_PKG, "Overhead", [Field("podFixed", 1, MapOf(QUANTITY))])
 
-Scheduling = Struct(_PKG, "Scheduling", [
-    Field("nodeSelector", 1, MapOf(STRING), map_type="atomic"),
-    Field("tolerations", 2, ListOf(core_pod.Toleration), list_type="atomic"),
-])
+Scheduling = Struct(
+    _PKG,
+    "Scheduling",
+    [
+        Field("nodeSelector", 1, MapOf(STRING), map_type="atomic"),
+        Field("tolerations", 2, ListOf(core_pod.Toleration), list_type="atomic"),
+    ],
+)
 
-RuntimeClass = Struct(_PKG, "RuntimeClass", [
-    Field("metadata", 1, meta.ObjectMeta),
-    Field("handler", 2, STRING, omitempty=False, required=True),
-    Field("overhead", 3, Overhead, nullable=True),
-    Field("scheduling", 4, Scheduling, nullable=True),
-], kind=True)
+RuntimeClass = Struct(
+    _PKG,
+    "RuntimeClass",
+    [
+        Field("metadata", 1, meta.ObjectMeta),
+        Field("handler", 2, STRING, omitempty=False, required=True),
+        Field("overhead", 3, Overhead, nullable=True),
+        Field("scheduling", 4, Scheduling, nullable=True),
+    ],
+    kind=True,
+)
 
-RuntimeClassList = Struct(_PKG, "RuntimeClassList", [
-    Field("metadata", 1, meta.ListMeta),
-    Field("items", 2, ListOf(RuntimeClass), omitempty=False, required=True),
-], kind=True)
+RuntimeClassList = Struct(
+    _PKG,
+    "RuntimeClassList",
+    [Field("metadata", 1, meta.ListMeta), Field("items", 2, ListOf(RuntimeClass), omitempty=False, required=True)],
+    kind=True,
+)
 
 
 # Top-level kinds served under GROUP/VERSION (their JSON also carries apiVersion and kind).
-KINDS: dict[str, Struct] = {
-    "RuntimeClass": RuntimeClass,
-    "RuntimeClassList": RuntimeClassList,
-}
+KINDS: dict[str, Struct] = {"RuntimeClass": RuntimeClass, "RuntimeClassList": RuntimeClassList}

@@ -5,6 +5,7 @@ the domain (coordination, rbac.authorization, ...) is spelled through `Naming.gr
 `coordination.orch.io/v1` for the default naming. Every function takes an optional `naming`; without
 one the default `Naming()` is used.
 """
+
 from __future__ import annotations
 
 import struct as _struct
@@ -59,12 +60,42 @@ from app.schema.wire import LEN, ProtobufError, encode_len_field, iter_fields
 
 #: every declaration module; those with KINDS contribute top-level kinds to the registry.
 MODULES: tuple[ModuleType, ...] = (
-    meta, core, core_volume, core_pod, core_options, apps, batch, policy, autoscaling, coordination, events, certificates,
-    rbac, networking, discovery, scheduling, storage, node, authentication, authorization, flowcontrol,
-    admissionregistration, apiextensions, apiregistration,
+    meta,
+    core,
+    core_volume,
+    core_pod,
+    core_options,
+    apps,
+    batch,
+    policy,
+    autoscaling,
+    coordination,
+    events,
+    certificates,
+    rbac,
+    networking,
+    discovery,
+    scheduling,
+    storage,
+    node,
+    authentication,
+    authorization,
+    flowcontrol,
+    admissionregistration,
+    apiextensions,
+    apiregistration,
     # older served versions of the groups above
-    policy_v1beta1, events_v1beta1, batch_v1beta1, autoscaling_v2, autoscaling_v2beta1, autoscaling_v2beta2,
-    discovery_v1beta1, node_v1beta1, flowcontrol_v1beta1, flowcontrol_v1beta2, storage_v1beta1,
+    policy_v1beta1,
+    events_v1beta1,
+    batch_v1beta1,
+    autoscaling_v2,
+    autoscaling_v2beta1,
+    autoscaling_v2beta2,
+    discovery_v1beta1,
+    node_v1beta1,
+    flowcontrol_v1beta1,
+    flowcontrol_v1beta2,
+    storage_v1beta1,
 )
 DEFAULT_NAMING = Naming()
 # The reference registers the option kinds in every group version (e.g. DeleteOptions as apps/v1).
@@ -123,15 +154,20 @@ def has_schema(api_version: str, kind: str, naming: Naming | None = None) -> boo
 @lru_cache(maxsize=16)
 def _json_only(domain: str) -> frozenset[tuple[str, str]]:
     naming = Naming(domain)
-    return frozenset((served_api_version(module, naming), kind) for module in MODULES
-                     if not getattr(module, "PROTOBUF", True) for kind in getattr(module, "KINDS", {}))
+    return frozenset(
+        (served_api_version(module, naming), kind)
+        for module in MODULES
+        if not getattr(module, "PROTOBUF", True)
+        for kind in getattr(module, "KINDS", {})
+    )
 
 
 def protobuf_available(api_version: str, kind: str, naming: Naming | None = None) -> bool:
     """Whether the kind is declared well enough to be served as protobuf (every declared kind but the
     JSON-only ones, such as CustomResourceDefinition)."""
-    return has_schema(api_version, kind, naming) and \
-        (api_version, kind) not in _json_only((naming or DEFAULT_NAMING).domain)
+    return has_schema(api_version, kind, naming) and (api_version, kind) not in _json_only(
+        (naming or DEFAULT_NAMING).domain
+    )
 
 
 def decode_object(body: bytes, naming: Naming | None = None) -> dict[str, Any]:

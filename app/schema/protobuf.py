@@ -8,6 +8,7 @@ present, zero scalars dropped where the json tag says `omitempty`, non-pointer s
 A wrapped list (`ListOf(..., wrapped=True)`, a Go named slice such as ExtraValue) is one message
 `{1: repeated item}` on the wire and a plain array in JSON.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -182,16 +183,16 @@ def _wire_check(spec: Struct | Scalar, wire_type: int, path: str) -> None:
     expected = LEN if isinstance(spec, Struct) else CODECS[spec].wire_type
     if wire_type != expected:
         raise ProtobufError(
-            f"{path}: got wire type {WIRE_TYPE_NAMES.get(wire_type, wire_type)}, "
-            f"expected {WIRE_TYPE_NAMES[expected]}"
+            f"{path}: got wire type {WIRE_TYPE_NAMES.get(wire_type, wire_type)}, expected {WIRE_TYPE_NAMES[expected]}"
         )
 
 
 def _decode_value(spec: TypeSpec, wire_type: int, value: int | bytes, path: str) -> Any:
     if isinstance(spec, ListOf) and spec.wrapped:
         if wire_type != LEN:
-            raise ProtobufError(f"{path}: got wire type {WIRE_TYPE_NAMES.get(wire_type, wire_type)}, "
-                                f"expected {WIRE_TYPE_NAMES[LEN]}")
+            raise ProtobufError(
+                f"{path}: got wire type {WIRE_TYPE_NAMES.get(wire_type, wire_type)}, expected {WIRE_TYPE_NAMES[LEN]}"
+            )
         assert isinstance(value, bytes)
         items: list[Any] = []
         for number, item_wire, item in iter_fields(value):
@@ -217,7 +218,7 @@ def _decode_repeated(spec: TypeSpec, wire_type: int, value: int | bytes, path: s
             return [codec.decode(v, f"{path}[{start + i}]") for i, v in enumerate(iter_packed_varints(value))]
         if len(value) % 8:
             raise ProtobufError(f"{path}: packed fixed64 run of {len(value)} bytes")
-        return [codec.decode(value[i:i + 8], path) for i in range(0, len(value), 8)]
+        return [codec.decode(value[i : i + 8], path) for i in range(0, len(value), 8)]
     return [_decode_value(spec, wire_type, value, f"{path}[{start}]")]
 
 

@@ -1,4 +1,5 @@
 """JSON value <-> protobuf wire value for each leaf type of the DSL (`app.schema.types.Scalar`)."""
+
 from __future__ import annotations
 
 import base64

@@ -2,6 +2,7 @@
 
 Written by app/schema/codegen.py; regenerate rather than hand-edit.
 """
+
 from __future__ import annotations
 
 from app.schema import meta
@@ -14,22 +15,26 @@ GROUP_IN_DOMAIN = True
 VERSION = "v1"
 
 
-PriorityClass = Struct(_PKG, "PriorityClass", [
-    Field("metadata", 1, meta.ObjectMeta),
-    Field("value", 2, INT32, omitempty=False),
-    Field("globalDefault", 3, BOOL),
-    Field("description", 4, STRING),
-    Field("preemptionPolicy", 5, STRING, nullable=True),
-], kind=True)
+PriorityClass = Struct(
+    _PKG,
+    "PriorityClass",
+    [
+        Field("metadata", 1, meta.ObjectMeta),
+        Field("value", 2, INT32, omitempty=False),
+        Field("globalDefault", 3, BOOL),
+        Field("description", 4, STRING),
+        Field("preemptionPolicy", 5, STRING, nullable=True),
+    ],
+    kind=True,
+)
 
-PriorityClassList = Struct(_PKG, "PriorityClassList", [
-    Field("metadata", 1, meta.ListMeta),
-    Field("items", 2, ListOf(PriorityClass), omitempty=False, required=True),
-], kind=True)
+PriorityClassList = Struct(
+    _PKG,
+    "PriorityClassList",
+    [Field("metadata", 1, meta.ListMeta), Field("items", 2, ListOf(PriorityClass), omitempty=False, required=True)],
+    kind=True,
+)
 
 
 # Top-level kinds served under GROUP/VERSION (their JSON also carries apiVersion and kind).
-KINDS: dict[str, Struct] = {
-    "PriorityClass": PriorityClass,
-    "PriorityClassList": PriorityClassList,
-}
+KINDS: dict[str, Struct] = {"PriorityClass": PriorityClass, "PriorityClassList": PriorityClassList}

@@ -5,6 +5,7 @@ number, its value type and the reference's markers (required, list/map/struct me
 Nothing here knows about a wire format, so the same declarations can later drive OpenAPI, strict
 field validation, strategic merge patch and apply.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
@@ -38,8 +39,19 @@ RAW_EXTENSION = Scalar("raw-extension")  # runtime.RawExtension; proto {1: raw};
 OBJECT = Scalar("object")  # a whole API object inside RawExtension, encoded with the envelope
 
 SCALARS: tuple[Scalar, ...] = (
-    STRING, INT32, INT64, BOOL, DOUBLE, BYTES, QUANTITY, INT_OR_STRING, TIME, MICRO_TIME,
-    FIELDS_V1, RAW_EXTENSION, OBJECT,
+    STRING,
+    INT32,
+    INT64,
+    BOOL,
+    DOUBLE,
+    BYTES,
+    QUANTITY,
+    INT_OR_STRING,
+    TIME,
+    MICRO_TIME,
+    FIELDS_V1,
+    RAW_EXTENSION,
+    OBJECT,
 )
 
 

@@ -1,4 +1,5 @@
 """Protobuf wire primitives: varints, tags, length-delimited and fixed-width fields (no schema)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -89,7 +90,7 @@ def iter_fields(data: bytes) -> Iterator[tuple[int, int, int | bytes]]:
             raise ProtobufError(f"unsupported wire type {wire_type} for field {number}")
         if pos + size > end:
             raise ProtobufError(f"field {number} runs past the end of its message")
-        yield number, wire_type, data[pos:pos + size]
+        yield number, wire_type, data[pos : pos + size]
         pos += size
 
 

@@ -1,4 +1,5 @@
 """`flask db upgrade`: migrate the configured database to the newest schema."""
+
 from __future__ import annotations
 
 import click

@@ -1,13 +1,8 @@
 """What a database failure means to a client, without its internals (host, port, SQL, parameters)."""
+
 from __future__ import annotations
 
-from sqlalchemy.exc import (
-    DBAPIError,
-    DisconnectionError,
-    OperationalError,
-    SQLAlchemyError,
-    TimeoutError,
-)
+from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError, SQLAlchemyError, TimeoutError
 
 
 def is_database_error(error: BaseException) -> bool:

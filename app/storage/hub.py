@@ -4,6 +4,7 @@ Local writes wake it at once; writes from other processes are seen on the next p
 A subscriber that falls too far behind is closed (its client re-lists) instead of buffering
 without bound.
 """
+
 from __future__ import annotations
 
 import collections
@@ -212,7 +213,7 @@ class WatchHub:
         by_prefix = self._by_prefix
         end = key.find("/")
         while end >= 0:
-            same = by_prefix.get(key[:end + 1])
+            same = by_prefix.get(key[: end + 1])
             if same:
                 found.extend(same)
             end = key.find("/", end + 1)

@@ -1,4 +1,5 @@
 """The three tables: current state, the append-only change log, and the revision counter."""
+
 from __future__ import annotations
 
 import sqlalchemy as sa

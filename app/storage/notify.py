@@ -4,6 +4,7 @@ NOTIFY is sent from its own connection after commit, never inside the write tran
 (a NOTIFY in the transaction serialises every commit on one lock). The payload carries nothing:
 listeners read the change log themselves.
 """
+
 from __future__ import annotations
 
 import logging
@@ -78,6 +79,7 @@ class ChangeListener(BackgroundThread):
                             self.on_change()
             except psycopg.Error as err:
                 self.listening.clear()
-                repeated.log(logging.WARNING, "change listener lost its connection; polling until it is back",
-                             error=err)
+                repeated.log(
+                    logging.WARNING, "change listener lost its connection; polling until it is back", error=err
+                )
                 self.stopping.wait(RECONNECT_DELAY)

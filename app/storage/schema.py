@@ -1,4 +1,5 @@
 """Schema management: alembic migrations from the repo's migrations/ directory."""
+
 from __future__ import annotations
 
 import importlib.util

@@ -4,6 +4,7 @@ Every write is one short transaction: take the next revision from the sequence r
 serialises writers, so commit order equals revision order), compare-and-swap the current-state
 row, append to the change log, commit.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -111,43 +112,52 @@ def with_revision(marked: str, rv: int) -> str:
 _GET = sa.select(objects.c.rv, objects.c.data).where(objects.c.key == sa.bindparam("key"))
 _REVISION = sa.select(sequence.c.rv)
 _COMPACTED = sa.select(sequence.c.compacted)
-_NEXT_REVISION = (sa.update(sequence).where(sequence.c.id == 1).values(rv=sequence.c.rv + 1)
-                  .returning(sequence.c.rv))
+_NEXT_REVISION = sa.update(sequence).where(sequence.c.id == 1).values(rv=sequence.c.rv + 1).returning(sequence.c.rv)
 _INSERT_OBJECT = sa.insert(objects)
-_UPDATE_OBJECT = (sa.update(objects).where(objects.c.key == sa.bindparam("k"), objects.c.rv == sa.bindparam("expected"))
-                  .values(rv=sa.bindparam("new_rv"), data=sa.bindparam("new_data")))
-_DELETE_OBJECT = sa.delete(objects).where(objects.c.key == sa.bindparam("k"),
-                                          objects.c.rv == sa.bindparam("expected"))
+_UPDATE_OBJECT = (
+    sa.update(objects)
+    .where(objects.c.key == sa.bindparam("k"), objects.c.rv == sa.bindparam("expected"))
+    .values(rv=sa.bindparam("new_rv"), data=sa.bindparam("new_data"))
+)
+_DELETE_OBJECT = sa.delete(objects).where(objects.c.key == sa.bindparam("k"), objects.c.rv == sa.bindparam("expected"))
 _INSERT_CHANGE = sa.insert(changes)
 # PostgreSQL: a whole write in one statement. The revision row is taken first (as by every writer); a
 # compare-and-swap that fails writes nothing (rarely, in a race, it leaves a gap in the revisions: harmless).
 _PG_REVISION_IF_CURRENT = (
     "next AS (UPDATE sequence SET rv = rv + 1 WHERE id = 1 AND EXISTS "
-    "(SELECT 1 FROM objects WHERE key = :key AND rv = :expected) RETURNING rv)")
+    "(SELECT 1 FROM objects WHERE key = :key AND rv = :expected) RETURNING rv)"
+)
 _PG_LOG = "INSERT INTO changes (rv, key, type, data, prev, created_at) "
 _PG_WRITES = {
     ADDED: sa.text(
         "WITH next AS (UPDATE sequence SET rv = rv + 1 WHERE id = 1 RETURNING rv), "
         "doc AS (SELECT rv, replace(:data, :mark, CAST(rv AS TEXT)) AS data FROM next), "
         "made AS (INSERT INTO objects (key, rv, data) SELECT :key, rv, data FROM doc) "
-        + _PG_LOG + "SELECT rv, :key, 'ADDED', data, :prev, :now FROM doc RETURNING rv"),
+        + _PG_LOG
+        + "SELECT rv, :key, 'ADDED', data, :prev, :now FROM doc RETURNING rv"
+    ),
     MODIFIED: sa.text(
         "WITH " + _PG_REVISION_IF_CURRENT + ", "
         "doc AS (SELECT rv, replace(:data, :mark, CAST(rv AS TEXT)) AS data FROM next), "
         "changed AS (UPDATE objects o SET rv = doc.rv, data = doc.data FROM doc "
         "WHERE o.key = :key AND o.rv = :expected RETURNING o.rv, o.data) "
-        + _PG_LOG + "SELECT rv, :key, 'MODIFIED', data, :prev, :now FROM changed RETURNING rv"),
+        + _PG_LOG
+        + "SELECT rv, :key, 'MODIFIED', data, :prev, :now FROM changed RETURNING rv"
+    ),
     DELETED: sa.text(
         "WITH " + _PG_REVISION_IF_CURRENT + ", "
         "gone AS (DELETE FROM objects o USING next WHERE o.key = :key AND o.rv = :expected RETURNING next.rv) "
-        + _PG_LOG + "SELECT rv, :key, 'DELETED', replace(:data, :mark, CAST(rv AS TEXT)), :prev, :now FROM gone "
-        "RETURNING rv"),
+        + _PG_LOG
+        + "SELECT rv, :key, 'DELETED', replace(:data, :mark, CAST(rv AS TEXT)), :prev, :now FROM gone "
+        "RETURNING rv"
+    ),
 }
 # changes after a revision, and the compaction mark, from one snapshot (one statement; a row of NULLs if none)
 _NEWEST = 2**62  # above every revision
 _CHANGES_AFTER = sa.text(
     "SELECT c.rv, c.key, c.type, c.data, c.prev, s.compacted FROM sequence s "
-    "LEFT JOIN changes c ON c.rv > :after AND c.rv <= :upto ORDER BY c.rv LIMIT :lim")
+    "LEFT JOIN changes c ON c.rv > :after AND c.rv <= :upto ORDER BY c.rv LIMIT :lim"
+)
 
 
 #: a pooled connection unused for longer is checked with a round trip before use (a busy one is not:
@@ -217,8 +227,13 @@ class Storage:
             engine = sa.create_engine(url, pool_size=10, max_overflow=40, isolation_level="AUTOCOMMIT")
             _ping_when_idle(engine)
             return engine
-        engine = sa.create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
-                                  pool_size=10, max_overflow=40, pool_use_lifo=True)
+        engine = sa.create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            pool_size=10,
+            max_overflow=40,
+            pool_use_lifo=True,
+        )
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -283,8 +298,15 @@ class Storage:
             row = conn.execute(_GET, {"key": key}).first()
         return Stored(key, row.rv, row.data) if row else None
 
-    def list(self, prefix: str, *, revision: int | None = None, start_after: str | None = None,
-             limit: int | None = None, count_remaining: bool = False) -> Page:
+    def list(
+        self,
+        prefix: str,
+        *,
+        revision: int | None = None,
+        start_after: str | None = None,
+        limit: int | None = None,
+        count_remaining: bool = False,
+    ) -> Page:
         """Objects whose key starts with prefix, in key order, at `revision` (None = newest)."""
         lo_inclusive = start_after is None
         lo = start_after if start_after is not None else prefix
@@ -310,10 +332,12 @@ class Storage:
     def _range(self, column: Any, lo: str, lo_inclusive: bool, hi: str) -> Any:
         return sa.and_(column >= lo if lo_inclusive else column > lo, column < hi)
 
-    def _current_rows(self, conn: Connection, lo: str, lo_inclusive: bool, hi: str,
-                      max_rv: int | None, limit: int | None) -> builtins.list[Stored]:
+    def _current_rows(
+        self, conn: Connection, lo: str, lo_inclusive: bool, hi: str, max_rv: int | None, limit: int | None
+    ) -> builtins.list[Stored]:
         query = sa.select(objects.c.key, objects.c.rv, objects.c.data).where(
-            self._range(objects.c.key, lo, lo_inclusive, hi))
+            self._range(objects.c.key, lo, lo_inclusive, hi)
+        )
         if max_rv is not None:
             query = query.where(objects.c.rv <= max_rv)
         query = query.order_by(objects.c.key)
@@ -335,8 +359,9 @@ class Storage:
             .where(changes.c.type != ADDED)
         )
 
-    def _rows_at(self, conn: Connection, lo: str, lo_inclusive: bool, hi: str, revision: int,
-                 limit: int | None) -> builtins.list[Stored]:
+    def _rows_at(
+        self, conn: Connection, lo: str, lo_inclusive: bool, hi: str, revision: int, limit: int | None
+    ) -> builtins.list[Stored]:
         unchanged = self._current_rows(conn, lo, lo_inclusive, hi, revision, limit)
         query = self._first_changes_after(revision, lo, lo_inclusive, hi).order_by(changes.c.key)
         if limit is not None:
@@ -349,14 +374,12 @@ class Storage:
         return merged[: limit + 1] if limit is not None else merged
 
     def _count_after(self, conn: Connection, last_key: str, hi: str, revision: int | None) -> int:
-        query = sa.select(sa.func.count()).select_from(objects).where(
-            objects.c.key > last_key, objects.c.key < hi)
+        query = sa.select(sa.func.count()).select_from(objects).where(objects.c.key > last_key, objects.c.key < hi)
         if revision is None:
             return conn.execute(query).scalar_one()
         unchanged = conn.execute(query.where(objects.c.rv <= revision)).scalar_one()
         changed = conn.execute(
-            sa.select(sa.func.count()).select_from(
-                self._first_changes_after(revision, last_key, False, hi).subquery())
+            sa.select(sa.func.count()).select_from(self._first_changes_after(revision, last_key, False, hi).subquery())
         ).scalar_one()
         return unchanged + changed
 
@@ -368,8 +391,9 @@ class Storage:
     def changes_after(self, revision: int, upto: int | None = None, limit: int = 500) -> builtins.list[Change]:
         """Change-log rows after `revision` (and at most `upto`), oldest first."""
         with self.engine.connect() as conn:
-            rows = conn.execute(_CHANGES_AFTER, {"after": revision, "upto": upto if upto is not None else _NEWEST,
-                                                 "lim": limit}).all()
+            rows = conn.execute(
+                _CHANGES_AFTER, {"after": revision, "upto": upto if upto is not None else _NEWEST, "lim": limit}
+            ).all()
         compacted = rows[0].compacted
         if revision < compacted:
             raise RevisionCompacted(revision, compacted)
@@ -381,8 +405,9 @@ class Storage:
         return conn.execute(_NEXT_REVISION).scalar_one()
 
     def _log(self, conn: Connection, rv: int, key: str, kind: str, data: str, prev: str | None) -> None:
-        conn.execute(_INSERT_CHANGE, {"rv": rv, "key": key, "type": kind, "data": data, "prev": prev,
-                                      "created_at": self.clock()})
+        conn.execute(
+            _INSERT_CHANGE, {"rv": rv, "key": key, "type": kind, "data": data, "prev": prev, "created_at": self.clock()}
+        )
 
     def create(self, key: str, obj: dict) -> Stored:
         return self._write(ADDED, key, encode_marked(obj), None)
@@ -406,9 +431,17 @@ class Storage:
                 rv = self._write_in_transaction(kind, key, marked, expected)
             else:
                 with self.engine.connect() as conn:
-                    rv = conn.execute(_PG_WRITES[kind], {
-                        "key": key, "data": marked, "mark": REVISION_MARK, "prev": prev, "now": self.clock(),
-                        "expected": expected.rv if expected is not None else None}).scalar()
+                    rv = conn.execute(
+                        _PG_WRITES[kind],
+                        {
+                            "key": key,
+                            "data": marked,
+                            "mark": REVISION_MARK,
+                            "prev": prev,
+                            "now": self.clock(),
+                            "expected": expected.rv if expected is not None else None,
+                        },
+                    ).scalar()
                 if rv is None:
                     with self.engine.connect() as conn:
                         raise self._why_not(conn, key)
@@ -428,8 +461,11 @@ class Storage:
             else:
                 assert expected is not None
                 cas = {"k": key, "expected": expected.rv}
-                done = conn.execute(_UPDATE_OBJECT, {**cas, "new_rv": rv, "new_data": data}) if kind == MODIFIED \
+                done = (
+                    conn.execute(_UPDATE_OBJECT, {**cas, "new_rv": rv, "new_data": data})
+                    if kind == MODIFIED
                     else conn.execute(_DELETE_OBJECT, cas)
+                )
                 if not done.rowcount:
                     raise self._why_not(conn, key)
             self._log(conn, rv, key, kind, data, expected.data if expected is not None else None)
@@ -463,7 +499,8 @@ class Storage:
         horizon = (now if now is not None else self.clock()) - self.history_window
         with self._tx(write=True) as conn:
             newest_old = conn.execute(
-                sa.select(sa.func.max(changes.c.rv)).where(changes.c.created_at < horizon)).scalar()
+                sa.select(sa.func.max(changes.c.rv)).where(changes.c.created_at < horizon)
+            ).scalar()
             compacted = conn.execute(sa.select(sequence.c.compacted)).scalar_one()
             if newest_old is None or newest_old <= compacted:
                 return compacted
@@ -489,5 +526,6 @@ class Compactor(BackgroundThread):
                 self.storage.compact()
             except Exception as err:  # noqa: BLE001 - a failed round is retried next interval, never silently
                 self.failures += 1
-                repeated_compaction_errors.log(logging.WARNING, "compaction failed; retried every %.0fs",
-                                               self.interval, error=err)
+                repeated_compaction_errors.log(
+                    logging.WARNING, "compaction failed; retried every %.0fs", self.interval, error=err
+                )

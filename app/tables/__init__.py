@@ -2,6 +2,7 @@
 
 Entry points for the HTTP layer: `table_for`, `render_table`, `parse_include_object`.
 """
+
 from __future__ import annotations
 
 from app.tables.columns import DEFAULT_TABLE, Column, TableSpec, human_duration

@@ -2,6 +2,7 @@
 
 Rows are read in the autoscaling/v2 shape whatever version the object is served in.
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -76,8 +77,9 @@ def format_metrics(specs: list[Obj], statuses: list[Obj]) -> str:
         elif kind == "Resource":
             shown.append(_resource_pair(mapping(spec, "resource"), _status_part(statuses, i, "resource")))
         elif kind == "ContainerResource":
-            shown.append(_resource_pair(mapping(spec, "containerResource"),
-                                        _status_part(statuses, i, "containerResource")))
+            shown.append(
+                _resource_pair(mapping(spec, "containerResource"), _status_part(statuses, i, "containerResource"))
+            )
         else:
             shown.append("<unknown type>")
     listed = ", ".join(shown[:MAX_SHOWN])
@@ -89,26 +91,46 @@ def hpa_table(naming: Naming) -> TableSpec:
         v2 = as_v2(obj, naming)
         ref = mapping(v2, "spec", "scaleTargetRef")
         low = mapping(v2, "spec").get("minReplicas")
-        return [name_of(v2), f"{text(ref, 'kind')}/{text(ref, 'name')}",
-                format_metrics(dicts(v2, "spec", "metrics"), dicts(v2, "status", "currentMetrics")),
-                str(low) if isinstance(low, int) else UNSET, integer(v2, "spec", "maxReplicas"),
-                integer(v2, "status", "currentReplicas"), age(v2, now)]
+        return [
+            name_of(v2),
+            f"{text(ref, 'kind')}/{text(ref, 'name')}",
+            format_metrics(dicts(v2, "spec", "metrics"), dicts(v2, "status", "currentMetrics")),
+            str(low) if isinstance(low, int) else UNSET,
+            integer(v2, "spec", "maxReplicas"),
+            integer(v2, "status", "currentReplicas"),
+            age(v2, now),
+        ]
 
     return table(
         [
             name_column(),
-            Column("Reference", description="scaleTargetRef points to the target resource to scale, and is used to "
-                                            "the pods for which metrics should be collected, as well as to actually "
-                                            "change the replica count."),
-            Column("Targets", description="metrics contains the specifications for which to use to calculate the "
-                                          "desired replica count (the maximum replica count across all metrics will "
-                                          "be used)."),
-            Column("MinPods", description="minReplicas is the lower limit for the number of replicas to which the "
-                                          "autoscaler can scale down."),
-            Column("MaxPods", "integer", "maxReplicas is the upper limit for the number of replicas to which the "
-                                         "autoscaler can scale up."),
-            Column("Replicas", description="currentReplicas is current number of replicas of pods managed by this "
-                                           "autoscaler, as last seen by the autoscaler."),
+            Column(
+                "Reference",
+                description="scaleTargetRef points to the target resource to scale, and is used to "
+                "the pods for which metrics should be collected, as well as to actually "
+                "change the replica count.",
+            ),
+            Column(
+                "Targets",
+                description="metrics contains the specifications for which to use to calculate the "
+                "desired replica count (the maximum replica count across all metrics will "
+                "be used).",
+            ),
+            Column(
+                "MinPods",
+                description="minReplicas is the lower limit for the number of replicas to which the "
+                "autoscaler can scale down.",
+            ),
+            Column(
+                "MaxPods",
+                "integer",
+                "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up.",
+            ),
+            Column(
+                "Replicas",
+                description="currentReplicas is current number of replicas of pods managed by this "
+                "autoscaler, as last seen by the autoscaler.",
+            ),
             age_column(),
         ],
         cells,

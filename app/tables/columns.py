@@ -3,6 +3,7 @@
 A printer is a TableSpec: its column definitions plus a function turning one stored object (a plain
 JSON dict) into the row's cells. Cells follow the reference's printers: strings, integers, booleans.
 """
+
 from __future__ import annotations
 
 import math
@@ -50,8 +51,13 @@ class Column:
     format: str = ""
 
     def definition(self) -> dict:
-        return {"name": self.name, "type": self.type, "format": self.format,
-                "description": self.description, "priority": self.priority}
+        return {
+            "name": self.name,
+            "type": self.type,
+            "format": self.format,
+            "description": self.description,
+            "priority": self.priority,
+        }
 
 
 def name_column(priority: int = 0) -> Column:
@@ -103,15 +109,13 @@ def _default_cells(obj: Obj, now: datetime) -> list[Cell]:
     return [name_of(obj), format_utc(created) if created is not None else GO_ZERO_TIME]
 
 
-DEFAULT_TABLE = TableSpec(
-    (name_column(), Column("Created At", "date", CREATED_DESCRIPTION)),
-    _default_cells,
-)
+DEFAULT_TABLE = TableSpec((name_column(), Column("Created At", "date", CREATED_DESCRIPTION)), _default_cells)
 
 
 # ---------------------------------------------------------------------------------------------
 # Time
 # ---------------------------------------------------------------------------------------------
+
 
 def parse_time(value: Any) -> datetime | None:
     """An RFC 3339 timestamp (Time or MicroTime) as an aware datetime; None when absent or unparseable."""
@@ -176,6 +180,7 @@ def age(obj: Obj, now: datetime) -> str:
 # ---------------------------------------------------------------------------------------------
 # Object access and common cell formats
 # ---------------------------------------------------------------------------------------------
+
 
 def meta(obj: Obj) -> Obj:
     value = obj.get("metadata") if isinstance(obj, dict) else None

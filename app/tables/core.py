@@ -1,4 +1,5 @@
 """Printers for core (`v1`) kinds other than pods and the controllers: config, services, nodes, volumes."""
+
 from __future__ import annotations
 
 import ipaddress
@@ -55,9 +56,15 @@ SECRET_TABLE = table(
 )
 
 SERVICEACCOUNT_TABLE = table(
-    [name_column(), Column("Secrets", description="Secrets is a list of the secrets in the same namespace "
-                                                  "that pods running using this ServiceAccount are allowed to use."),
-     age_column()],
+    [
+        name_column(),
+        Column(
+            "Secrets",
+            description="Secrets is a list of the secrets in the same namespace "
+            "that pods running using this ServiceAccount are allowed to use.",
+        ),
+        age_column(),
+    ],
     lambda obj, now: [name_of(obj), count(obj, "secrets"), age(obj, now)],
 )
 
@@ -121,8 +128,13 @@ def _service_cells(obj: Obj, now: datetime) -> list[Cell]:
     spec = mapping(obj, "spec")
     cluster_ips = strings(spec, "clusterIPs") or ([text(spec, "clusterIP")] if text(spec, "clusterIP") else [])
     return [
-        name_of(obj), text(spec, "type") or "ClusterIP", cluster_ips[0] if cluster_ips else NONE,
-        service_external_ip(obj), service_ports(obj), age(obj, now), format_labels(mapping(spec, "selector")),
+        name_of(obj),
+        text(spec, "type") or "ClusterIP",
+        cluster_ips[0] if cluster_ips else NONE,
+        service_external_ip(obj),
+        service_ports(obj),
+        age(obj, now),
+        format_labels(mapping(spec, "selector")),
     ]
 
 
@@ -130,10 +142,14 @@ SERVICE_TABLE = table(
     [
         name_column(),
         Column("Type", description="type determines how the Service is exposed."),
-        Column("Cluster-IP", description="clusterIP is the IP address of the service and is usually "
-                                         "assigned randomly."),
-        Column("External-IP", description="externalIPs is a list of IP addresses for which nodes in the "
-                                          "cluster will also accept traffic for this service."),
+        Column(
+            "Cluster-IP", description="clusterIP is the IP address of the service and is usually assigned randomly."
+        ),
+        Column(
+            "External-IP",
+            description="externalIPs is a list of IP addresses for which nodes in the "
+            "cluster will also accept traffic for this service.",
+        ),
         Column("Port(s)", description="The list of ports that are exposed by this service."),
         age_column(),
         wide("Selector", "Route service traffic to pods with label keys and values matching this selector."),
@@ -175,8 +191,11 @@ def format_endpoints(obj: Obj) -> str:
 
 
 ENDPOINTS_TABLE = table(
-    [name_column(), Column("Endpoints", description="The set of all endpoints is the union of all subsets."),
-     age_column()],
+    [
+        name_column(),
+        Column("Endpoints", description="The set of all endpoints is the union of all subsets."),
+        age_column(),
+    ],
     lambda obj, now: [name_of(obj), format_endpoints(obj), age(obj, now)],
 )
 
@@ -205,7 +224,7 @@ def node_roles(obj: Obj, naming: Naming) -> str:
     roles = set()
     for key, value in mapping(meta(obj), "labels").items():
         if key.startswith(prefix) and len(key) > len(prefix):
-            roles.add(key[len(prefix):])
+            roles.add(key[len(prefix) :])
         elif key == role_key and value:
             roles.add(str(value))
     return ",".join(sorted(roles)) or NONE
@@ -222,9 +241,15 @@ def node_table(naming: Naming) -> TableSpec:
     def cells(obj: Obj, now: datetime) -> list[Cell]:
         info = mapping(obj, "status", "nodeInfo")
         return [
-            name_of(obj), node_status(obj), node_roles(obj, naming), age(obj, now), text(info, "kubeletVersion"),
-            _node_address(obj, "InternalIP"), _node_address(obj, "ExternalIP"),
-            text(info, "osImage") or UNKNOWN, text(info, "kernelVersion") or UNKNOWN,
+            name_of(obj),
+            node_status(obj),
+            node_roles(obj, naming),
+            age(obj, now),
+            text(info, "kubeletVersion"),
+            _node_address(obj, "InternalIP"),
+            _node_address(obj, "ExternalIP"),
+            text(info, "osImage") or UNKNOWN,
+            text(info, "kernelVersion") or UNKNOWN,
             text(info, "containerRuntimeVersion") or UNKNOWN,
         ]
 
@@ -237,11 +262,12 @@ def node_table(naming: Naming) -> TableSpec:
             Column("Version", description="Kubelet Version reported by the node."),
             wide("Internal-IP", "List of addresses reachable to the node."),
             wide("External-IP", "List of addresses reachable to the node."),
-            wide("OS-Image", "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 "
-                             "(wheezy))."),
+            wide("OS-Image", "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy))."),
             wide("Kernel-Version", "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64)."),
-            wide("Container-Runtime", "ContainerRuntime Version reported by the node through runtime remote API "
-                                      "(e.g. containerd://1.4.2)."),
+            wide(
+                "Container-Runtime",
+                "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).",
+            ),
         ],
         cells,
     )
@@ -251,8 +277,12 @@ def node_table(naming: Naming) -> TableSpec:
 # persistent volumes and claims
 # ---------------------------------------------------------------------------------------------
 
-_ACCESS_MODES = (("ReadWriteOnce", "RWO"), ("ReadOnlyMany", "ROX"), ("ReadWriteMany", "RWX"),
-                 ("ReadWriteOncePod", "RWOP"))
+_ACCESS_MODES = (
+    ("ReadWriteOnce", "RWO"),
+    ("ReadOnlyMany", "ROX"),
+    ("ReadWriteMany", "RWX"),
+    ("ReadWriteOncePod", "RWOP"),
+)
 
 
 def access_modes(modes: list[str]) -> str:
@@ -282,32 +312,53 @@ def persistent_volume_table(naming: Naming) -> TableSpec:
         spec = mapping(obj, "spec")
         claim = mapping(spec, "claimRef")
         return [
-            name_of(obj), _storage(spec, "capacity"), access_modes(strings(spec, "accessModes")),
-            text(spec, "persistentVolumeReclaimPolicy"), _phase(obj),
+            name_of(obj),
+            _storage(spec, "capacity"),
+            access_modes(strings(spec, "accessModes")),
+            text(spec, "persistentVolumeReclaimPolicy"),
+            _phase(obj),
             f"{text(claim, 'namespace')}/{text(claim, 'name')}" if spec.get("claimRef") is not None else "",
-            _storage_class(obj, naming), text(spec, "volumeAttributesClassName") or UNSET,
-            text(obj, "status", "reason"), age(obj, now), text(spec, "volumeMode") or UNSET,
+            _storage_class(obj, naming),
+            text(spec, "volumeAttributesClassName") or UNSET,
+            text(obj, "status", "reason"),
+            age(obj, now),
+            text(spec, "volumeMode") or UNSET,
         ]
 
     return table(
         [
             name_column(),
-            Column("Capacity", description="capacity is the description of the persistent volume's resources "
-                                           "and capacity."),
+            Column(
+                "Capacity", description="capacity is the description of the persistent volume's resources and capacity."
+            ),
             Column("Access Modes", description="accessModes contains all ways the volume can be mounted."),
-            Column("Reclaim Policy", description="persistentVolumeReclaimPolicy defines what happens to a "
-                                                 "persistent volume when released from its claim."),
-            Column("Status", description="phase indicates if a volume is available, bound to a claim, or "
-                                         "released by a claim."),
-            Column("Claim", description="claimRef is part of a bi-directional binding between "
-                                        "PersistentVolume and PersistentVolumeClaim."),
+            Column(
+                "Reclaim Policy",
+                description="persistentVolumeReclaimPolicy defines what happens to a "
+                "persistent volume when released from its claim.",
+            ),
+            Column(
+                "Status",
+                description="phase indicates if a volume is available, bound to a claim, or released by a claim.",
+            ),
+            Column(
+                "Claim",
+                description="claimRef is part of a bi-directional binding between "
+                "PersistentVolume and PersistentVolumeClaim.",
+            ),
             Column("StorageClass", description="StorageClass of the pv"),
             Column("VolumeAttributesClass", description="VolumeAttributesClass of the pv"),
-            Column("Reason", description="reason is a brief CamelCase string that describes any failure and is "
-                                         "meant for machine parsing and tidy display in the CLI."),
+            Column(
+                "Reason",
+                description="reason is a brief CamelCase string that describes any failure and is "
+                "meant for machine parsing and tidy display in the CLI.",
+            ),
             age_column(),
-            wide("VolumeMode", "volumeMode defines if a volume is intended to be used with a formatted "
-                               "filesystem or to remain in raw block state."),
+            wide(
+                "VolumeMode",
+                "volumeMode defines if a volume is intended to be used with a formatted "
+                "filesystem or to remain in raw block state.",
+            ),
         ],
         cells,
     )
@@ -318,10 +369,14 @@ def persistent_volume_claim_table(naming: Naming) -> TableSpec:
         spec = mapping(obj, "spec")
         bound = bool(text(spec, "volumeName"))
         return [
-            name_of(obj), _phase(obj), text(spec, "volumeName"),
+            name_of(obj),
+            _phase(obj),
+            text(spec, "volumeName"),
             _storage(obj, "status", "capacity") if bound else "",
             access_modes(strings(obj, "status", "accessModes")) if bound else "",
-            _storage_class(obj, naming), text(spec, "volumeAttributesClassName") or UNSET, age(obj, now),
+            _storage_class(obj, naming),
+            text(spec, "volumeAttributesClassName") or UNSET,
+            age(obj, now),
             text(spec, "volumeMode") or UNSET,
         ]
 
@@ -329,11 +384,14 @@ def persistent_volume_claim_table(naming: Naming) -> TableSpec:
         [
             name_column(),
             Column("Status", description="phase represents the current phase of PersistentVolumeClaim."),
-            Column("Volume", description="volumeName is the binding reference to the PersistentVolume backing "
-                                         "this claim."),
+            Column(
+                "Volume", description="volumeName is the binding reference to the PersistentVolume backing this claim."
+            ),
             Column("Capacity", description="capacity represents the actual resources of the underlying volume."),
-            Column("Access Modes", description="accessModes contains the actual access modes the volume backing "
-                                               "the PVC has."),
+            Column(
+                "Access Modes",
+                description="accessModes contains the actual access modes the volume backing the PVC has.",
+            ),
             Column("StorageClass", description="StorageClass of the pvc"),
             Column("VolumeAttributesClass", description="VolumeAttributesClass of the pvc"),
             age_column(),
@@ -363,10 +421,14 @@ def _quota_cells(obj: Obj, now: datetime) -> list[Cell]:
 RESOURCEQUOTA_TABLE = table(
     [
         name_column(),
-        Column("Request", description="Request represents a minimum amount of cpu/memory that a container may "
-                                      "consume."),
-        Column("Limit", description="Limits control the maximum amount of cpu/memory that a container may use "
-                                    "independent of contention on the node."),
+        Column(
+            "Request", description="Request represents a minimum amount of cpu/memory that a container may consume."
+        ),
+        Column(
+            "Limit",
+            description="Limits control the maximum amount of cpu/memory that a container may use "
+            "independent of contention on the node.",
+        ),
         age_column(),
     ],
     _quota_cells,
@@ -382,9 +444,12 @@ def _component_cells(obj: Obj, now: datetime) -> list[Cell]:
 
 
 COMPONENTSTATUS_TABLE = table(
-    [name_column(), Column("Status", description="Status of the component conditions"),
-     Column("Message", description="Message of the component conditions"),
-     Column("Error", description="Error of the component conditions")],
+    [
+        name_column(),
+        Column("Status", description="Status of the component conditions"),
+        Column("Message", description="Message of the component conditions"),
+        Column("Error", description="Error of the component conditions"),
+    ],
     _component_cells,
 )
 

@@ -1,6 +1,7 @@
 """Tables of custom kinds: a Name column, then the CRD version's additionalPrinterColumns, whose `jsonPath`
 is evaluated as the reference does (kubectl's JSONPath: fields, indexes, `[*]` and `[?(@.a=="b")]` filters;
 the first result is the cell). Without printer columns the default Name / Created At table applies."""
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,10 @@ from app.tables.columns import (
     since,
 )
 
-_TOKEN = re.compile(r"""\.(?P<field>[A-Za-z0-9_$-]+)|\[(?P<index>-?\d+|\*)\]|\['(?P<quoted>[^']*)'\]|"""
-                    r"""\[\?\(@(?P<filter>(?:\.[A-Za-z0-9_-]+)+)\s*(?P<op>==|!=)\s*(?P<value>"[^"]*"|'[^']*'|-?[0-9.]+|true|false)\)\]""")
+_TOKEN = re.compile(
+    r"""\.(?P<field>[A-Za-z0-9_$-]+)|\[(?P<index>-?\d+|\*)\]|\['(?P<quoted>[^']*)'\]|"""
+    r"""\[\?\(@(?P<filter>(?:\.[A-Za-z0-9_-]+)+)\s*(?P<op>==|!=)\s*(?P<value>"[^"]*"|'[^']*'|-?[0-9.]+|true|false)\)\]"""
+)
 
 
 @lru_cache(maxsize=512)
@@ -58,7 +61,9 @@ def find(obj: Any, steps: tuple[tuple[str, Any], ...]) -> list[Any]:
     for kind, arg in steps:
         nxt: list[Any] = []
         for value in current:
-            if kind == "field" and isinstance(value, dict) and arg in value or kind == "index" and isinstance(value, list) and -len(value) <= arg < len(value):
+            if (kind == "field" and isinstance(value, dict) and arg in value) or (
+                kind == "index" and isinstance(value, list) and -len(value) <= arg < len(value)
+            ):
                 nxt.append(value[arg])
             elif kind == "all" and isinstance(value, list):
                 nxt.extend(value)
@@ -118,6 +123,19 @@ def custom_table(columns: tuple[dict, ...]) -> TableSpec:
             row.append(cell(str(col.get("type", "string")), found[0] if found else None, now))
         return row
 
-    return TableSpec((name_column(), *(Column(str(c.get("name", "")), str(c.get("type", "string")),
-                                             str(c.get("description", "")), int(c.get("priority") or 0),
-                                             str(c.get("format", ""))) for c in columns)), cells)
+    return TableSpec(
+        (
+            name_column(),
+            *(
+                Column(
+                    str(c.get("name", "")),
+                    str(c.get("type", "string")),
+                    str(c.get("description", "")),
+                    int(c.get("priority") or 0),
+                    str(c.get("format", "")),
+                )
+                for c in columns
+            ),
+        ),
+        cells,
+    )

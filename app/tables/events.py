@@ -1,4 +1,5 @@
 """The event printer, shared by core `v1` Events and the events group's Events (as the reference does)."""
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -66,23 +67,36 @@ def _event_cells(event: Obj, now: datetime) -> list[Cell]:
         # singleton events of the newer API carry no count
         total = integer(event, "count") or 1
     return [
-        last, text(event, "type"), text(event, "reason"), _target(event), text(event, "involvedObject", "fieldPath"),
-        _source(event), text(event, "message").strip(), first, total, name_of(event),
+        last,
+        text(event, "type"),
+        text(event, "reason"),
+        _target(event),
+        text(event, "involvedObject", "fieldPath"),
+        _source(event),
+        text(event, "message").strip(),
+        first,
+        total,
+        name_of(event),
     ]
 
 
 _COLUMNS = [
     Column("Last Seen", description="The time at which the most recent occurrence of this event was recorded."),
     Column("Type", description="Type of this event (Normal, Warning), new types could be added in the future"),
-    Column("Reason", description="This should be a short, machine understandable string that gives the reason "
-                                 "for the transition into the object's current status."),
+    Column(
+        "Reason",
+        description="This should be a short, machine understandable string that gives the reason "
+        "for the transition into the object's current status.",
+    ),
     Column("Object", description="The object that this event is about."),
-    wide("Subobject", "If referring to a piece of an object instead of an entire object, this string should "
-                      "contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]."),
+    wide(
+        "Subobject",
+        "If referring to a piece of an object instead of an entire object, this string should "
+        "contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2].",
+    ),
     wide("Source", "The component reporting this event. Should be a short machine understandable string."),
     Column("Message", description="A human-readable description of the status of this operation."),
-    wide("First Seen", "The time at which the event was first recorded. (Time of server receipt is in "
-                       "TypeMeta.)"),
+    wide("First Seen", "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)"),
     wide("Count", "The number of times this event has occurred."),
     name_column(priority=1),
 ]

@@ -3,6 +3,7 @@
 PriorityLevelConfiguration's shares column is NominalConcurrencyShares in v1 and AssuredConcurrencyShares in the
 betas (the field's name there); rows read either spelling.
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -37,23 +38,37 @@ def _dangling(obj: Obj) -> str:
 
 def _flow_schema_cells(obj: Obj, now: datetime) -> list[Cell]:
     method = mapping(obj, "spec", "distinguisherMethod")
-    return [name_of(obj), text(obj, "spec", "priorityLevelConfiguration", "name"),
-            integer(obj, "spec", "matchingPrecedence"), text(method, "type") if method else NONE, age(obj, now),
-            _dangling(obj)]
+    return [
+        name_of(obj),
+        text(obj, "spec", "priorityLevelConfiguration", "name"),
+        integer(obj, "spec", "matchingPrecedence"),
+        text(method, "type") if method else NONE,
+        age(obj, now),
+        _dangling(obj),
+    ]
 
 
 FLOW_SCHEMA_TABLE = table(
     [
         name_column(),
-        Column("PriorityLevel", description="`priorityLevelConfiguration` should reference a "
-                                            "PriorityLevelConfiguration in the cluster."),
-        Column("MatchingPrecedence", "string", "`matchingPrecedence` is used to choose among the FlowSchemas that "
-                                               "match a given request."),
-        Column("DistinguisherMethod", description="`distinguisherMethod` defines how to compute the flow "
-                                                  "distinguisher for requests that match this schema."),
+        Column(
+            "PriorityLevel",
+            description="`priorityLevelConfiguration` should reference a PriorityLevelConfiguration in the cluster.",
+        ),
+        Column(
+            "MatchingPrecedence",
+            "string",
+            "`matchingPrecedence` is used to choose among the FlowSchemas that match a given request.",
+        ),
+        Column(
+            "DistinguisherMethod",
+            description="`distinguisherMethod` defines how to compute the flow "
+            "distinguisher for requests that match this schema.",
+        ),
         age_column(),
-        Column("MissingPL", description="indicates whether the priority level referenced by this flow schema is "
-                                        "missing"),
+        Column(
+            "MissingPL", description="indicates whether the priority level referenced by this flow schema is missing"
+        ),
     ],
     _flow_schema_cells,
 )
@@ -79,15 +94,25 @@ def _priority_level_table(shares_column: str) -> TableSpec:
     return table(
         [
             name_column(),
-            Column("Type", description="`type` indicates whether this priority level is subject to limitation on "
-                                       "request execution."),
-            Column(shares_column, description="`limited` specifies how requests are handled for a Limited priority "
-                                              "level."),
+            Column(
+                "Type",
+                description="`type` indicates whether this priority level is subject to limitation on "
+                "request execution.",
+            ),
+            Column(
+                shares_column, description="`limited` specifies how requests are handled for a Limited priority level."
+            ),
             Column("Queues", description="`queues` is the number of queues for this priority level."),
-            Column("HandSize", description="`handSize` is a small positive number that configures the shuffle "
-                                           "sharding of requests into queues."),
-            Column("QueueLengthLimit", description="`queueLengthLimit` is the maximum number of requests allowed "
-                                                   "to be waiting in a given queue of this priority level at a time."),
+            Column(
+                "HandSize",
+                description="`handSize` is a small positive number that configures the shuffle "
+                "sharding of requests into queues.",
+            ),
+            Column(
+                "QueueLengthLimit",
+                description="`queueLengthLimit` is the maximum number of requests allowed "
+                "to be waiting in a given queue of this priority level at a time.",
+            ),
             age_column(),
         ],
         _priority_level_cells,

@@ -1,4 +1,5 @@
 """Printers for the named groups: leases, CSRs, RBAC bindings, networking, policy, storage, scheduling."""
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta
@@ -30,10 +31,14 @@ from app.tables.columns import (
 )
 
 LEASE_TABLE = table(
-    [name_column(), Column("Holder", description="holderIdentity contains the identity of the holder of a "
-                                                 "current lease."), age_column()],
+    [
+        name_column(),
+        Column("Holder", description="holderIdentity contains the identity of the holder of a current lease."),
+        age_column(),
+    ],
     lambda obj, now: [name_of(obj), text(obj, "spec", "holderIdentity"), age(obj, now)],
 )
+
 
 def _apiservice_cells(obj: Obj, now: datetime) -> list[Cell]:
     service = dig(obj, "spec", "service")
@@ -48,8 +53,12 @@ def _apiservice_cells(obj: Obj, now: datetime) -> list[Cell]:
 
 
 APISERVICE_TABLE = table(
-    [name_column(), Column("Service", description="The reference to the service that hosts this API endpoint."),
-     Column("Available", description="Whether this service is available."), age_column()],
+    [
+        name_column(),
+        Column("Service", description="The reference to the service that hosts this API endpoint."),
+        Column("Available", description="Whether this service is available."),
+        age_column(),
+    ],
     _apiservice_cells,
 )
 
@@ -81,15 +90,28 @@ CSR_TABLE = table(
         name_column(),
         age_column(),
         Column("SignerName", description="signerName indicates the requested signer, and is a qualified name."),
-        Column("Requestor", description="request contains an x509 certificate signing request encoded in a "
-                                        "\"CERTIFICATE REQUEST\" PEM block."),
-        Column("RequestedDuration", description="expirationSeconds is the requested duration of validity of the "
-                                                "issued certificate."),
-        Column("Condition", description="conditions applied to the request. Known conditions are \"Approved\", "
-                                        "\"Denied\", and \"Failed\"."),
+        Column(
+            "Requestor",
+            description="request contains an x509 certificate signing request encoded in a "
+            '"CERTIFICATE REQUEST" PEM block.',
+        ),
+        Column(
+            "RequestedDuration",
+            description="expirationSeconds is the requested duration of validity of the issued certificate.",
+        ),
+        Column(
+            "Condition",
+            description='conditions applied to the request. Known conditions are "Approved", "Denied", and "Failed".',
+        ),
     ],
-    lambda obj, now: [name_of(obj), age(obj, now), text(obj, "spec", "signerName") or NONE,
-                      text(obj, "spec", "username"), _requested_duration(obj), csr_condition(obj)],
+    lambda obj, now: [
+        name_of(obj),
+        age(obj, now),
+        text(obj, "spec", "signerName") or NONE,
+        text(obj, "spec", "username"),
+        _requested_duration(obj),
+        csr_condition(obj),
+    ],
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -119,9 +141,12 @@ def _binding_table(scope: str) -> TableSpec:
     return table(
         [
             name_column(),
-            Column("Role", description="RoleRef can only reference a ClusterRole in the global namespace."
-                   if scope == "clusterRoleBinding" else
-                   "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace."),
+            Column(
+                "Role",
+                description="RoleRef can only reference a ClusterRole in the global namespace."
+                if scope == "clusterRoleBinding"
+                else "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace.",
+            ),
             age_column(),
             Column("Users", description=f"Users in the {scope}", priority=1),
             Column("Groups", description=f"Groups in the {scope}", priority=1),
@@ -164,15 +189,23 @@ def _ingress_address(obj: Obj) -> str:
 INGRESS_TABLE = table(
     [
         name_column(),
-        Column("Class", description="The name of the IngressClass resource that should be used for additional "
-                                    "configuration"),
+        Column(
+            "Class",
+            description="The name of the IngressClass resource that should be used for additional configuration",
+        ),
         Column("Hosts", description="Hosts that incoming requests are matched against before the ingress rule"),
         Column("Address", description="Address is a list containing ingress points for the load-balancer"),
         Column("Ports", description="Ports of TLS configurations that open"),
         age_column(),
     ],
-    lambda obj, now: [name_of(obj), text(obj, "spec", "ingressClassName") or NONE, ingress_hosts(obj),
-                      _ingress_address(obj), "80, 443" if dicts(obj, "spec", "tls") else "80", age(obj, now)],
+    lambda obj, now: [
+        name_of(obj),
+        text(obj, "spec", "ingressClassName") or NONE,
+        ingress_hosts(obj),
+        _ingress_address(obj),
+        "80, 443" if dicts(obj, "spec", "tls") else "80",
+        age(obj, now),
+    ],
 )
 
 
@@ -197,8 +230,11 @@ INGRESSCLASS_TABLE = table(
 )
 
 NETWORKPOLICY_TABLE = table(
-    [name_column(), Column("Pod-Selector", description="Selects the pods to which this NetworkPolicy object "
-                                                       "applies."), age_column()],
+    [
+        name_column(),
+        Column("Pod-Selector", description="Selects the pods to which this NetworkPolicy object applies."),
+        age_column(),
+    ],
     lambda obj, now: [name_of(obj), format_label_selector(mapping(obj, "spec", "podSelector")), age(obj, now)],
 )
 
@@ -223,15 +259,14 @@ def _slice_endpoints(obj: Obj) -> str:
 ENDPOINTSLICE_TABLE = table(
     [
         name_column(),
-        Column("AddressType", description="addressType specifies the type of address carried by this "
-                                          "EndpointSlice."),
-        Column("Ports", description="ports specifies the list of network ports exposed by each endpoint in this "
-                                    "slice."),
+        Column("AddressType", description="addressType specifies the type of address carried by this EndpointSlice."),
+        Column(
+            "Ports", description="ports specifies the list of network ports exposed by each endpoint in this slice."
+        ),
         Column("Endpoints", description="endpoints is a list of unique endpoints in this slice."),
         age_column(),
     ],
-    lambda obj, now: [name_of(obj), text(obj, "addressType"), _slice_ports(obj), _slice_endpoints(obj),
-                      age(obj, now)],
+    lambda obj, now: [name_of(obj), text(obj, "addressType"), _slice_ports(obj), _slice_endpoints(obj), age(obj, now)],
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -252,36 +287,60 @@ PDB_TABLE = table(
         Column("Allowed Disruptions", "integer", "Calculated number of pods that may be disrupted at this time."),
         age_column(),
     ],
-    lambda obj, now: [name_of(obj), _pdb_bound(obj, "minAvailable"), _pdb_bound(obj, "maxUnavailable"),
-                      integer(obj, "status", "disruptionsAllowed"), age(obj, now)],
+    lambda obj, now: [
+        name_of(obj),
+        _pdb_bound(obj, "minAvailable"),
+        _pdb_bound(obj, "maxUnavailable"),
+        integer(obj, "status", "disruptionsAllowed"),
+        age(obj, now),
+    ],
 )
 
 PRIORITYCLASS_TABLE = table(
     [
         name_column(),
         Column("Value", "integer", "value represents the integer value of this priority class."),
-        Column("Global-Default", "boolean", "globalDefault specifies whether this PriorityClass should be "
-                                            "considered as the default priority for pods that do not have any "
-                                            "priority class."),
+        Column(
+            "Global-Default",
+            "boolean",
+            "globalDefault specifies whether this PriorityClass should be "
+            "considered as the default priority for pods that do not have any "
+            "priority class.",
+        ),
         age_column(),
-        Column("PreemptionPolicy", description="preemptionPolicy is the Policy for preempting pods with lower "
-                                               "priority."),
+        Column(
+            "PreemptionPolicy", description="preemptionPolicy is the Policy for preempting pods with lower priority."
+        ),
     ],
-    lambda obj, now: [name_of(obj), integer(obj, "value"), obj.get("globalDefault") is True, age(obj, now),
-                      text(obj, "preemptionPolicy")],
+    lambda obj, now: [
+        name_of(obj),
+        integer(obj, "value"),
+        obj.get("globalDefault") is True,
+        age(obj, now),
+        text(obj, "preemptionPolicy"),
+    ],
 )
 
 RUNTIMECLASS_TABLE = table(
-    [name_column(), Column("Handler", description="handler specifies the underlying runtime and configuration "
-                                                  "that the CRI implementation will use to handle pods of this "
-                                                  "class."), age_column()],
+    [
+        name_column(),
+        Column(
+            "Handler",
+            description="handler specifies the underlying runtime and configuration "
+            "that the CRI implementation will use to handle pods of this "
+            "class.",
+        ),
+        age_column(),
+    ],
     lambda obj, now: [name_of(obj), text(obj, "handler"), age(obj, now)],
 )
 
 
 def storage_class_table(naming: Naming) -> TableSpec:
-    default_keys = (naming.key_group("storageclass") + "/is-default-class",
-                    naming.key_group("storageclass.beta") + "/is-default-class")
+    default_keys = (
+        naming.key_group("storageclass") + "/is-default-class",
+        naming.key_group("storageclass.beta") + "/is-default-class",
+    )
 
     def cells(obj: Obj, now: datetime) -> list[Cell]:
         annotations = mapping(meta(obj), "annotations")
@@ -289,19 +348,32 @@ def storage_class_table(naming: Naming) -> TableSpec:
         if any(annotations.get(key) == "true" for key in default_keys):
             name += " (default)"
         expansion = obj.get("allowVolumeExpansion")
-        return [name, text(obj, "provisioner"), text(obj, "reclaimPolicy") or "Delete",
-                text(obj, "volumeBindingMode") or "Immediate", expansion is True, age(obj, now)]
+        return [
+            name,
+            text(obj, "provisioner"),
+            text(obj, "reclaimPolicy") or "Delete",
+            text(obj, "volumeBindingMode") or "Immediate",
+            expansion is True,
+            age(obj, now),
+        ]
 
     return table(
         [
             name_column(),
             Column("Provisioner", description="provisioner indicates the type of the provisioner."),
-            Column("ReclaimPolicy", description="reclaimPolicy controls the reclaimPolicy for dynamically "
-                                                "provisioned PersistentVolumes of this storage class."),
-            Column("VolumeBindingMode", description="volumeBindingMode indicates how PersistentVolumeClaims "
-                                                    "should be provisioned and bound."),
-            Column("AllowVolumeExpansion", description="allowVolumeExpansion shows whether the storage class allow "
-                                                       "volume expand."),
+            Column(
+                "ReclaimPolicy",
+                description="reclaimPolicy controls the reclaimPolicy for dynamically "
+                "provisioned PersistentVolumes of this storage class.",
+            ),
+            Column(
+                "VolumeBindingMode",
+                description="volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.",
+            ),
+            Column(
+                "AllowVolumeExpansion",
+                description="allowVolumeExpansion shows whether the storage class allow volume expand.",
+            ),
             age_column(),
         ],
         cells,
@@ -310,28 +382,48 @@ def storage_class_table(naming: Naming) -> TableSpec:
 
 def _psp_cells(obj: Obj, now: datetime) -> list[Cell]:
     spec = mapping(obj, "spec")
-    return [name_of(obj), "true" if spec.get("privileged") is True else "false",
-            ",".join(strings(spec, "allowedCapabilities")), text(spec, "seLinux", "rule"),
-            text(spec, "runAsUser", "rule"), text(spec, "fsGroup", "rule"), text(spec, "supplementalGroups", "rule"),
-            spec.get("readOnlyRootFilesystem") is True, ",".join(strings(spec, "volumes"))]
+    return [
+        name_of(obj),
+        "true" if spec.get("privileged") is True else "false",
+        ",".join(strings(spec, "allowedCapabilities")),
+        text(spec, "seLinux", "rule"),
+        text(spec, "runAsUser", "rule"),
+        text(spec, "fsGroup", "rule"),
+        text(spec, "supplementalGroups", "rule"),
+        spec.get("readOnlyRootFilesystem") is True,
+        ",".join(strings(spec, "volumes")),
+    ]
 
 
 PSP_TABLE = table(
     [
         name_column(),
         Column("Priv", description="privileged determines if a pod can request to be run as privileged."),
-        Column("Caps", description="allowedCapabilities is a list of capabilities that can be requested to add to "
-                                   "the container."),
-        Column("SELinux", description="seLinux is the strategy that will dictate the allowable labels that may be "
-                                      "set."),
-        Column("RunAsUser", description="runAsUser is the strategy that will dictate the allowable RunAsUser values "
-                                        "that may be set."),
-        Column("FsGroup", description="fsGroup is the strategy that will dictate what fs group is used by the "
-                                      "SecurityContext."),
-        Column("SupGroup", description="supplementalGroups is the strategy that will dictate what supplemental "
-                                       "groups are used by the SecurityContext."),
-        Column("ReadOnlyRootFs", description="readOnlyRootFilesystem when set to true will force containers to run "
-                                             "with a read only root file system."),
+        Column(
+            "Caps",
+            description="allowedCapabilities is a list of capabilities that can be requested to add to the container.",
+        ),
+        Column(
+            "SELinux", description="seLinux is the strategy that will dictate the allowable labels that may be set."
+        ),
+        Column(
+            "RunAsUser",
+            description="runAsUser is the strategy that will dictate the allowable RunAsUser values that may be set.",
+        ),
+        Column(
+            "FsGroup",
+            description="fsGroup is the strategy that will dictate what fs group is used by the SecurityContext.",
+        ),
+        Column(
+            "SupGroup",
+            description="supplementalGroups is the strategy that will dictate what supplemental "
+            "groups are used by the SecurityContext.",
+        ),
+        Column(
+            "ReadOnlyRootFs",
+            description="readOnlyRootFilesystem when set to true will force containers to run "
+            "with a read only root file system.",
+        ),
         Column("Volumes", description="volumes is an allowlist of volume plugins."),
     ],
     _psp_cells,

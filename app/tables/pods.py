@@ -1,4 +1,5 @@
 """The pod printer: Ready `n/m`, the aggregate Status reason, Restarts with the last restart's age."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,8 +31,9 @@ SUCCEEDED, FAILED = "Succeeded", "Failed"
 #: the reason the node lifecycle controller sets on pods of an unreachable node.
 NODE_LOST = "NodeLost"
 
-_COMPLETED_SUCCESS = [{"type": "Completed", "status": "True", "reason": SUCCEEDED,
-                       "message": "The pod has completed successfully."}]
+_COMPLETED_SUCCESS = [
+    {"type": "Completed", "status": "True", "reason": SUCCEEDED, "message": "The pod has completed successfully."}
+]
 _COMPLETED_FAILURE = [{"type": "Completed", "status": "True", "reason": FAILED, "message": "The pod failed."}]
 
 
@@ -82,8 +84,9 @@ class _PodState:
     initializing: bool = False
 
 
-def _scan_init_containers(spec: Obj, status: Obj, state: _PodState, restarts: _Restarts,
-                          sidecar_restarts: _Restarts) -> None:
+def _scan_init_containers(
+    spec: Obj, status: Obj, state: _PodState, restarts: _Restarts, sidecar_restarts: _Restarts
+) -> None:
     init_specs = {text(c, "name"): c for c in dicts(spec, "initContainers")}
     total_init = len(dicts(spec, "initContainers"))
     for index, container in enumerate(dicts(status, "initContainerStatuses")):
@@ -182,8 +185,14 @@ def _pod_cells(obj: Obj, now: datetime) -> list[Cell]:
     spec, status = mapping(obj, "spec"), mapping(obj, "status")
     reason, ready, total, restarts = pod_status(obj)
     return [
-        name_of(obj), f"{ready}/{total}", reason, _restarts_cell(restarts, now), age(obj, now),
-        _pod_ip(status), text(spec, "nodeName") or NONE, text(status, "nominatedNodeName") or NONE,
+        name_of(obj),
+        f"{ready}/{total}",
+        reason,
+        _restarts_cell(restarts, now),
+        age(obj, now),
+        _pod_ip(status),
+        text(spec, "nodeName") or NONE,
+        text(status, "nominatedNodeName") or NONE,
         _readiness_gates(spec, status),
     ]
 
@@ -202,8 +211,11 @@ POD_TABLE: TableSpec = table(
         name_column(),
         Column("Ready", description="The aggregate readiness state of this pod for accepting traffic."),
         Column("Status", description="The aggregate status of the containers in this pod."),
-        Column("Restarts", description="The number of times the containers in this pod have been restarted "
-                                       "and when the last container in this pod has restarted."),
+        Column(
+            "Restarts",
+            description="The number of times the containers in this pod have been restarted "
+            "and when the last container in this pod has restarted.",
+        ),
         age_column(),
         wide("IP", "IP address allocated to the pod. Routable at least within the cluster."),
         wide("Node", "NodeName indicates in which node this pod is scheduled."),

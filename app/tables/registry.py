@@ -1,4 +1,5 @@
 """Which printer serves a kind: a registry keyed by (group prefix, plural), the default table otherwise."""
+
 from __future__ import annotations
 
 from functools import lru_cache

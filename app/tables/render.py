@@ -1,4 +1,5 @@
 """Whole Table documents: rows with their `object` per includeObject, list metadata, headers."""
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,11 @@ def table_api_version(naming: Naming, version: str = "v1") -> str:
 
 
 def partial_object_metadata(obj: Obj, naming: Naming, version: str = "v1") -> Obj:
-    return {"kind": "PartialObjectMetadata", "apiVersion": table_api_version(naming, version),
-            "metadata": dict(meta(obj))}
+    return {
+        "kind": "PartialObjectMetadata",
+        "apiVersion": table_api_version(naming, version),
+        "metadata": dict(meta(obj)),
+    }
 
 
 def full_object(rt: ResourceType, obj: Obj) -> Obj:
@@ -63,9 +67,17 @@ def table_metadata(list_meta: dict | None) -> dict:
     return out
 
 
-def render_table(rt: ResourceType, naming: Naming, objects: list[Obj], *, list_meta: dict | None = None,
-                 include_object: str = INCLUDE_METADATA, include_headers: bool = True,
-                 now: datetime | None = None, version: str = "v1") -> dict:
+def render_table(
+    rt: ResourceType,
+    naming: Naming,
+    objects: list[Obj],
+    *,
+    list_meta: dict | None = None,
+    include_object: str = INCLUDE_METADATA,
+    include_headers: bool = True,
+    now: datetime | None = None,
+    version: str = "v1",
+) -> dict:
     """A `meta.<domain>/v1` Table of `objects` (one row each, in order).
 
     `list_meta` supplies metadata.resourceVersion/continue/remainingItemCount (for a single GET pass

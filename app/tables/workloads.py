@@ -1,4 +1,5 @@
 """Printers for the controllers: deployments, replica sets, stateful sets, daemon sets, jobs, cron jobs."""
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -54,8 +55,12 @@ def _deployment_cells(obj: Obj, now: datetime) -> list[Cell]:
     status = mapping(obj, "status")
     selector = selector_string(dig(obj, "spec", "selector"))
     return [
-        name_of(obj), f"{integer(status, 'readyReplicas')}/{_replicas(obj)}", integer(status, "updatedReplicas"),
-        integer(status, "availableReplicas"), age(obj, now), *_template_cells(obj, "spec", "template"),
+        name_of(obj),
+        f"{integer(status, 'readyReplicas')}/{_replicas(obj)}",
+        integer(status, "updatedReplicas"),
+        integer(status, "availableReplicas"),
+        age(obj, now),
+        *_template_cells(obj, "spec", "template"),
         "<invalid>" if selector is None else selector,
     ]
 
@@ -64,15 +69,24 @@ DEPLOYMENT_TABLE = table(
     [
         name_column(),
         Column("Ready", description="Number of the pod with ready state"),
-        Column("Up-to-date", description="Total number of non-terminated pods targeted by this deployment that "
-                                         "have the desired template spec."),
-        Column("Available", description="Total number of available pods (ready for at least minReadySeconds) "
-                                        "targeted by this deployment."),
+        Column(
+            "Up-to-date",
+            description="Total number of non-terminated pods targeted by this deployment that "
+            "have the desired template spec.",
+        ),
+        Column(
+            "Available",
+            description="Total number of available pods (ready for at least minReadySeconds) "
+            "targeted by this deployment.",
+        ),
         age_column(),
         wide("Containers", CONTAINERS),
         wide("Images", IMAGES),
-        wide("Selector", "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be "
-                         "the ones affected by this deployment."),
+        wide(
+            "Selector",
+            "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be "
+            "the ones affected by this deployment.",
+        ),
     ],
     _deployment_cells,
 )
@@ -81,8 +95,13 @@ DEPLOYMENT_TABLE = table(
 def _replica_set_cells(obj: Obj, now: datetime) -> list[Cell]:
     status = mapping(obj, "status")
     return [
-        name_of(obj), _replicas(obj), integer(status, "replicas"), integer(status, "readyReplicas"), age(obj, now),
-        *_template_cells(obj, "spec", "template"), format_label_selector(dig(obj, "spec", "selector")),
+        name_of(obj),
+        _replicas(obj),
+        integer(status, "replicas"),
+        integer(status, "readyReplicas"),
+        age(obj, now),
+        *_template_cells(obj, "spec", "template"),
+        format_label_selector(dig(obj, "spec", "selector")),
     ]
 
 
@@ -104,8 +123,13 @@ REPLICASET_TABLE = table(
 def _replication_controller_cells(obj: Obj, now: datetime) -> list[Cell]:
     status = mapping(obj, "status")
     return [
-        name_of(obj), _replicas(obj), integer(status, "replicas"), integer(status, "readyReplicas"), age(obj, now),
-        *_template_cells(obj, "spec", "template"), format_labels(mapping(obj, "spec", "selector")),
+        name_of(obj),
+        _replicas(obj),
+        integer(status, "replicas"),
+        integer(status, "readyReplicas"),
+        age(obj, now),
+        *_template_cells(obj, "spec", "template"),
+        format_labels(mapping(obj, "spec", "selector")),
     ]
 
 
@@ -144,10 +168,16 @@ STATEFULSET_TABLE = table(
 def _daemon_set_cells(obj: Obj, now: datetime) -> list[Cell]:
     status = mapping(obj, "status")
     return [
-        name_of(obj), integer(status, "desiredNumberScheduled"), integer(status, "currentNumberScheduled"),
-        integer(status, "numberReady"), integer(status, "updatedNumberScheduled"), integer(status, "numberAvailable"),
-        format_labels(mapping(obj, "spec", "template", "spec", "nodeSelector")), age(obj, now),
-        *_template_cells(obj, "spec", "template"), format_label_selector(dig(obj, "spec", "selector")),
+        name_of(obj),
+        integer(status, "desiredNumberScheduled"),
+        integer(status, "currentNumberScheduled"),
+        integer(status, "numberReady"),
+        integer(status, "updatedNumberScheduled"),
+        integer(status, "numberAvailable"),
+        format_labels(mapping(obj, "spec", "template", "spec", "nodeSelector")),
+        age(obj, now),
+        *_template_cells(obj, "spec", "template"),
+        format_label_selector(dig(obj, "spec", "selector")),
     ]
 
 
@@ -155,15 +185,27 @@ DAEMONSET_TABLE = table(
     [
         name_column(),
         Column("Desired", "integer", "The total number of nodes that should be running the daemon pod."),
-        Column("Current", "integer", "The number of nodes that are running at least 1 daemon pod and are "
-                                     "supposed to run the daemon pod."),
-        Column("Ready", "integer", "The number of nodes that should be running the daemon pod and have one or "
-                                   "more of the daemon pod running and ready."),
+        Column(
+            "Current",
+            "integer",
+            "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.",
+        ),
+        Column(
+            "Ready",
+            "integer",
+            "The number of nodes that should be running the daemon pod and have one or "
+            "more of the daemon pod running and ready.",
+        ),
         Column("Up-to-date", "integer", "The total number of nodes that are running updated daemon pod"),
-        Column("Available", "integer", "The number of nodes that should be running the daemon pod and have one "
-                                       "or more of the daemon pod running and available."),
-        Column("Node Selector", description="NodeSelector is a selector which must be true for the pod to fit "
-                                            "on a node."),
+        Column(
+            "Available",
+            "integer",
+            "The number of nodes that should be running the daemon pod and have one "
+            "or more of the daemon pod running and available.",
+        ),
+        Column(
+            "Node Selector", description="NodeSelector is a selector which must be true for the pod to fit on a node."
+        ),
         age_column(),
         wide("Containers", CONTAINERS),
         wide("Images", IMAGES),
@@ -221,8 +263,13 @@ def job_duration(obj: Obj, now: datetime) -> str:
 
 def _job_cells(obj: Obj, now: datetime) -> list[Cell]:
     return [
-        name_of(obj), job_status(obj), job_completions(obj), job_duration(obj, now), age(obj, now),
-        *_template_cells(obj, "spec", "template"), format_label_selector(dig(obj, "spec", "selector")),
+        name_of(obj),
+        job_status(obj),
+        job_completions(obj),
+        job_duration(obj, now),
+        age(obj, now),
+        *_template_cells(obj, "spec", "template"),
+        format_label_selector(dig(obj, "spec", "selector")),
     ]
 
 
@@ -245,8 +292,13 @@ def _cron_job_cells(obj: Obj, now: datetime) -> list[Cell]:
     spec = mapping(obj, "spec")
     last = dig(obj, "status", "lastScheduleTime")
     return [
-        name_of(obj), text(spec, "schedule"), text(spec, "timeZone") or NONE, bool_ptr(spec.get("suspend")),
-        len(dicts(obj, "status", "active")), NONE if last is None else since(last, now), age(obj, now),
+        name_of(obj),
+        text(spec, "schedule"),
+        text(spec, "timeZone") or NONE,
+        bool_ptr(spec.get("suspend")),
+        len(dicts(obj, "status", "active")),
+        NONE if last is None else since(last, now),
+        age(obj, now),
         *_template_cells(spec, "jobTemplate", "spec", "template"),
         format_label_selector(dig(spec, "jobTemplate", "spec", "selector")),
     ]
@@ -259,8 +311,7 @@ CRONJOB_TABLE = table(
         Column("Timezone", description="The time zone name for the given schedule."),
         Column("Suspend", "boolean", "This flag tells the controller to suspend subsequent executions."),
         Column("Active", "integer", "A list of pointers to currently running jobs."),
-        Column("Last Schedule", description="Information when was the last time the job was successfully "
-                                            "scheduled."),
+        Column("Last Schedule", description="Information when was the last time the job was successfully scheduled."),
         age_column(),
         wide("Containers", CONTAINERS),
         wide("Images", IMAGES),
@@ -281,9 +332,12 @@ def _controller(obj: Obj) -> str:
 
 
 CONTROLLERREVISION_TABLE = table(
-    [name_column(), Column("Controller", description="Controller of the object"),
-     Column("Revision", description="Revision indicates the revision of the state represented by Data."),
-     age_column()],
+    [
+        name_column(),
+        Column("Controller", description="Controller of the object"),
+        Column("Revision", description="Revision indicates the revision of the state represented by Data."),
+        age_column(),
+    ],
     lambda obj, now: [name_of(obj), _controller(obj), obj.get("revision", 0), age(obj, now)],
 )
 

@@ -1,4 +1,5 @@
 """The test server's log, kept in memory so a failing test can show what the server said."""
+
 from __future__ import annotations
 
 import logging

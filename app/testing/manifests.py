@@ -1,4 +1,5 @@
 """Apply manifests and manage namespaces over HTTPS as a client would (server-side apply, discovery)."""
+
 from __future__ import annotations
 
 import os
@@ -107,8 +108,9 @@ class Manifests:
             if conditions.get("Established") == "True":
                 return crd
             time.sleep(0.02)
-        raise ManifestError(f"CustomResourceDefinition {name} not Established after {timeout:.0f} s: "
-                            f"{crd.get('status')}")
+        raise ManifestError(
+            f"CustomResourceDefinition {name} not Established after {timeout:.0f} s: {crd.get('status')}"
+        )
 
     def create_namespace(self, prefix: str) -> str:
         body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"generateName": prefix}}

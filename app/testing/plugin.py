@@ -6,6 +6,7 @@ Configuration (pytest.ini / pyproject `[tool.pytest.ini_options]`):
   orch_server_args   further orch-apiserver flags
   orch_database_url  a database URL (default: SQLite in a temporary directory); `--orch-database-url` overrides it
 """
+
 from __future__ import annotations
 
 from collections.abc import Generator, Iterator
@@ -36,8 +37,12 @@ def orch_apiserver(pytestconfig: pytest.Config) -> Iterator[TestServer]:
     root = Path(str(pytestconfig.rootpath))
     crds = [root / entry for entry in pytestconfig.getini("orch_crds")]
     database_url = pytestconfig.getoption("--orch-database-url") or pytestconfig.getini("orch_database_url") or None
-    server = TestServer(api_domain=pytestconfig.getini("orch_api_domain"), crds=crds,
-                        database_url=database_url, args=pytestconfig.getini("orch_server_args"))
+    server = TestServer(
+        api_domain=pytestconfig.getini("orch_api_domain"),
+        crds=crds,
+        database_url=database_url,
+        args=pytestconfig.getini("orch_server_args"),
+    )
     with server:
         yield server
 
@@ -66,8 +71,9 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
-                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """A failing test's report carries what the server logged while it ran."""
     report = yield
     server = getattr(item, "funcargs", {}).get("orch_apiserver")

@@ -3,6 +3,7 @@
 It runs the same `create_app` as `orch-apiserver`, behind werkzeug's threaded TLS server instead of a forked
 gunicorn: starting takes a fraction of a second and a test can read the server's log.
 """
+
 from __future__ import annotations
 
 import logging
@@ -68,8 +69,14 @@ class TestServer:
 
     __test__ = False  # not a pytest test class
 
-    def __init__(self, api_domain: str = DEFAULT_API_DOMAIN, crds: Iterable[str | os.PathLike[str]] = (),
-                 database_url: str | None = None, args: Sequence[str] = (), data_dir: str | None = None) -> None:
+    def __init__(
+        self,
+        api_domain: str = DEFAULT_API_DOMAIN,
+        crds: Iterable[str | os.PathLike[str]] = (),
+        database_url: str | None = None,
+        args: Sequence[str] = (),
+        data_dir: str | None = None,
+    ) -> None:
         self.api_domain = api_domain
         self.crds = [Path(p) for p in crds]
         self.database_url = database_url
@@ -93,8 +100,9 @@ class TestServer:
             self._start()
         except Exception as err:
             self.stop()
-            raise TestServerError(f"orch-apiserver test server did not start: {err}\n"
-                                  f"--- server log ---\n{self.log.text()}") from err
+            raise TestServerError(
+                f"orch-apiserver test server did not start: {err}\n--- server log ---\n{self.log.text()}"
+            ) from err
         return self
 
     def _start(self) -> None:
@@ -106,8 +114,16 @@ class TestServer:
         from config import defaults, flask_config
 
         self.port = _free_port(self.host)
-        argv = ["--data-dir", self.data_dir, "--bind-address", self.host, "--secure-port", str(self.port),
-                "--api-domain", self.api_domain]
+        argv = [
+            "--data-dir",
+            self.data_dir,
+            "--bind-address",
+            self.host,
+            "--secure-port",
+            str(self.port),
+            "--api-domain",
+            self.api_domain,
+        ]
         if self.database_url:
             argv += ["--database-url", self.database_url]
         try:
@@ -123,10 +139,15 @@ class TestServer:
         context.load_cert_chain(settings.serving_cert_file, settings.serving_key_file)
         context.load_verify_locations(settings.pki_file(defaults.CLIENT_CA_BUNDLE))
         context.verify_mode = ssl.CERT_OPTIONAL  # requested, not required: anonymous requests still work
-        self._httpd = make_server(self.host, self.port, self._app, threaded=True, ssl_context=context,
-                                  request_handler=_PeerCertHandler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name=f"orch-testserver-{self.port}", daemon=True)
+        self._httpd = make_server(
+            self.host, self.port, self._app, threaded=True, ssl_context=context, request_handler=_PeerCertHandler
+        )
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=f"orch-testserver-{self.port}",
+            daemon=True,
+        )
         self._thread.start()
         worker_booted(self._app)  # the controllers and bootstrap hooks, as in a gunicorn worker
         self._manifests = Manifests(self.kubeconfig, self.api_domain)
@@ -153,8 +174,9 @@ class TestServer:
     def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
 
     # -- what a test uses ----------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 """A real HTTPS admission webhook for the tests: answers AdmissionReviews with what a test tells it."""
+
 from __future__ import annotations
 
 import base64
@@ -36,17 +37,39 @@ def review_route(reviews: list[dict], decide: Decide) -> Callable[[str, str, dic
     return route
 
 
-def webhook(name: str, client_config: dict, resources: tuple[str, ...] = ("configmaps",),
-            operations: tuple[str, ...] = ("CREATE",), groups: tuple[str, ...] = ("",),
-            versions: tuple[str, ...] = ("v1",), **extra: Any) -> dict:
-    return {"name": name, "clientConfig": client_config, "sideEffects": "None", "admissionReviewVersions": ["v1"],
-            "rules": [{"operations": list(operations), "apiGroups": list(groups), "apiVersions": list(versions),
-                       "resources": list(resources)}], **extra}
+def webhook(
+    name: str,
+    client_config: dict,
+    resources: tuple[str, ...] = ("configmaps",),
+    operations: tuple[str, ...] = ("CREATE",),
+    groups: tuple[str, ...] = ("",),
+    versions: tuple[str, ...] = ("v1",),
+    **extra: Any,
+) -> dict:
+    return {
+        "name": name,
+        "clientConfig": client_config,
+        "sideEffects": "None",
+        "admissionReviewVersions": ["v1"],
+        "rules": [
+            {
+                "operations": list(operations),
+                "apiGroups": list(groups),
+                "apiVersions": list(versions),
+                "resources": list(resources),
+            }
+        ],
+        **extra,
+    }
 
 
 def configuration(kind: str, name: str, *hooks: dict) -> dict:
-    return {"apiVersion": "admissionregistration.orch.io/v1", "kind": kind, "metadata": {"name": name},
-            "webhooks": list(hooks)}
+    return {
+        "apiVersion": "admissionregistration.orch.io/v1",
+        "kind": kind,
+        "metadata": {"name": name},
+        "webhooks": list(hooks),
+    }
 
 
 def configmap(name: str, **data: str) -> dict:

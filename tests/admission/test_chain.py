@@ -1,4 +1,5 @@
 """The admission chain in the registry, without HTTP: its place among a write's stages, and which plugins run."""
+
 from __future__ import annotations
 
 import copy
@@ -55,18 +56,28 @@ def configmaps(registry):
 
 def test_create_runs_defaulting_then_mutation_then_validation_then_validating_admission(registry, recorder):
     deployments = registry.catalog.lookup("apps", "v1", "deployments")
-    body = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
-            "spec": {"selector": {"matchLabels": {"app": "web"}},
-                     "template": {"metadata": {"labels": {"app": "web"}},
-                                  "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    body = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+            },
+        },
+    }
     stored = registry.create(deployments, "default", body)
     (first, op1, _, admitted), (second, op2, _, validated) = recorder.seen
     assert (first, op1, second, op2) == ("admit", "CREATE", "validate", "CREATE")
     assert admitted["spec"]["replicas"] == 1  # defaulted before mutating admission
     assert "uid" not in admitted["metadata"]  # system fields are set after it, as in the reference
     assert validated["metadata"]["labels"] == {"admitted": "yes"} and validated["metadata"]["uid"] != "chosen-by-plugin"
-    assert stored["metadata"]["labels"] == {"admitted": "yes"} and stored["metadata"]["uid"] == validated[
-        "metadata"]["uid"]
+    assert (
+        stored["metadata"]["labels"] == {"admitted": "yes"}
+        and stored["metadata"]["uid"] == validated["metadata"]["uid"]
+    )
 
 
 def test_a_validating_refusal_stores_nothing_and_invalid_objects_never_reach_it(registry, recorder):
@@ -101,7 +112,9 @@ def test_subresource_writes_name_their_subresource_and_internal_writes_skip_admi
     recorder.seen.clear()
     registry.update(namespaces, None, "team", current, subresource="status")
     assert [(stage, attrs.subresource) for stage, _, attrs, _ in recorder.seen] == [
-        ("admit", "status"), ("validate", "status")]
+        ("admit", "status"),
+        ("validate", "status"),
+    ]
     recorder.seen.clear()
     registry.guaranteed_update(namespaces, None, "team", lambda obj: obj["metadata"].setdefault("annotations", {}))
     assert recorder.seen == []
@@ -114,8 +127,12 @@ def test_delete_passes_the_object_as_old_with_the_delete_options(registry, recor
     registry.delete(rt, "default", "d", DeleteOptions(propagation_policy="Background", dry_run=True))
     _, operation, attrs, obj = recorder.seen[0]
     assert operation == "DELETE" and obj is None and attrs.old["metadata"]["name"] == "d"
-    assert attrs.options == {"kind": "DeleteOptions", "apiVersion": "meta.orch.io/v1",
-                             "propagationPolicy": "Background", "dryRun": ["All"]}
+    assert attrs.options == {
+        "kind": "DeleteOptions",
+        "apiVersion": "meta.orch.io/v1",
+        "propagationPolicy": "Background",
+        "dryRun": ["All"],
+    }
     assert attrs.dry_run and registry.get(rt, "default", "d")
 
 
@@ -137,14 +154,32 @@ def test_without_namespace_lifecycle_a_missing_namespace_is_not_checked(registry
 
 def test_the_default_plugins_and_the_flags_that_change_them():
     assert enabled_plugins() == [
-        "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "TaintNodesByCondition", "PodSecurity", "Priority",
-        "DefaultTolerationSeconds", "DefaultStorageClass", "StorageObjectInUseProtection",
-        "PersistentVolumeClaimResize", "RuntimeClass", "CertificateApproval",
-        "CertificateSigning", "CertificateSubjectRestriction", "DefaultIngressClass", "MutatingAdmissionWebhook",
-        "ValidatingAdmissionWebhook", "ResourceQuota"]
+        "NamespaceLifecycle",
+        "LimitRanger",
+        "ServiceAccount",
+        "TaintNodesByCondition",
+        "PodSecurity",
+        "Priority",
+        "DefaultTolerationSeconds",
+        "DefaultStorageClass",
+        "StorageObjectInUseProtection",
+        "PersistentVolumeClaimResize",
+        "RuntimeClass",
+        "CertificateApproval",
+        "CertificateSigning",
+        "CertificateSubjectRestriction",
+        "DefaultIngressClass",
+        "MutatingAdmissionWebhook",
+        "ValidatingAdmissionWebhook",
+        "ResourceQuota",
+    ]
     others = enabled_plugins()[1:-2]
     assert enabled_plugins(["AlwaysDeny"], others) == [
-        "NamespaceLifecycle", "ValidatingAdmissionWebhook", "ResourceQuota", "AlwaysDeny"]
+        "NamespaceLifecycle",
+        "ValidatingAdmissionWebhook",
+        "ResourceQuota",
+        "AlwaysDeny",
+    ]
     with pytest.raises(AdmissionConfigError, match="unknown admission plugins: Bogus"):
         enabled_plugins(["Bogus"])
     with pytest.raises(AdmissionConfigError, match="not available in this server: AlwaysPullImages"):
@@ -160,7 +195,11 @@ def test_the_configured_plugins_are_the_registry_chain(sqlite_url, tmp_path):
     app = make_app(sqlite_url, tmp_path, ADMISSION_PLUGINS=plugins)
     try:
         assert app.extensions["orch"].registry.admission.names == (
-            "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ResourceQuota", "AlwaysDeny")
+            "MutatingAdmissionWebhook",
+            "ValidatingAdmissionWebhook",
+            "ResourceQuota",
+            "AlwaysDeny",
+        )
     finally:
         _shutdown(app)
 
@@ -187,8 +226,12 @@ class Interloper(Plugin):
     def admit(self, attrs: Attributes) -> None:
         self.calls += 1
         if self.calls == 1:
-            self.registry.guaranteed_update(configmaps(self.registry), attrs.namespace, attrs.name,
-                                            lambda obj: obj.update(data={"by": "someone-else"}))
+            self.registry.guaranteed_update(
+                configmaps(self.registry),
+                attrs.namespace,
+                attrs.name,
+                lambda obj: obj.update(data={"by": "someone-else"}),
+            )
 
 
 @pytest.mark.parametrize("write", ["update", "patch", "apply", "delete"])

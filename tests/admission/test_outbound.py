@@ -1,4 +1,5 @@
 """The outbound client's connection pools: one per (CA bundle, server name), the oldest dropped past a bound."""
+
 from __future__ import annotations
 
 from app import outbound

@@ -1,5 +1,6 @@
 """StorageObjectInUseProtection with the pvc-protection and pv-protection controllers: a claim in use, or a bound
 volume, outlives its deletion until nothing uses it; TaintNodesByCondition: new nodes start not-ready."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,8 +16,12 @@ PODS = "/api/v1/namespaces/default/pods"
 
 @pytest.fixture
 def protected_client(database_url, tmp_path):
-    app = admin_app(database_url, tmp_path, CONTROLLERS="pvc-protection,pv-protection",
-                    ADMISSION_PLUGINS=enabled_plugins(disable=["ServiceAccount"]))
+    app = admin_app(
+        database_url,
+        tmp_path,
+        CONTROLLERS="pvc-protection,pv-protection",
+        ADMISSION_PLUGINS=enabled_plugins(disable=["ServiceAccount"]),
+    )
     yield app.test_client()
     _shutdown(app)
 
@@ -40,9 +45,16 @@ def test_a_claim_in_use_outlives_its_deletion_until_its_pod_goes(protected_clien
 def test_a_bound_volume_outlives_its_deletion_until_it_is_released(protected_client):
     client = protected_client
     volumes = "/api/v1/persistentvolumes"
-    made = created(client, volumes, {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "disk"},
-                                     "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
-                                              "hostPath": {"path": "/data"}}})
+    made = created(
+        client,
+        volumes,
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": {"name": "disk"},
+            "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/data"}},
+        },
+    )
     assert made["metadata"]["finalizers"] == ["orch.io/pv-protection"]
     made["status"] = {"phase": "Bound"}
     made = client.put(f"{volumes}/disk/status", json=made).get_json()

@@ -1,4 +1,5 @@
 """Server-side apply and managedFields over HTTP."""
+
 from __future__ import annotations
 
 import orjson
@@ -8,10 +9,19 @@ APPLY = {"Content-Type": "application/apply-patch+yaml"}
 
 
 def deployment(replicas: int = 1, image: str = "nginx:1") -> dict:
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}},
-                     "template": {"metadata": {"labels": {"app": "web"}},
-                                  "spec": {"containers": [{"name": "web", "image": image}]}}}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "web", "image": image}]},
+            },
+        },
+    }
 
 
 def apply(client, body: dict, manager: str, force: bool = False):
@@ -43,7 +53,9 @@ def test_conflict_with_another_manager_and_force(client) -> None:
     status = resp.get_json()
     assert status["reason"] == "Conflict"
     assert 'conflict with "alice"' in status["message"] and ".spec.replicas" in status["message"]
-    assert {"reason": "FieldManagerConflict", "field": ".spec.replicas"}.items() <= status["details"]["causes"][0].items()
+    assert {"reason": "FieldManagerConflict", "field": ".spec.replicas"}.items() <= status["details"]["causes"][
+        0
+    ].items()
     forced = apply(client, deployment(replicas=3), "bob", force=True)
     assert forced.status_code == 200 and forced.get_json()["spec"]["replicas"] == 3
     alice = next(e for e in forced.get_json()["metadata"]["managedFields"] if e["manager"] == "alice")
@@ -62,13 +74,16 @@ def test_same_value_shares_ownership_and_removal_keeps_shared_fields(client) -> 
 def test_updates_record_update_entries_and_never_conflict(client) -> None:
     apply(client, deployment(replicas=1), "alice")
     patch = orjson.dumps({"spec": {"replicas": 5}})
-    resp = client.patch(f"{URL}/web?fieldManager=scaler", data=patch,
-                        headers={"Content-Type": "application/merge-patch+json"})
+    resp = client.patch(
+        f"{URL}/web?fieldManager=scaler", data=patch, headers={"Content-Type": "application/merge-patch+json"}
+    )
     assert resp.status_code == 200
     assert managers(resp.get_json()) == {"alice": "Apply", "scaler": "Update"}
-    made = client.post("/api/v1/namespaces/default/configmaps", json={
-        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ua"}, "data": {"a": "b"}},
-        headers={"User-Agent": "kubectl-create/v1.32.4 (linux/amd64) kubernetes/abc"})
+    made = client.post(
+        "/api/v1/namespaces/default/configmaps",
+        json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ua"}, "data": {"a": "b"}},
+        headers={"User-Agent": "kubectl-create/v1.32.4 (linux/amd64) kubernetes/abc"},
+    )
     assert managers(made.get_json()) == {"kubectl-create": "Update"}
 
 

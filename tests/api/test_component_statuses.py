@@ -1,4 +1,5 @@
 """`v1` ComponentStatus: computed at read time, read-only, deprecated with the reference's warning."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """Discovery documents and /version: pure builders on a hand-made catalog, then over HTTP."""
+
 from __future__ import annotations
 
 import re
@@ -10,28 +11,39 @@ from app.context import services
 
 from . import AUTHENTICATION, CERTIFICATES, sample_catalog
 
-AGGREGATED_ACCEPT = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
-                     "application/json")
+AGGREGATED_ACCEPT = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
 
 
 # ---------------------------------------------------------------------------------------------
 # Builders
 
 
-@pytest.mark.parametrize(("group", "kind", "expected"), [
-    ("", "ConfigMap", "qFsyl6wFWjQ="),
-    ("", "Pod", "xPOwRZ+Yhw8="),
-    ("", "Namespace", "Q3oi5N2YM8M="),
-    (CERTIFICATES, "CertificateSigningRequest", "89jQaM0WrkQ="),
-])
+@pytest.mark.parametrize(
+    ("group", "kind", "expected"),
+    [
+        ("", "ConfigMap", "qFsyl6wFWjQ="),
+        ("", "Pod", "xPOwRZ+Yhw8="),
+        ("", "Namespace", "Q3oi5N2YM8M="),
+        (CERTIFICATES, "CertificateSigningRequest", "89jQaM0WrkQ="),
+    ],
+)
 def test_storage_version_hash_matches_reference_values(group: str, kind: str, expected: str) -> None:
     assert discovery.storage_version_hash(group, "v1", kind) == expected
 
 
 def test_version_info_is_all_strings_with_reference_minor() -> None:
     info = discovery.version_info()
-    assert set(info) == {"major", "minor", "gitVersion", "gitCommit", "gitTreeState", "buildDate",
-                         "goVersion", "compiler", "platform"}
+    assert set(info) == {
+        "major",
+        "minor",
+        "gitVersion",
+        "gitCommit",
+        "gitTreeState",
+        "buildDate",
+        "goVersion",
+        "compiler",
+        "platform",
+    }
     assert all(isinstance(v, str) for v in info.values())
     assert (info["major"], info["minor"]) == ("1", "23")
     assert re.fullmatch(r"v1\.23\.0-orch\.\d+\.\d+\.\d+\S*", info["gitVersion"])
@@ -42,8 +54,11 @@ def test_version_info_is_all_strings_with_reference_minor() -> None:
 
 def test_api_versions_has_no_api_version_field() -> None:
     doc = discovery.api_versions(sample_catalog(), "10.0.0.1:6443")
-    assert doc == {"kind": "APIVersions", "versions": ["v1"],
-                   "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "10.0.0.1:6443"}]}
+    assert doc == {
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "10.0.0.1:6443"}],
+    }
 
 
 def test_group_list_excludes_core_and_prefers_first_declared_version() -> None:
@@ -54,8 +69,10 @@ def test_group_list_excludes_core_and_prefers_first_declared_version() -> None:
     batch = doc["groups"][1]
     assert batch == {
         "name": "batch",
-        "versions": [{"groupVersion": "batch/v1", "version": "v1"},
-                     {"groupVersion": "batch/v1beta1", "version": "v1beta1"}],
+        "versions": [
+            {"groupVersion": "batch/v1", "version": "v1"},
+            {"groupVersion": "batch/v1beta1", "version": "v1beta1"},
+        ],
         "preferredVersion": {"groupVersion": "batch/v1", "version": "v1"},
     }
 
@@ -63,9 +80,13 @@ def test_group_list_excludes_core_and_prefers_first_declared_version() -> None:
 def test_api_group_document_and_unknown_group() -> None:
     catalog = sample_catalog()
     doc = discovery.api_group(catalog, "apps")
-    assert doc == {"kind": "APIGroup", "apiVersion": "v1", "name": "apps",
-                   "versions": [{"groupVersion": "apps/v1", "version": "v1"}],
-                   "preferredVersion": {"groupVersion": "apps/v1", "version": "v1"}}
+    assert doc == {
+        "kind": "APIGroup",
+        "apiVersion": "v1",
+        "name": "apps",
+        "versions": [{"groupVersion": "apps/v1", "version": "v1"}],
+        "preferredVersion": {"groupVersion": "apps/v1", "version": "v1"},
+    }
     assert discovery.api_group(catalog, "nope") is None
     assert discovery.api_group(catalog, "") is None  # the core group is served under /api
 
@@ -75,21 +96,45 @@ def test_core_resource_list_shape_and_order() -> None:
     assert doc is not None
     assert list(doc) == ["kind", "groupVersion", "resources"]  # no apiVersion for the core group
     names = [r["name"] for r in doc["resources"]]
-    assert names == ["configmaps", "namespaces", "namespaces/finalize", "namespaces/status", "pods",
-                     "pods/eviction", "pods/log", "pods/status"]
+    assert names == [
+        "configmaps",
+        "namespaces",
+        "namespaces/finalize",
+        "namespaces/status",
+        "pods",
+        "pods/eviction",
+        "pods/log",
+        "pods/status",
+    ]
     by_name = {r["name"]: r for r in doc["resources"]}
     assert by_name["configmaps"] == {
-        "name": "configmaps", "singularName": "configmap", "namespaced": True, "kind": "ConfigMap",
+        "name": "configmaps",
+        "singularName": "configmap",
+        "namespaced": True,
+        "kind": "ConfigMap",
         "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
-        "shortNames": ["cm"], "storageVersionHash": "qFsyl6wFWjQ="}
+        "shortNames": ["cm"],
+        "storageVersionHash": "qFsyl6wFWjQ=",
+    }
     assert by_name["pods"]["categories"] == ["all"]
     assert by_name["namespaces"]["verbs"] == sorted(by_name["namespaces"]["verbs"])
     assert by_name["namespaces"]["namespaced"] is False
-    assert by_name["namespaces/finalize"] == {"name": "namespaces/finalize", "singularName": "",
-                                              "namespaced": False, "kind": "Namespace", "verbs": ["update"]}
-    assert by_name["pods/eviction"] == {"name": "pods/eviction", "singularName": "", "namespaced": True,
-                                        "group": "policy", "version": "v1", "kind": "Eviction",
-                                        "verbs": ["create"]}
+    assert by_name["namespaces/finalize"] == {
+        "name": "namespaces/finalize",
+        "singularName": "",
+        "namespaced": False,
+        "kind": "Namespace",
+        "verbs": ["update"],
+    }
+    assert by_name["pods/eviction"] == {
+        "name": "pods/eviction",
+        "singularName": "",
+        "namespaced": True,
+        "group": "policy",
+        "version": "v1",
+        "kind": "Eviction",
+        "verbs": ["create"],
+    }
     assert by_name["pods/status"]["verbs"] == ["get", "patch", "update"]
 
 
@@ -100,8 +145,14 @@ def test_group_resource_list_has_api_version_and_scale_entry() -> None:
     by_name = {r["name"]: r for r in doc["resources"]}
     assert set(by_name) == {"deployments", "deployments/scale", "deployments/status"}
     assert by_name["deployments/scale"] == {
-        "name": "deployments/scale", "singularName": "", "namespaced": True, "group": "autoscaling",
-        "version": "v1", "kind": "Scale", "verbs": ["get", "patch", "update"]}
+        "name": "deployments/scale",
+        "singularName": "",
+        "namespaced": True,
+        "group": "autoscaling",
+        "version": "v1",
+        "kind": "Scale",
+        "verbs": ["get", "patch", "update"],
+    }
     assert "group" not in by_name["deployments/status"] and "storageVersionHash" not in by_name["deployments/status"]
     assert by_name["deployments"]["singularName"] == "deployment"
 
@@ -109,8 +160,15 @@ def test_group_resource_list_has_api_version_and_scale_entry() -> None:
 def test_virtual_kind_has_no_storage_version_hash_and_cluster_scope() -> None:
     doc = discovery.api_resource_list(sample_catalog(), AUTHENTICATION, "v1")
     assert doc is not None
-    assert doc["resources"] == [{"name": "tokenreviews", "singularName": "tokenreview", "namespaced": False,
-                                 "kind": "TokenReview", "verbs": ["create"]}]
+    assert doc["resources"] == [
+        {
+            "name": "tokenreviews",
+            "singularName": "tokenreview",
+            "namespaced": False,
+            "kind": "TokenReview",
+            "verbs": ["create"],
+        }
+    ]
 
 
 def test_unknown_group_version_is_none() -> None:
@@ -142,8 +200,10 @@ def test_api_lists_v1_with_request_address(client) -> None:
     assert resp.headers["Content-Type"] == "application/json"  # legacy: clients fall back on this
     assert resp.headers["Cache-Control"] == "no-cache, private"
     assert resp.get_json() == {
-        "kind": "APIVersions", "versions": ["v1"],
-        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "example.test:6443"}]}
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "example.test:6443"}],
+    }
 
 
 def test_api_adds_the_port_when_the_host_header_has_none(client) -> None:
@@ -195,12 +255,10 @@ def test_core_resource_list_over_http(client) -> None:
     assert names == sorted(names)
     configmaps = next(r for r in body["resources"] if r["name"] == "configmaps")
     assert configmaps["storageVersionHash"] == "qFsyl6wFWjQ="
-    assert configmaps["verbs"] == ["create", "delete", "deletecollection", "get", "list", "patch", "update",
-                                   "watch"]
+    assert configmaps["verbs"] == ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 
 
-@pytest.mark.parametrize("path", ["/apis/nope.example.com", "/apis/nope.example.com/v1", "/api/v2",
-                                  "/apis/apps/v0"])
+@pytest.mark.parametrize("path", ["/apis/nope.example.com", "/apis/nope.example.com/v1", "/api/v2", "/apis/apps/v0"])
 def test_unknown_group_or_version_is_status_404(client, path: str) -> None:
     resp = client.get(path)
     assert resp.status_code == 404

@@ -1,4 +1,5 @@
 """dryRun=All runs every stage but the write: nothing stored, no revision, no change-log row."""
+
 from __future__ import annotations
 
 import orjson
@@ -26,9 +27,11 @@ def test_dry_run_writes_nothing(app, client, verb: str) -> None:
         resp = client.delete(f"{CM}/d?dryRun=All")
         assert resp.get_json()["status"] == "Success"
     else:
-        kinds = {"merge": ("application/merge-patch+json", {"data": {"k": "2"}}),
-                 "json": ("application/json-patch+json", [{"op": "replace", "path": "/data/k", "value": "2"}]),
-                 "strategic": ("application/strategic-merge-patch+json", {"data": {"k": "2"}})}
+        kinds = {
+            "merge": ("application/merge-patch+json", {"data": {"k": "2"}}),
+            "json": ("application/json-patch+json", [{"op": "replace", "path": "/data/k", "value": "2"}]),
+            "strategic": ("application/strategic-merge-patch+json", {"data": {"k": "2"}}),
+        }
         content_type, patch = kinds[verb]
         resp = client.patch(f"{CM}/d?dryRun=All", data=orjson.dumps(patch), headers={"Content-Type": content_type})
         assert resp.get_json()["data"] == {"k": "2"}

@@ -1,4 +1,5 @@
 """The shared resource suite: every kind in the catalog through the HTTP API, derived from the catalog."""
+
 from __future__ import annotations
 
 import copy
@@ -11,8 +12,10 @@ from app.resources import build_catalog
 from tests.kinds import OWN_TESTS
 
 # virtual kinds (reviews) store nothing: tests/auth covers them
-KINDS = sorted((rt for rt in build_catalog(Naming()) if not rt.virtual and rt.plural not in OWN_TESTS),
-               key=lambda rt: (rt.group, rt.plural))
+KINDS = sorted(
+    (rt for rt in build_catalog(Naming()) if not rt.virtual and rt.plural not in OWN_TESTS),
+    key=lambda rt: (rt.group, rt.plural),
+)
 
 
 def collection(rt, namespace: str = "default") -> str:
@@ -43,8 +46,9 @@ def test_lifecycle_of_every_kind(client, rt) -> None:
     assert name in [i["metadata"]["name"] for i in listed["items"]]
 
     patch = {"metadata": {"labels": {"suite": "yes"}}}
-    patched = client.patch(f"{url}/{name}", data=orjson.dumps(patch),
-                           headers={"Content-Type": "application/merge-patch+json"})
+    patched = client.patch(
+        f"{url}/{name}", data=orjson.dumps(patch), headers={"Content-Type": "application/merge-patch+json"}
+    )
     assert patched.status_code == 200, patched.get_json()
     assert patched.get_json()["metadata"]["labels"]["suite"] == "yes"
     assert patched.get_json().get("metadata", {}).get("generation") == obj["metadata"].get("generation")
@@ -88,9 +92,19 @@ STATUS_MARKERS = {
     "jobs": ("succeeded", 7),
     "volumeattachments": ("attached", True),
     # a certificate needs an approved request; a Failed condition does not
-    "certificatesigningrequests": ("conditions", [{"type": "Failed", "status": "True", "reason": "Suite",
-                                                   "message": "suite", "lastUpdateTime": "2026-01-02T03:04:05Z",
-                                                   "lastTransitionTime": "2026-01-02T03:04:05Z"}]),
+    "certificatesigningrequests": (
+        "conditions",
+        [
+            {
+                "type": "Failed",
+                "status": "True",
+                "reason": "Suite",
+                "message": "suite",
+                "lastUpdateTime": "2026-01-02T03:04:05Z",
+                "lastTransitionTime": "2026-01-02T03:04:05Z",
+            }
+        ],
+    ),
     "ingresses": ("loadBalancer", {"ingress": [{"ip": "10.0.0.7"}]}),
     "flowschemas": ("conditions", [{"type": "Dangling", "status": "False"}]),
     "prioritylevelconfigurations": ("conditions", [{"type": "Suite", "status": "True"}]),

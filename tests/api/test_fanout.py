@@ -1,5 +1,6 @@
 """The watch writer on real sockets: a client that does not read is cut off with bounded memory; a finished
 stream ends its chunked body and gives the connection back."""
+
 from __future__ import annotations
 
 import itertools
@@ -23,7 +24,8 @@ def writer() -> Iterator[SocketFanout]:
 
 
 def test_a_client_that_does_not_read_holds_bounded_memory_and_is_cut_off(
-        writer: SocketFanout, monkeypatch: pytest.MonkeyPatch) -> None:
+    writer: SocketFanout, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(fanout_module, "END_GRACE", 0.5)
     server_end, client_end = socket.socketpair()
     server_end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16384)

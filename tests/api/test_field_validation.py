@@ -1,4 +1,5 @@
 """fieldValidation driven by the typed schemas: unknown, duplicate and mistyped fields on POST/PUT/PATCH."""
+
 from __future__ import annotations
 
 import copy
@@ -24,10 +25,17 @@ DEPLOYMENT = schema_for("apps/v1", "Deployment")
 
 def deployment(name: str = "web") -> dict:
     return {
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
-        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
-                 "template": {"metadata": {"labels": {"app": "web"}},
-                              "spec": {"containers": [{"name": "app", "image": "nginx:1.21"}]}}},
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": 2,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "app", "image": "nginx:1.21"}]},
+            },
+        },
     }
 
 
@@ -60,32 +68,46 @@ def test_unknown_fields_at_any_depth_are_found_and_dropped() -> None:
 
 
 def test_duplicate_keys_carry_full_paths_and_unknown_wins() -> None:
-    body = (b'{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a","name":"b"},'
-            b'"spec":{"replicas":1,"replicas":2,"zzz":1,"zzz":2,"template":{"spec":{"containers":'
-            b'[{"name":"c","imagePullPolicy":"Always","imagePullPolicy":"Never"}]}}}}')
-    assert json_duplicates(body) == ["metadata.name", "spec.replicas", "spec.zzz",
-                                     "spec.template.spec.containers[0].imagePullPolicy"]
+    body = (
+        b'{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a","name":"b"},'
+        b'"spec":{"replicas":1,"replicas":2,"zzz":1,"zzz":2,"template":{"spec":{"containers":'
+        b'[{"name":"c","imagePullPolicy":"Always","imagePullPolicy":"Never"}]}}}}'
+    )
+    assert json_duplicates(body) == [
+        "metadata.name",
+        "spec.replicas",
+        "spec.zzz",
+        "spec.template.spec.containers[0].imagePullPolicy",
+    ]
     checked = fieldvalidation.check_object(DEPLOYMENT, orjson.loads(body), body, "application/json")
     assert [f.text for f in checked.findings] == [
-        'duplicate field "metadata.name"', 'duplicate field "spec.replicas"', 'unknown field "spec.zzz"',
-        'duplicate field "spec.template.spec.containers[0].imagePullPolicy"']
+        'duplicate field "metadata.name"',
+        'duplicate field "spec.replicas"',
+        'unknown field "spec.zzz"',
+        'duplicate field "spec.template.spec.containers[0].imagePullPolicy"',
+    ]
     assert checked.obj["spec"]["replicas"] == 2  # the last value wins, as in the reference
 
 
 def test_yaml_duplicates_and_protobuf_bodies() -> None:
     text = b"metadata:\n  name: a\n  labels:\n    x: '1'\n    x: '2'\nspec:\n  replicas: 1\n  replicas: 2\n"
     assert yaml_duplicates(text) == ["metadata.labels.x", "spec.replicas"]
-    assert fieldvalidation.check_object(DEPLOYMENT, {"spec": {"nope": 1}}, b"", "application/vnd.orch.protobuf"
-                                        ).findings == []
+    assert (
+        fieldvalidation.check_object(DEPLOYMENT, {"spec": {"nope": 1}}, b"", "application/vnd.orch.protobuf").findings
+        == []
+    )
 
 
-@pytest.mark.parametrize(("path", "value", "expected"), [
-    (("spec", "replicas"), "two", "integer"),
-    (("spec", "paused"), "yes", "boolean"),
-    (("spec", "template", "spec", "containers"), {"name": "x"}, "array"),
-    (("spec", "selector"), ["a"], "object"),
-    (("spec", "template", "metadata", "labels", "app"), 1, "string"),
-])
+@pytest.mark.parametrize(
+    ("path", "value", "expected"),
+    [
+        (("spec", "replicas"), "two", "integer"),
+        (("spec", "paused"), "yes", "boolean"),
+        (("spec", "template", "spec", "containers"), {"name": "x"}, "array"),
+        (("spec", "selector"), ["a"], "object"),
+        (("spec", "template", "metadata", "labels", "app"), 1, "string"),
+    ],
+)
 def test_type_errors_name_the_expected_type(path: tuple[str, ...], value: object, expected: str) -> None:
     obj = deployment()
     node = obj
@@ -117,11 +139,13 @@ def test_strict_rejects_each_unknown_field_with_its_own_cause(client) -> None:
     assert resp.status_code == 422
     status = resp.get_json()
     assert status["reason"] == "Invalid"
-    assert status["message"].startswith('Deployment in version "v1" cannot be handled as a Deployment: '
-                                        'strict decoding error: unknown field "spec.')
+    assert status["message"].startswith(
+        'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.'
+    )
     causes = sorted(status["details"]["causes"], key=lambda c: c["field"])
-    assert causes == [{"reason": "FieldValueInvalid", "message": f'unknown field "{p}"', "field": p}
-                      for p in UNKNOWN_PATHS]
+    assert causes == [
+        {"reason": "FieldValueInvalid", "message": f'unknown field "{p}"', "field": p} for p in UNKNOWN_PATHS
+    ]
     assert client.get(f"{DEPLOY}/web").status_code == 404
 
 
@@ -148,25 +172,31 @@ def test_wrong_type_is_422_in_every_mode(client, mode: str) -> None:
     resp = client.post(f"{DEPLOY}?fieldValidation={mode}", json=obj)
     assert resp.status_code == 422
     status = resp.get_json()
-    assert status["message"] == ('Deployment.apps "web" is invalid: spec.replicas: Invalid value: "string": '
-                                 'spec.replicas in body must be of type integer: "string"')
-    assert status["details"]["causes"] == [{
-        "reason": "FieldValueTypeInvalid", "field": "spec.replicas",
-        "message": 'Invalid value: "string": spec.replicas in body must be of type integer: "string"'}]
+    assert status["message"] == (
+        'Deployment.apps "web" is invalid: spec.replicas: Invalid value: "string": '
+        'spec.replicas in body must be of type integer: "string"'
+    )
+    assert status["details"]["causes"] == [
+        {
+            "reason": "FieldValueTypeInvalid",
+            "field": "spec.replicas",
+            "message": 'Invalid value: "string": spec.replicas in body must be of type integer: "string"',
+        }
+    ]
 
 
-@pytest.mark.parametrize(("mode", "code", "headers"), [
-    ("Strict", 422, []),
-    ("Warn", 201, ['299 - "duplicate field \\"spec.replicas\\""']),
-    ("Ignore", 201, []),
-])
+@pytest.mark.parametrize(
+    ("mode", "code", "headers"),
+    [("Strict", 422, []), ("Warn", 201, ['299 - "duplicate field \\"spec.replicas\\""']), ("Ignore", 201, [])],
+)
 def test_duplicate_fields_per_mode(client, mode: str, code: int, headers: list[str]) -> None:
     text = orjson.dumps(deployment()).replace(b'"replicas":2', b'"replicas":1,"replicas":3')
     resp = client.post(f"{DEPLOY}?fieldValidation={mode}", data=text, headers=JSON)
     assert resp.status_code == code and warnings(resp) == headers
     if mode == "Strict":
-        assert resp.get_json()["details"]["causes"] == [{
-            "reason": "FieldValueDuplicate", "message": 'duplicate field "spec.replicas"', "field": "spec.replicas"}]
+        assert resp.get_json()["details"]["causes"] == [
+            {"reason": "FieldValueDuplicate", "message": 'duplicate field "spec.replicas"', "field": "spec.replicas"}
+        ]
     else:
         assert resp.get_json()["spec"]["replicas"] == 3
 
@@ -192,15 +222,18 @@ spec:
 def test_yaml_bodies_are_checked_like_json(client) -> None:
     resp = client.post(DEPLOY, data=YAML_BODY, headers={"Content-Type": "application/yaml"})
     assert resp.status_code == 201
-    assert warnings(resp) == ['299 - "duplicate field \\"spec.replicas\\""',
-                              '299 - "unknown field \\"spec.template.spec.containers[0].imagee\\""']
+    assert warnings(resp) == [
+        '299 - "duplicate field \\"spec.replicas\\""',
+        '299 - "unknown field \\"spec.template.spec.containers[0].imagee\\""',
+    ]
     assert resp.get_json()["spec"]["replicas"] == 2 and "imagee" not in stored_container(client)
 
 
 def test_protobuf_bodies_are_accepted_without_findings(client) -> None:
     body = encode_object({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "pb"}, "data": {"a": "b"}})
-    resp = client.post(f"{CM}?fieldValidation=Strict", data=body,
-                       headers={"Content-Type": Naming().protobuf_media_type})
+    resp = client.post(
+        f"{CM}?fieldValidation=Strict", data=body, headers={"Content-Type": Naming().protobuf_media_type}
+    )
     assert resp.status_code == 201 and warnings(resp) == []
 
 
@@ -231,8 +264,14 @@ def test_scale_subresource_is_checked_against_its_own_kind(client) -> None:
 
 
 def merge_with_unknown() -> bytes:
-    return orjson.dumps({"spec": {"bogus": 1, "template": {"spec": {"containers": [
-        {"name": "app", "image": "nginx:1.22", "imagee": "typo"}]}}}})
+    return orjson.dumps(
+        {
+            "spec": {
+                "bogus": 1,
+                "template": {"spec": {"containers": [{"name": "app", "image": "nginx:1.22", "imagee": "typo"}]}},
+            }
+        }
+    )
 
 
 def test_strict_merge_patch_reports_what_the_patch_introduced(client) -> None:
@@ -243,10 +282,9 @@ def test_strict_merge_patch_reports_what_the_patch_introduced(client) -> None:
     assert stored_container(client)["image"] == "nginx:1.21"  # nothing was written
 
 
-@pytest.mark.parametrize(("mode", "expected"), [
-    ("Warn", [f'299 - "unknown field \\"{p}\\""' for p in UNKNOWN_PATHS]),
-    ("Ignore", []),
-])
+@pytest.mark.parametrize(
+    ("mode", "expected"), [("Warn", [f'299 - "unknown field \\"{p}\\""' for p in UNKNOWN_PATHS]), ("Ignore", [])]
+)
 def test_merge_patch_drops_unknown_fields(client, mode: str, expected: list[str]) -> None:
     client.post(DEPLOY, json=deployment())
     resp = client.patch(f"{DEPLOY}/web?fieldValidation={mode}", data=merge_with_unknown(), headers=MERGE)
@@ -261,15 +299,19 @@ def test_json_patch_unknown_leaf_and_unknown_fields_inside_values(client) -> Non
     client.post(DEPLOY, json=deployment())
     ops = [
         {"op": "add", "path": "/spec/template/spec/containers/0/imagee", "value": "typo"},
-        {"op": "add", "path": "/spec/template/spec/containers/-",
-         "value": {"name": "side", "image": "busybox", "colour": "blue"}},
+        {
+            "op": "add",
+            "path": "/spec/template/spec/containers/-",
+            "value": {"name": "side", "image": "busybox", "colour": "blue"},
+        },
         {"op": "replace", "path": "/spec/replicas", "value": 4},
     ]
     resp = client.patch(f"{DEPLOY}/web", data=orjson.dumps(ops), headers=JSON_PATCH)
     assert resp.status_code == 200
     assert sorted(warnings(resp)) == [
         '299 - "unknown field \\"spec.template.spec.containers[0].imagee\\""',
-        '299 - "unknown field \\"spec.template.spec.containers[1].colour\\""']
+        '299 - "unknown field \\"spec.template.spec.containers[1].colour\\""',
+    ]
     stored = client.get(f"{DEPLOY}/web").get_json()
     containers = stored["spec"]["template"]["spec"]["containers"]
     assert stored["spec"]["replicas"] == 4
@@ -280,8 +322,9 @@ def test_json_patch_unknown_leaf_and_unknown_fields_inside_values(client) -> Non
 def test_patch_type_errors_are_422_in_every_mode(client) -> None:
     client.post(DEPLOY, json=deployment())
     for mode in ("Strict", "Warn", "Ignore"):
-        resp = client.patch(f"{DEPLOY}/web?fieldValidation={mode}",
-                            data=orjson.dumps({"spec": {"replicas": "many"}}), headers=MERGE)
+        resp = client.patch(
+            f"{DEPLOY}/web?fieldValidation={mode}", data=orjson.dumps({"spec": {"replicas": "many"}}), headers=MERGE
+        )
         assert resp.status_code == 422
         assert resp.get_json()["details"]["causes"][0]["reason"] == "FieldValueTypeInvalid"
     assert client.get(f"{DEPLOY}/web").get_json()["spec"]["replicas"] == 2
@@ -292,16 +335,24 @@ def test_merge_patch_duplicates_warn_with_their_path(client) -> None:
     resp = client.patch(f"{DEPLOY}/web", data=b'{"spec":{"replicas":3,"replicas":4}}', headers=MERGE)
     assert resp.status_code == 200
     assert warnings(resp) == ['299 - "duplicate field \\"spec.replicas\\""']
-    strict = client.patch(f"{DEPLOY}/web?fieldValidation=Strict", data=b'{"spec":{"paused":true,"paused":false}}',
-                          headers=MERGE)
+    strict = client.patch(
+        f"{DEPLOY}/web?fieldValidation=Strict", data=b'{"spec":{"paused":true,"paused":false}}', headers=MERGE
+    )
     assert strict.status_code == 422
 
 
 def test_strategic_merge_patch_keeps_directives_and_drops_unknown_fields(client) -> None:
     client.post(DEPLOY, json=deployment())
-    patch = {"spec": {"template": {"spec": {
-        "$setElementOrder/containers": [{"name": "app"}],
-        "containers": [{"name": "app", "imagee": "typo", "image": "nginx:1.23"}]}}}}
+    patch = {
+        "spec": {
+            "template": {
+                "spec": {
+                    "$setElementOrder/containers": [{"name": "app"}],
+                    "containers": [{"name": "app", "imagee": "typo", "image": "nginx:1.23"}],
+                }
+            }
+        }
+    }
     resp = client.patch(f"{DEPLOY}/web", data=orjson.dumps(patch), headers=SMP)
     assert resp.status_code == 200, resp.get_json()
     assert warnings(resp) == ['299 - "unknown field \\"spec.template.spec.containers[0].imagee\\""']

@@ -1,4 +1,5 @@
 """Health endpoints: the check registry and report format, then /healthz, /livez, /readyz over HTTP."""
+
 from __future__ import annotations
 
 import pytest
@@ -8,8 +9,10 @@ from app.api.health import run_checks
 from app.context import services
 
 TEXT = "text/plain; charset=utf-8"
-BOOT = ("[+]poststarthook/bootstrap-controller ok\n[+]poststarthook/generic-apiserver-start-informers ok\n"
-        "[+]poststarthook/rbac/bootstrap-roles ok\n[+]autoregister-completion ok\n")  # app/lifecycle.py
+BOOT = (
+    "[+]poststarthook/bootstrap-controller ok\n[+]poststarthook/generic-apiserver-start-informers ok\n"
+    "[+]poststarthook/rbac/bootstrap-roles ok\n[+]autoregister-completion ok\n"
+)  # app/lifecycle.py
 
 
 def _fail() -> None:
@@ -38,12 +41,19 @@ def test_added_checks_run_before_shutdown_and_replace_by_name() -> None:
 
 
 def test_run_checks_lines_for_pass_fail_exclude_and_unknown_excludes() -> None:
-    checks = [health.HealthCheck("ping", lambda: None), health.HealthCheck("store", _fail),
-              health.HealthCheck("log", lambda: None)]
+    checks = [
+        health.HealthCheck("ping", lambda: None),
+        health.HealthCheck("store", _fail),
+        health.HealthCheck("log", lambda: None),
+    ]
     lines, healthy = run_checks(checks, ["log", "zeta", "alpha"])
     assert not healthy
-    assert lines == ["[+]ping ok", "[-]store failed: reason withheld", "[+]log excluded: ok",
-                     'warn: some health checks cannot be excluded: no matches for "alpha","zeta"']
+    assert lines == [
+        "[+]ping ok",
+        "[-]store failed: reason withheld",
+        "[+]log excluded: ok",
+        'warn: some health checks cannot be excluded: no matches for "alpha","zeta"',
+    ]
     lines, healthy = run_checks(checks, ["store"])
     assert healthy and lines[1] == "[+]store excluded: ok"
 
@@ -63,8 +73,9 @@ def test_plain_ok(client, endpoint: str) -> None:
 def test_verbose_readyz_lists_checks_in_order(client) -> None:
     resp = client.get("/readyz?verbose")
     assert resp.status_code == 200
-    assert resp.data.decode() == ("[+]ping ok\n[+]log ok\n[+]store ok\n" + BOOT + "[+]shutdown ok\n"
-                                  "readyz check passed\n")
+    assert resp.data.decode() == (
+        "[+]ping ok\n[+]log ok\n[+]store ok\n" + BOOT + "[+]shutdown ok\nreadyz check passed\n"
+    )
 
 
 def test_verbose_livez_with_value_and_no_shutdown_check(client) -> None:
@@ -75,9 +86,12 @@ def test_verbose_livez_with_value_and_no_shutdown_check(client) -> None:
 def test_exclude_is_repeatable_and_warns_about_unknown_names(client) -> None:
     resp = client.get("/healthz?verbose&exclude=log&exclude=etcd&exclude=store")
     assert resp.status_code == 200
-    assert resp.data.decode() == ("[+]ping ok\n[+]log excluded: ok\n[+]store excluded: ok\n" + BOOT +
-                                  'warn: some health checks cannot be excluded: no matches for "etcd"\n'
-                                  "healthz check passed\n")
+    assert resp.data.decode() == (
+        "[+]ping ok\n[+]log excluded: ok\n[+]store excluded: ok\n"
+        + BOOT
+        + 'warn: some health checks cannot be excluded: no matches for "etcd"\n'
+        "healthz check passed\n"
+    )
     assert client.get("/livez?exclude=shutdown").data == b"ok"  # a warning alone is no failure
 
 

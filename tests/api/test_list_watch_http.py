@@ -1,4 +1,5 @@
 """Chunked lists, resourceVersion rules and watch streams over HTTP, on both stores."""
+
 from __future__ import annotations
 
 import threading
@@ -128,7 +129,10 @@ def test_watch_sends_initial_state_then_changes(any_app) -> None:
     events = read_events(resp, 3)
     resp.close()
     assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
-        ("ADDED", "a"), ("ADDED", "b"), ("DELETED", "a")]
+        ("ADDED", "a"),
+        ("ADDED", "b"),
+        ("DELETED", "a"),
+    ]
 
 
 def test_watch_from_a_revision_replays_only_later_changes(client) -> None:
@@ -167,8 +171,10 @@ def test_watch_from_compacted_revision_is_an_error_event(app, client) -> None:
 
 def test_watch_list_ends_initial_events_with_a_bookmark(client) -> None:
     client.post(CM, json=cm("a"))
-    url = (f"{CM}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
-           "&timeoutSeconds=1")
+    url = (
+        f"{CM}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
+        "&timeoutSeconds=1"
+    )
     events = read_events(client.get(url, buffered=False), 2)
     assert [e["type"] for e in events] == ["ADDED", "BOOKMARK"]
     assert events[1]["object"]["metadata"]["annotations"] == {"orch.io/initial-events-end": "true"}
@@ -188,8 +194,7 @@ def test_watch_single_object_by_name(client) -> None:
 def test_bookmark_before_the_deadline_carries_a_caught_up_revision(client) -> None:
     client.post(CM, json=cm("a"))
     rv = client.get(CM).get_json()["metadata"]["resourceVersion"]
-    resp = client.get(f"{CM}?watch=1&resourceVersion={rv}&allowWatchBookmarks=true&timeoutSeconds=2",
-                      buffered=False)
+    resp = client.get(f"{CM}?watch=1&resourceVersion={rv}&allowWatchBookmarks=true&timeoutSeconds=2", buffered=False)
     events = read_events(resp, 1)
     resp.close()
     assert events[0]["type"] == "BOOKMARK"

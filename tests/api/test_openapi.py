@@ -1,4 +1,5 @@
 """OpenAPI v3 (index + per group-version) and v2: builders, then what kubectl reads over HTTP."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -56,8 +57,10 @@ def operations(doc: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
 def test_schema_names_use_reversed_group_or_core() -> None:
     assert openapi.schema_name("", "v1", "ConfigMap") == "core.v1.ConfigMap"
     assert openapi.schema_name("apps", "v1", "Deployment") == "apps.v1.Deployment"
-    assert openapi.schema_name(CERTIFICATES, "v1", "CertificateSigningRequest") == \
-        "io.orch.certificates.v1.CertificateSigningRequest"
+    assert (
+        openapi.schema_name(CERTIFICATES, "v1", "CertificateSigningRequest")
+        == "io.orch.certificates.v1.CertificateSigningRequest"
+    )
     assert openapi.meta_schema_name(NAMING, "ObjectMeta") == "io.orch.meta.v1.ObjectMeta"
     assert openapi.gv_path("", "v1") == "api/v1" and openapi.gv_path("apps", "v1") == "apis/apps/v1"
 
@@ -68,33 +71,42 @@ def test_v3_core_document_has_reference_path_shapes_and_operation_ids() -> None:
     paths = doc["paths"]
     coll, item = "/api/v1/namespaces/{namespace}/configmaps", "/api/v1/namespaces/{namespace}/configmaps/{name}"
     assert {m: paths[coll][m]["operationId"] for m in METHODS if m in paths[coll]} == {
-        "get": "listCoreV1NamespacedConfigMap", "post": "createCoreV1NamespacedConfigMap",
-        "delete": "deleteCoreV1CollectionNamespacedConfigMap"}
+        "get": "listCoreV1NamespacedConfigMap",
+        "post": "createCoreV1NamespacedConfigMap",
+        "delete": "deleteCoreV1CollectionNamespacedConfigMap",
+    }
     assert {m: paths[item][m]["operationId"] for m in METHODS if m in paths[item]} == {
-        "get": "readCoreV1NamespacedConfigMap", "put": "replaceCoreV1NamespacedConfigMap",
-        "patch": "patchCoreV1NamespacedConfigMap", "delete": "deleteCoreV1NamespacedConfigMap"}
+        "get": "readCoreV1NamespacedConfigMap",
+        "put": "replaceCoreV1NamespacedConfigMap",
+        "patch": "patchCoreV1NamespacedConfigMap",
+        "delete": "deleteCoreV1NamespacedConfigMap",
+    }
     assert paths["/api/v1/configmaps"]["get"]["operationId"] == "listCoreV1ConfigMapForAllNamespaces"
     assert paths["/api/v1/namespaces/{name}"]["patch"]["operationId"] == "patchCoreV1Namespace"
     assert paths["/api/v1/namespaces/{name}/finalize"]["put"]["operationId"] == "replaceCoreV1NamespaceFinalize"
     assert "/api/v1/namespaces/{namespace}/pods/{name}/eviction" in paths
     assert paths["/api/v1/namespaces/{namespace}/pods/{name}/eviction"]["post"][CLIENT_GVK_EXTENSION] == {
-        "group": "policy", "version": "v1", "kind": "Eviction"}
+        "group": "policy",
+        "version": "v1",
+        "kind": "Eviction",
+    }
     path_params = {p["name"]: p for p in paths[item]["parameters"]}
     assert path_params["name"]["in"] == "path" and path_params["name"]["required"] is True
     assert path_params["namespace"]["in"] == "path"
     patch = paths[item]["patch"]
-    assert {p["name"] for p in patch["parameters"]} == {"dryRun", "fieldManager", "fieldValidation", "force",
-                                                         "pretty"}
+    assert {p["name"] for p in patch["parameters"]} == {"dryRun", "fieldManager", "fieldValidation", "force", "pretty"}
     assert all(p["in"] == "query" for p in patch["parameters"])
     assert patch[OUR_GVK] == patch[CLIENT_GVK_EXTENSION] == {"group": "", "version": "v1", "kind": "ConfigMap"}
     content = patch["requestBody"]["content"]
-    assert {"application/json-patch+json", "application/merge-patch+json",
-            "application/apply-patch+yaml"} <= set(content)
+    assert {"application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"} <= set(
+        content
+    )
     smp = "application/strategic-merge-patch+json" in content
     assert smp == openapi.ADVERTISE_STRATEGIC_MERGE_PATCH
     listing = paths[coll]["get"]
-    assert {"labelSelector", "fieldSelector", "limit", "continue", "watch", "resourceVersion",
-            "timeoutSeconds"} <= {p["name"] for p in listing["parameters"]}
+    assert {"labelSelector", "fieldSelector", "limit", "continue", "watch", "resourceVersion", "timeoutSeconds"} <= {
+        p["name"] for p in listing["parameters"]
+    }
 
 
 def test_every_kind_and_subresource_patch_declares_field_validation() -> None:
@@ -119,10 +131,12 @@ def test_scale_subresource_carries_autoscaling_gvk_and_schema() -> None:
     assert scale["patch"]["operationId"] == "patchAppsV1NamespacedDeploymentScale"
     assert scale["patch"][CLIENT_GVK_EXTENSION] == {"group": "autoscaling", "version": "v1", "kind": "Scale"}
     assert scale["get"]["responses"]["200"]["content"]["application/json"]["schema"] == {
-        "$ref": "#/components/schemas/autoscaling.v1.Scale"}
+        "$ref": "#/components/schemas/autoscaling.v1.Scale"
+    }
     schemas = doc["components"]["schemas"]
     assert schemas["autoscaling.v1.Scale"][CLIENT_GVK_EXTENSION] == [
-        {"group": "autoscaling", "version": "v1", "kind": "Scale"}]
+        {"group": "autoscaling", "version": "v1", "kind": "Scale"}
+    ]
     status = doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}/status"]
     assert status["patch"][CLIENT_GVK_EXTENSION]["kind"] == "Deployment"
 
@@ -140,15 +154,30 @@ def test_kind_schemas_are_typed_and_carry_gvk_lists() -> None:
     assert cm["properties"]["immutable"] == {"type": "boolean"}
     assert schemas["core.v1.ConfigMapList"][CLIENT_GVK_EXTENSION][0]["kind"] == "ConfigMapList"
     meta = schemas["io.orch.meta.v1.ObjectMeta"]["properties"]
-    assert {"name", "namespace", "labels", "annotations", "uid", "resourceVersion", "generation",
-            "creationTimestamp", "deletionTimestamp", "finalizers", "ownerReferences", "managedFields"} <= set(meta)
+    assert {
+        "name",
+        "namespace",
+        "labels",
+        "annotations",
+        "uid",
+        "resourceVersion",
+        "generation",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "finalizers",
+        "ownerReferences",
+        "managedFields",
+    } <= set(meta)
     role = openapi.build_v3_document(sample_catalog(), NAMING, "rbac.authorization.orch.io", "v1")
     assert role is not None
     rules = role["components"]["schemas"]["io.orch.authorization.rbac.v1.Role"]["properties"]["rules"]
     assert rules["type"] == "array" and rules["items"] == {
-        "$ref": "#/components/schemas/io.orch.authorization.rbac.v1.PolicyRule"}
-    assert role["paths"]["/apis/rbac.authorization.orch.io/v1/namespaces/{namespace}/roles/{name}"]["get"][
-        "operationId"] == "readRbacAuthorizationV1NamespacedRole"
+        "$ref": "#/components/schemas/io.orch.authorization.rbac.v1.PolicyRule"
+    }
+    assert (
+        role["paths"]["/apis/rbac.authorization.orch.io/v1/namespaces/{namespace}/roles/{name}"]["get"]["operationId"]
+        == "readRbacAuthorizationV1NamespacedRole"
+    )
 
 
 def test_kinds_without_a_declaration_stay_permissive() -> None:
@@ -188,8 +217,12 @@ def test_v2_document_has_definitions_and_paths_for_every_kind() -> None:
     assert set(v2["paths"]) == v3_paths
     patch = v2["paths"]["/api/v1/namespaces/{namespace}/configmaps/{name}"]["patch"]
     assert "application/merge-patch+json" in patch["consumes"]
-    assert patch["parameters"][0] == {"name": "body", "in": "body", "required": True,
-                                      "schema": {"$ref": "#/definitions/io.orch.meta.v1.Patch"}}
+    assert patch["parameters"][0] == {
+        "name": "body",
+        "in": "body",
+        "required": True,
+        "schema": {"$ref": "#/definitions/io.orch.meta.v1.Patch"},
+    }
     assert patch[CLIENT_GVK_EXTENSION] == {"group": "", "version": "v1", "kind": "ConfigMap"}
 
 
@@ -205,9 +238,15 @@ def test_index_hashes_are_stable_digests_of_the_documents() -> None:
     built = openapi.v3_documents(catalog, NAMING)
     assert built.index is not None
     index = orjson.loads(built.index.body)
-    assert set(index["paths"]) == {"api/v1", "apis/apps/v1", "apis/batch/v1", "apis/batch/v1beta1",
-                                   f"apis/{CERTIFICATES}/v1", "apis/authentication.orch.io/v1",
-                                   "apis/rbac.authorization.orch.io/v1"}
+    assert set(index["paths"]) == {
+        "api/v1",
+        "apis/apps/v1",
+        "apis/batch/v1",
+        "apis/batch/v1beta1",
+        f"apis/{CERTIFICATES}/v1",
+        "apis/authentication.orch.io/v1",
+        "apis/rbac.authorization.orch.io/v1",
+    }
     doc = openapi.build_v3_document(catalog, NAMING, "", "v1")
     assert doc is not None
     digest = openapi.document_hash(openapi.encode_document(doc))
@@ -263,14 +302,21 @@ def test_every_kind_has_a_schema_with_its_gvk_in_v3_and_v2(rt, v3_docs, v2_doc) 
 
 
 def _declared_markers(field) -> dict[str, Any]:
-    pairs = {"list-type": field.list_type, "list-map-keys": list(field.list_map_keys) or None,
-             "map-type": field.map_type, "patch-strategy": field.patch_strategy,
-             "patch-merge-key": field.patch_merge_key}
+    pairs = {
+        "list-type": field.list_type,
+        "list-map-keys": list(field.list_map_keys) or None,
+        "map-type": field.map_type,
+        "patch-strategy": field.patch_strategy,
+        "patch-merge-key": field.patch_merge_key,
+    }
     return {EXT(k): v for k, v in pairs.items() if v}
 
 
-@pytest.mark.parametrize("rt", [rt for rt in REAL if has_schema(_api_version(rt.group, rt.version), rt.kind, NAMING)],
-                         ids=lambda rt: rt.group_resource)
+@pytest.mark.parametrize(
+    "rt",
+    [rt for rt in REAL if has_schema(_api_version(rt.group, rt.version), rt.kind, NAMING)],
+    ids=lambda rt: rt.group_resource,
+)
 def test_every_reachable_struct_carries_the_declared_markers(rt, v3_docs, v2_doc) -> None:
     kind = schema_for(_api_version(rt.group, rt.version), rt.kind, NAMING)
     for schemas in (v3_docs[openapi.gv_path(rt.group, rt.version)]["components"]["schemas"], v2_doc["definitions"]):
@@ -296,9 +342,13 @@ def test_reference_markers_on_well_known_fields(v3_docs, v2_doc) -> None:
     core = v3_docs["api/v1"]["components"]["schemas"]
     containers = core["core.v1.PodSpec"]["properties"]["containers"]
     assert containers == {
-        "type": "array", "items": {"$ref": "#/components/schemas/core.v1.Container"},
-        EXT("list-type"): "map", EXT("list-map-keys"): ["name"],
-        EXT("patch-strategy"): "merge", EXT("patch-merge-key"): "name"}
+        "type": "array",
+        "items": {"$ref": "#/components/schemas/core.v1.Container"},
+        EXT("list-type"): "map",
+        EXT("list-map-keys"): ["name"],
+        EXT("patch-strategy"): "merge",
+        EXT("patch-merge-key"): "name",
+    }
     assert "containers" in core["core.v1.PodSpec"]["required"]
     assert core["core.v1.Container"]["properties"]["ports"][EXT("list-map-keys")] == ["containerPort", "protocol"]
     assert core["core.v1.PodSpec"]["properties"]["volumes"][EXT("patch-strategy")] == "merge,retainKeys"
@@ -306,8 +356,11 @@ def test_reference_markers_on_well_known_fields(v3_docs, v2_doc) -> None:
     assert meta["finalizers"][EXT("list-type")] == "set" and meta["finalizers"][EXT("patch-strategy")] == "merge"
     assert meta["ownerReferences"][EXT("list-map-keys")] == ["uid"]
     assert meta["ownerReferences"][EXT("patch-merge-key")] == "uid"
-    assert meta["generation"] == {"type": "integer", "format": "int64",
-                                  "description": "Sequence number of the desired state."}
+    assert meta["generation"] == {
+        "type": "integer",
+        "format": "int64",
+        "description": "Sequence number of the desired state.",
+    }
     assert meta["creationTimestamp"]["allOf"] == [{"$ref": "#/components/schemas/io.orch.meta.v1.Time"}]
     assert core["io.orch.meta.v1.Time"]["type"] == "string" and core["io.orch.meta.v1.Time"]["format"] == "date-time"
     limits = core["core.v1.ResourceRequirements"]["properties"]["limits"]
@@ -315,8 +368,11 @@ def test_reference_markers_on_well_known_fields(v3_docs, v2_doc) -> None:
     apps = v3_docs["apis/apps/v1"]["components"]["schemas"]
     spec = apps["apps.v1.DeploymentSpec"]["properties"]
     assert spec["replicas"] == {"type": "integer", "format": "int32"}
-    assert spec["strategy"] == {"allOf": [{"$ref": "#/components/schemas/apps.v1.DeploymentStrategy"}],
-                                "default": {}, EXT("patch-strategy"): "retainKeys"}
+    assert spec["strategy"] == {
+        "allOf": [{"$ref": "#/components/schemas/apps.v1.DeploymentStrategy"}],
+        "default": {},
+        EXT("patch-strategy"): "retainKeys",
+    }
     surge = apps["apps.v1.RollingUpdateDeployment"]["properties"]["maxSurge"]
     assert surge == {"$ref": "#/components/schemas/io.orch.util.intstr.IntOrString"}
     int_or_string = apps["io.orch.util.intstr.IntOrString"]
@@ -325,11 +381,18 @@ def test_reference_markers_on_well_known_fields(v3_docs, v2_doc) -> None:
     # v2 keeps a reference's siblings next to it and models the leaf types as strings
     v2 = v2_doc["definitions"]
     assert v2["apps.v1.DeploymentSpec"]["properties"]["strategy"] == {
-        "$ref": "#/definitions/apps.v1.DeploymentStrategy", "default": {}, EXT("patch-strategy"): "retainKeys"}
+        "$ref": "#/definitions/apps.v1.DeploymentStrategy",
+        "default": {},
+        EXT("patch-strategy"): "retainKeys",
+    }
     assert v2["core.v1.PodSpec"]["properties"]["containers"][EXT("patch-merge-key")] == "name"
     assert v2["io.orch.api.resource.Quantity"]["type"] == "string"
-    assert v2["io.orch.util.intstr.IntOrString"] == {"description": "An int32 or a string.", "type": "string",
-                                                    "format": "int-or-string", EXT("int-or-string"): True}
+    assert v2["io.orch.util.intstr.IntOrString"] == {
+        "description": "An int32 or a string.",
+        "type": "string",
+        "format": "int-or-string",
+        EXT("int-or-string"): True,
+    }
 
 
 def test_real_documents_resolve_every_reference(v3_docs, v2_doc) -> None:

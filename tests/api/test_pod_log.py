@@ -1,5 +1,6 @@
 """pods/log: the server asks the pod's node agent (a real HTTPS stand-in) with its own client certificate and
 streams the answer; bad requests get the reference's messages."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -8,13 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import _shutdown, admin_app
-from tests.node_agent import (
-    AgentCertificates,
-    NodeAgent,
-    agent_certificates,
-    node,
-    node_agent,
-)
+from tests.node_agent import AgentCertificates, NodeAgent, agent_certificates, node, node_agent
 
 PODS = "/api/v1/namespaces/default/pods"
 
@@ -33,8 +28,13 @@ def agent(certs: AgentCertificates, tmp_path: Path) -> Iterator[NodeAgent]:
 
 @pytest.fixture
 def client(database_url, tmp_path, certs: AgentCertificates, agent: NodeAgent):
-    app = admin_app(database_url, tmp_path / "app", KUBELET_CLIENT_CERTIFICATE=str(certs.client_cert),
-                    KUBELET_CLIENT_KEY=str(certs.client_key), KUBELET_CERTIFICATE_AUTHORITY=str(certs.ca_file))
+    app = admin_app(
+        database_url,
+        tmp_path / "app",
+        KUBELET_CLIENT_CERTIFICATE=str(certs.client_cert),
+        KUBELET_CLIENT_KEY=str(certs.client_key),
+        KUBELET_CERTIFICATE_AUTHORITY=str(certs.ca_file),
+    )
     test_client = app.test_client()
     assert test_client.post("/api/v1/nodes", json=node("node-1", agent.port)).status_code == 201
     yield test_client
@@ -77,13 +77,14 @@ def test_which_container_and_which_node(client, agent: NodeAgent):
     assert client.post(PODS, json=pod("two", "a", "b", init=("setup",))).status_code == 201
     answer = client.get(f"{PODS}/two/log")
     assert answer.status_code == 400 and answer.get_json()["message"] == (
-        "a container name must be specified for pod two, choose one of: [a b] or one of the init containers: "
-        "[setup]")
+        "a container name must be specified for pod two, choose one of: [a b] or one of the init containers: [setup]"
+    )
     answer = client.get(f"{PODS}/two/log?container=c")
     assert answer.status_code == 400 and answer.get_json()["message"] == "container c is not valid for pod two"
     answer = client.get(f"{PODS}/two/log?container=a&tailLines=-1")
     assert answer.status_code == 422 and answer.get_json()["message"] == (
-        'PodLogOptions "two" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0')
+        'PodLogOptions "two" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0'
+    )
     assert client.post(PODS, json=pod("waiting", "app", node_name="")).status_code == 201
     answer = client.get(f"{PODS}/waiting/log")
     assert answer.status_code == 200 and answer.data == b""  # not on a node yet: nothing to show
@@ -99,4 +100,5 @@ def test_an_agent_that_is_down_is_a_clear_500(client, agent: NodeAgent):
     answer = client.get(f"{PODS}/far/log")
     assert answer.status_code == 500 and answer.get_json()["reason"] == "InternalError"
     assert answer.get_json()["message"].startswith(
-        'Internal error occurred: Get "https://127.0.0.1:1/containerLogs/default/far/app": ')
+        'Internal error occurred: Get "https://127.0.0.1:1/containerLogs/default/far/app": '
+    )

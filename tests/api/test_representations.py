@@ -1,4 +1,5 @@
 """Content negotiation: Table, protobuf (our media type), fallbacks and 406, on lists, objects and watches."""
+
 from __future__ import annotations
 
 import struct
@@ -32,8 +33,15 @@ def test_table_list_and_get(client) -> None:
 
 def test_default_table_for_kinds_without_a_printer(client) -> None:
     url = "/apis/rbac.authorization.orch.io/v1/clusterroles"
-    client.post(url, json={"apiVersion": "rbac.authorization.orch.io/v1", "kind": "ClusterRole",
-                           "metadata": {"name": "r"}, "rules": []})
+    client.post(
+        url,
+        json={
+            "apiVersion": "rbac.authorization.orch.io/v1",
+            "kind": "ClusterRole",
+            "metadata": {"name": "r"},
+            "rules": [],
+        },
+    )
     table = client.get(url, headers={"Accept": TABLE}).get_json()
     assert [(c["name"], c["type"]) for c in table["columnDefinitions"]] == [("Name", "string"), ("Created At", "date")]
 
@@ -78,7 +86,7 @@ def test_protobuf_watch_frames(client) -> None:
     assert resp.headers["Content-Type"] == f"{PB};stream=watch"
     data = b"".join(resp.response)
     (length,) = struct.unpack(">I", data[:4])
-    event = decode_watch_event(data[4:4 + length])
+    event = decode_watch_event(data[4 : 4 + length])
     assert event["type"] == "ADDED" and event["object"]["metadata"]["name"] == "a"
 
 

@@ -1,4 +1,5 @@
 """HTTP behaviour of resource endpoints: verbs, metadata rules, errors as Status, on both stores."""
+
 from __future__ import annotations
 
 import orjson
@@ -38,9 +39,16 @@ def test_create_get_list_update_delete_configmap(any_client) -> None:
     missing = c.get(f"{CM}/a")
     assert missing.status_code == 404
     assert missing.headers["Content-Type"] == "application/json"
-    assert missing.get_json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                                  "message": 'configmaps "a" not found', "reason": "NotFound",
-                                  "details": {"name": "a", "kind": "configmaps"}, "code": 404}
+    assert missing.get_json() == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": 'configmaps "a" not found',
+        "reason": "NotFound",
+        "details": {"name": "a", "kind": "configmaps"},
+        "code": 404,
+    }
 
 
 def test_duplicate_create_is_already_exists(client) -> None:
@@ -124,11 +132,16 @@ def test_yaml_in_and_out_and_pretty(client) -> None:
     assert pretty.data.startswith(b"{\n")
 
 
-@pytest.mark.parametrize("patch_type, patch", [
-    ("application/merge-patch+json", {"data": {"k": "new", "gone": None}}),
-    ("application/json-patch+json", [{"op": "replace", "path": "/data/k", "value": "new"},
-                                     {"op": "remove", "path": "/data/gone"}]),
-])
+@pytest.mark.parametrize(
+    "patch_type, patch",
+    [
+        ("application/merge-patch+json", {"data": {"k": "new", "gone": None}}),
+        (
+            "application/json-patch+json",
+            [{"op": "replace", "path": "/data/k", "value": "new"}, {"op": "remove", "path": "/data/gone"}],
+        ),
+    ],
+)
 def test_patch(any_client, patch_type: str, patch) -> None:
     any_client.post(CM, json=cm("p", k="old", gone="x"))
     resp = any_client.patch(f"{CM}/p", data=orjson.dumps(patch), headers={"Content-Type": patch_type})
@@ -247,7 +260,6 @@ def test_field_validation_on_metadata_and_duplicates(client) -> None:
     assert client.post(f"{CM}?fieldValidation=Sometimes", json=cm("z")).status_code == 400
 
 
-
 def test_namespace_deletion_finishes_in_the_server(any_client) -> None:
     c = any_client
     c.post("/api/v1/namespaces", json={"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gone"}})
@@ -264,8 +276,10 @@ def test_namespace_deletion_finishes_in_the_server(any_client) -> None:
     assert refused.get_json()["details"]["causes"][0]["reason"] == "NamespaceTerminating"
 
     def remaining_reported():
-        conds = {x["type"]: x for x in (c.get("/api/v1/namespaces/gone").get_json().get("status") or {})
-                 .get("conditions") or []}
+        conds = {
+            x["type"]: x
+            for x in (c.get("/api/v1/namespaces/gone").get_json().get("status") or {}).get("conditions") or []
+        }
         return conds.get("NamespaceFinalizersRemaining", {}).get("status") == "True" and conds
 
     conds = wait_for(remaining_reported)
@@ -285,18 +299,27 @@ def test_system_namespaces_exist_and_default_cannot_be_deleted(client) -> None:
 
 
 def test_scale_subresource(client) -> None:
-    dep = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
-           "spec": {"selector": {"matchLabels": {"app": "web"}},
-                    "template": {"metadata": {"labels": {"app": "web"}},
-                                 "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}}
+    dep = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "web", "image": "nginx"}]},
+            },
+        },
+    }
     url = "/apis/apps/v1/namespaces/default/deployments"
     made = client.post(url, json=dep).get_json()
     assert made["spec"]["replicas"] == 1 and made["spec"]["strategy"]["type"] == "RollingUpdate"
     scale = client.get(f"{url}/web/scale").get_json()
     assert scale["kind"] == "Scale" and scale["apiVersion"] == "autoscaling/v1"
     assert scale["spec"]["replicas"] == 1 and scale["status"]["selector"] == "app=web"
-    resp = client.patch(f"{url}/web/scale", data=b'{"spec":{"replicas":4}}',
-                        headers={"Content-Type": "application/merge-patch+json"})
+    resp = client.patch(
+        f"{url}/web/scale", data=b'{"spec":{"replicas":4}}', headers={"Content-Type": "application/merge-patch+json"}
+    )
     assert resp.status_code == 200 and resp.get_json()["spec"]["replicas"] == 4
     after = client.get(f"{url}/web").get_json()
     assert after["spec"]["replicas"] == 4 and after["metadata"]["generation"] == 2
@@ -323,6 +346,7 @@ def test_removing_the_last_label_leaves_no_empty_map(client) -> None:
     body = cm("l")
     body["metadata"]["labels"] = {"x": "1"}
     client.post(CM, json=body)
-    resp = client.patch(f"{CM}/l", data=b'{"metadata":{"labels":{"x":null}}}',
-                        headers={"Content-Type": "application/merge-patch+json"})
+    resp = client.patch(
+        f"{CM}/l", data=b'{"metadata":{"labels":{"x":null}}}', headers={"Content-Type": "application/merge-patch+json"}
+    )
     assert "labels" not in resp.get_json()["metadata"]

@@ -1,4 +1,5 @@
 """Shared objects for the apply tests: a Deployment, a test kind with every merge marker, and lookups."""
+
 from __future__ import annotations
 
 import copy
@@ -15,34 +16,39 @@ CONFIGMAP = schema_for("v1", "ConfigMap")
 T1, T2, T3, T4, T5 = (f"2024-05-0{d}T10:00:00Z" for d in range(1, 6))
 
 # A kind carrying every marker the merge honours (declared here, not in the served schemas).
-_ITEM = Struct("test/v1", "Item", [
-    Field("name", 1, STRING, omitempty=False),
-    Field("value", 2, INT32, nullable=True),
-    Field("notes", 3, STRING),
-])
+_ITEM = Struct(
+    "test/v1",
+    "Item",
+    [Field("name", 1, STRING, omitempty=False), Field("value", 2, INT32, nullable=True), Field("notes", 3, STRING)],
+)
 _SELECTOR = Struct("test/v1", "Selector", [Field("a", 1, STRING), Field("b", 2, STRING)], struct_type="atomic")
 _CONFIG = Struct("test/v1", "Config", [Field("a", 1, STRING), Field("b", 2, STRING)])
-_SPEC = Struct("test/v1", "WidgetSpec", [
-    Field("replicas", 1, INT32, nullable=True),
-    Field("list", 2, ListOf(_ITEM), list_type="map", list_map_keys=("name",)),
-    Field("tags", 3, ListOf(STRING), list_type="set"),
-    Field("atomicList", 4, ListOf(STRING), list_type="atomic"),
-    Field("plainList", 5, ListOf(STRING)),
-    Field("mergeList", 6, ListOf(_ITEM), patch_strategy="merge", patch_merge_key="name"),
-    Field("mergeSet", 7, ListOf(STRING), patch_strategy="merge"),
-    Field("labels", 8, MapOf(STRING)),
-    Field("atomicMap", 9, MapOf(STRING), map_type="atomic"),
-    Field("selector", 10, _SELECTOR, nullable=True),
-    Field("config", 11, _CONFIG, nullable=True),
-    Field("atomicConfig", 12, _CONFIG, nullable=True, map_type="atomic"),
-    Field("granularSelector", 13, _SELECTOR, nullable=True, map_type="granular"),
-])
+_SPEC = Struct(
+    "test/v1",
+    "WidgetSpec",
+    [
+        Field("replicas", 1, INT32, nullable=True),
+        Field("list", 2, ListOf(_ITEM), list_type="map", list_map_keys=("name",)),
+        Field("tags", 3, ListOf(STRING), list_type="set"),
+        Field("atomicList", 4, ListOf(STRING), list_type="atomic"),
+        Field("plainList", 5, ListOf(STRING)),
+        Field("mergeList", 6, ListOf(_ITEM), patch_strategy="merge", patch_merge_key="name"),
+        Field("mergeSet", 7, ListOf(STRING), patch_strategy="merge"),
+        Field("labels", 8, MapOf(STRING)),
+        Field("atomicMap", 9, MapOf(STRING), map_type="atomic"),
+        Field("selector", 10, _SELECTOR, nullable=True),
+        Field("config", 11, _CONFIG, nullable=True),
+        Field("atomicConfig", 12, _CONFIG, nullable=True, map_type="atomic"),
+        Field("granularSelector", 13, _SELECTOR, nullable=True, map_type="granular"),
+    ],
+)
 _STATUS = Struct("test/v1", "WidgetStatus", [Field("ready", 1, BOOL), Field("phase", 2, STRING)])
-WIDGET = Struct("test/v1", "Widget", [
-    Field("metadata", 1, ObjectMeta),
-    Field("spec", 2, _SPEC),
-    Field("status", 3, _STATUS),
-], kind=True)
+WIDGET = Struct(
+    "test/v1",
+    "Widget",
+    [Field("metadata", 1, ObjectMeta), Field("spec", 2, _SPEC), Field("status", 3, _STATUS)],
+    kind=True,
+)
 WIDGET_VERSION = "test.orch.io/v1"
 
 
@@ -61,8 +67,12 @@ def deployment(replicas: int | None = 3, image: str = "nginx:1.25", **extra: Any
     if replicas is not None:
         spec["replicas"] = replicas
     spec.update(extra)
-    return {"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": "web", "namespace": "default", "labels": {"app": "nginx"}}, "spec": spec}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default", "labels": {"app": "nginx"}},
+        "spec": spec,
+    }
 
 
 def entries(obj: dict[str, Any]) -> list[dict[str, Any]]:
@@ -70,8 +80,11 @@ def entries(obj: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def entry(obj: dict[str, Any], manager: str, operation: str | None = None) -> dict[str, Any] | None:
-    found = [e for e in entries(obj) if e.get("manager") == manager
-             and (operation is None or e.get("operation") == operation)]
+    found = [
+        e
+        for e in entries(obj)
+        if e.get("manager") == manager and (operation is None or e.get("operation") == operation)
+    ]
     assert len(found) <= 1, found
     return found[0] if found else None
 
@@ -108,8 +121,12 @@ def resolve(obj: Any, path: Path) -> Any:
             current = current[pe.data]
         elif pe.kind == KEY:
             want = pe.key_fields
-            items = [x for x in current or [] if isinstance(x, dict)
-                     and all(x.get(k, "TCP" if k == "protocol" else None) == v for k, v in want.items())]
+            items = [
+                x
+                for x in current or []
+                if isinstance(x, dict)
+                and all(x.get(k, "TCP" if k == "protocol" else None) == v for k, v in want.items())
+            ]
             if not items:
                 return _ABSENT
             current = items[0]

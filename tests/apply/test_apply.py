@@ -1,4 +1,5 @@
 """Server-side apply: merge, ownership, conflicts, force, removal, list and map types, errors."""
+
 from __future__ import annotations
 
 import copy
@@ -49,10 +50,11 @@ def apply_w(live: dict | None, spec: dict, manager: str, force: bool = False, no
 APPLIED_DEPLOYMENT_FIELDS = {
     "f:metadata": {"f:labels": {"f:app": {}}},
     "f:spec": {
-        "f:replicas": {}, "f:selector": {},
+        "f:replicas": {},
+        "f:selector": {},
         "f:template": {
             "f:metadata": {"f:labels": {"f:app": {}}},
-            "f:spec": {"f:containers": {"k:{\"name\":\"nginx\"}": {".": {}, "f:image": {}, "f:name": {}}}},
+            "f:spec": {"f:containers": {'k:{"name":"nginx"}': {".": {}, "f:image": {}, "f:name": {}}}},
         },
     },
 }
@@ -62,8 +64,16 @@ def test_apply_creates() -> None:
     cfg = deployment()
     out = apply_dep(None, cfg)
     assert without_managed_fields(out) == cfg
-    assert entries(out) == [{"manager": "kubectl", "operation": "Apply", "apiVersion": "apps/v1", "time": T1,
-                             "fieldsType": "FieldsV1", "fieldsV1": APPLIED_DEPLOYMENT_FIELDS}]
+    assert entries(out) == [
+        {
+            "manager": "kubectl",
+            "operation": "Apply",
+            "apiVersion": "apps/v1",
+            "time": T1,
+            "fieldsType": "FieldsV1",
+            "fieldsV1": APPLIED_DEPLOYMENT_FIELDS,
+        }
+    ]
 
 
 def test_reapplying_the_same_config_is_a_noop() -> None:
@@ -100,26 +110,47 @@ def test_conflict_error_is_the_reference_409() -> None:
     status = caught.value.status()
     assert status["code"] == 409 and status["reason"] == "Conflict"
     assert status["message"] == 'Apply failed with 1 conflict: conflict with "hpa" using apps/v1: .spec.replicas'
-    assert status["details"] == {"causes": [{"reason": "FieldManagerConflict",
-                                             "message": 'conflict with "hpa" using apps/v1',
-                                             "field": ".spec.replicas"}]}
+    assert status["details"] == {
+        "causes": [
+            {
+                "reason": "FieldManagerConflict",
+                "message": 'conflict with "hpa" using apps/v1',
+                "field": ".spec.replicas",
+            }
+        ]
+    }
 
 
 def test_several_conflicts_are_grouped_by_manager() -> None:
     conflicts = [
         Conflict("b", "Apply", "apps/v1", "", make_path("spec", "replicas"), '{"manager":"b","operation":"Apply"}'),
-        Conflict("a", "Update", "apps/v1", "status", make_path("status", "x"),
-                 '{"manager":"a","operation":"Update","apiVersion":"apps/v1","subresource":"status"}'),
-        Conflict("a", "Update", "apps/v1", "status", make_path("status", "y"),
-                 '{"manager":"a","operation":"Update","apiVersion":"apps/v1","subresource":"status"}'),
+        Conflict(
+            "a",
+            "Update",
+            "apps/v1",
+            "status",
+            make_path("status", "x"),
+            '{"manager":"a","operation":"Update","apiVersion":"apps/v1","subresource":"status"}',
+        ),
+        Conflict(
+            "a",
+            "Update",
+            "apps/v1",
+            "status",
+            make_path("status", "y"),
+            '{"manager":"a","operation":"Update","apiVersion":"apps/v1","subresource":"status"}',
+        ),
     ]
     assert conflict_message(conflicts) == (
         'Apply failed with 3 conflicts: conflicts with "a" with subresource "status" using apps/v1:\n'
         "- .status.x\n- .status.y\n"
         'conflicts with "b":\n- .spec.replicas'
     )
-    assert conflict_causes(conflicts)[0] == {"reason": "FieldManagerConflict",
-                                             "message": 'conflict with "b"', "field": ".spec.replicas"}
+    assert conflict_causes(conflicts)[0] == {
+        "reason": "FieldManagerConflict",
+        "message": 'conflict with "b"',
+        "field": ".spec.replicas",
+    }
 
 
 def test_force_takes_ownership_and_drops_a_manager_left_with_nothing() -> None:
@@ -178,14 +209,17 @@ def test_a_defaulted_key_field_identifies_the_item() -> None:
     obj = apply_dep(None, cfg, "first")
     other = deployment()
     other["spec"]["template"]["spec"]["containers"][0]["ports"] = [
-        {"name": "bar", "containerPort": 80, "protocol": "TCP"}]
+        {"name": "bar", "containerPort": 80, "protocol": "TCP"}
+    ]
     with pytest.raises(ApplyConflict) as caught:
         apply_dep(obj, other, "second", now=T2)
     assert [c.field for c in caught.value.conflicts] == [
-        '.spec.template.spec.containers[name="nginx"].ports[containerPort=80,protocol="TCP"].name']
+        '.spec.template.spec.containers[name="nginx"].ports[containerPort=80,protocol="TCP"].name'
+    ]
 
 
 # -- several appliers on one keyed list (the reference's multiple-applier cases) ----------------------
+
 
 def names(obj: dict) -> list[str]:
     return [item["name"] for item in obj["spec"]["list"]]
@@ -197,8 +231,12 @@ def test_appliers_remove_only_their_own_items() -> None:
     obj = apply_w(obj, {"list": [{"name": "a"}]}, "one", now=T3)
     assert names(obj) == ["a", "c", "d"]
     assert owned_strings(obj, "one") == ['.spec.list[name="a"]', '.spec.list[name="a"].name']
-    assert owned_strings(obj, "two") == ['.spec.list[name="c"]', '.spec.list[name="c"].name',
-                                         '.spec.list[name="d"]', '.spec.list[name="d"].name']
+    assert owned_strings(obj, "two") == [
+        '.spec.list[name="c"]',
+        '.spec.list[name="c"].name',
+        '.spec.list[name="d"]',
+        '.spec.list[name="d"].name',
+    ]
 
 
 def test_appliers_share_an_item_value_until_one_changes_it() -> None:
@@ -241,28 +279,77 @@ def run(ops: list[tuple[str, str, dict]]) -> dict:
 
 
 UNSET_CASES = [  # (ops, resulting spec, owners of .spec.config.b)
-    pytest.param([("apply", "one", {"config": {"a": "x", "b": "y"}}), ("apply", "one", {"config": {"a": "x"}})],
-                 {"config": {"a": "x"}}, [], id="sole owner: the field goes"),
-    pytest.param([("apply", "one", {"config": {"a": "x", "b": "y"}}), ("apply", "two", {"config": {"b": "y"}}),
-                  ("apply", "one", {"config": {"a": "x"}})],
-                 {"config": {"a": "x", "b": "y"}}, ["two"], id="shared with another applier: it stays"),
-    pytest.param([("update", "updater", {"config": {"a": "x", "b": "y"}}),
-                  ("apply", "applier", {"config": {"a": "x", "b": "y"}}), ("apply", "applier", {"config": {"a": "x"}})],
-                 {"config": {"a": "x", "b": "y"}}, ["updater"], id="shared with an updater: it stays"),
-    pytest.param([("apply", "applier", {"config": {"a": "x", "b": "y"}}),
-                  ("update", "updater", {"config": {"a": "x", "b": "z"}})],
-                 {"config": {"a": "x", "b": "z"}}, ["updater"], id="an updater claims the field it changes"),
-    pytest.param([("apply", "default", {"config": {"a": "x"}}), ("apply", "default", {"config": None})],
-                 {}, [], id="an explicit null empties the struct, which is dropped"),
-    pytest.param([("apply", "default", {"config": {"a": "x"}}),
-                  ("update", "controller", {"config": {"a": "x", "b": "1"}}), ("apply", "default", {})],
-                 {"config": {"b": "1"}}, ["controller"], id="the controller's part of a struct survives"),
-    pytest.param([("apply", "default", {"config": {"a": "x"}}),
-                  ("update", "controller", {"config": {"a": "x", "b": "1"}}), ("apply", "default", {"config": {}})],
-                 {"config": {"b": "1"}}, ["controller"], id="applying an empty struct drops only my part"),
-    pytest.param([("apply", "default", {"config": {"a": "x"}}),
-                  ("update", "controller", {"config": {"a": "y", "b": "1"}}), ("apply", "default", {"config": None})],
-                 {"config": {"a": "y", "b": "1"}}, ["controller"], id="a field taken over is not mine to remove"),
+    pytest.param(
+        [("apply", "one", {"config": {"a": "x", "b": "y"}}), ("apply", "one", {"config": {"a": "x"}})],
+        {"config": {"a": "x"}},
+        [],
+        id="sole owner: the field goes",
+    ),
+    pytest.param(
+        [
+            ("apply", "one", {"config": {"a": "x", "b": "y"}}),
+            ("apply", "two", {"config": {"b": "y"}}),
+            ("apply", "one", {"config": {"a": "x"}}),
+        ],
+        {"config": {"a": "x", "b": "y"}},
+        ["two"],
+        id="shared with another applier: it stays",
+    ),
+    pytest.param(
+        [
+            ("update", "updater", {"config": {"a": "x", "b": "y"}}),
+            ("apply", "applier", {"config": {"a": "x", "b": "y"}}),
+            ("apply", "applier", {"config": {"a": "x"}}),
+        ],
+        {"config": {"a": "x", "b": "y"}},
+        ["updater"],
+        id="shared with an updater: it stays",
+    ),
+    pytest.param(
+        [
+            ("apply", "applier", {"config": {"a": "x", "b": "y"}}),
+            ("update", "updater", {"config": {"a": "x", "b": "z"}}),
+        ],
+        {"config": {"a": "x", "b": "z"}},
+        ["updater"],
+        id="an updater claims the field it changes",
+    ),
+    pytest.param(
+        [("apply", "default", {"config": {"a": "x"}}), ("apply", "default", {"config": None})],
+        {},
+        [],
+        id="an explicit null empties the struct, which is dropped",
+    ),
+    pytest.param(
+        [
+            ("apply", "default", {"config": {"a": "x"}}),
+            ("update", "controller", {"config": {"a": "x", "b": "1"}}),
+            ("apply", "default", {}),
+        ],
+        {"config": {"b": "1"}},
+        ["controller"],
+        id="the controller's part of a struct survives",
+    ),
+    pytest.param(
+        [
+            ("apply", "default", {"config": {"a": "x"}}),
+            ("update", "controller", {"config": {"a": "x", "b": "1"}}),
+            ("apply", "default", {"config": {}}),
+        ],
+        {"config": {"b": "1"}},
+        ["controller"],
+        id="applying an empty struct drops only my part",
+    ),
+    pytest.param(
+        [
+            ("apply", "default", {"config": {"a": "x"}}),
+            ("update", "controller", {"config": {"a": "y", "b": "1"}}),
+            ("apply", "default", {"config": None}),
+        ],
+        {"config": {"a": "y", "b": "1"}},
+        ["controller"],
+        id="a field taken over is not mine to remove",
+    ),
 ]
 
 
@@ -270,11 +357,13 @@ UNSET_CASES = [  # (ops, resulting spec, owners of .spec.config.b)
 def test_unsetting_fields(ops: list, spec: dict, owners: list[str]) -> None:
     obj = run(ops)
     assert obj["spec"] == spec
-    assert [e["manager"] for e in entries(obj) if ".spec.config.b" in owned_strings(obj, e["manager"],
-                                                                                     e["operation"])] == owners
+    assert [
+        e["manager"] for e in entries(obj) if ".spec.config.b" in owned_strings(obj, e["manager"], e["operation"])
+    ] == owners
 
 
 # -- set, atomic and map types ---------------------------------------------------------------------------
+
 
 def test_set_items_are_owned_by_value() -> None:
     obj = apply_w(None, {"tags": ["a"]}, "one")
@@ -285,16 +374,25 @@ def test_set_items_are_owned_by_value() -> None:
 
 
 SET_OWNERSHIP_CASES = [  # an applier and a controller sharing a set (the reference's cases)
-    pytest.param(["a", "aprime", "c", "cprime"], ["a", "b", "aprime", "c", "d", "cprime"],
-                 ["a", "aprime", "c", "cprime"], id="no overlap"),
+    pytest.param(
+        ["a", "aprime", "c", "cprime"],
+        ["a", "b", "aprime", "c", "d", "cprime"],
+        ["a", "aprime", "c", "cprime"],
+        id="no overlap",
+    ),
     pytest.param(["a", "b", "c"], ["a", "b", "c", "d"], ["a", "b", "c"], id="overlap is shared"),
 ]
 
 
 @pytest.mark.parametrize(("second", "merged", "mine"), SET_OWNERSHIP_CASES)
 def test_set_shared_with_a_controller(second: list[str], merged: list[str], mine: list[str]) -> None:
-    obj = run([("apply", "default", {"tags": ["a", "c"]}), ("update", "controller", {"tags": ["a", "b", "c", "d"]}),
-               ("apply", "default", {"tags": second})])
+    obj = run(
+        [
+            ("apply", "default", {"tags": ["a", "c"]}),
+            ("update", "controller", {"tags": ["a", "b", "c", "d"]}),
+            ("apply", "default", {"tags": second}),
+        ]
+    )
     assert obj["spec"]["tags"] == merged
     assert owned_strings(obj, "default") == [f'.spec.tags[="{v}"]' for v in mine]
     assert owned_strings(obj, "controller") == ['.spec.tags[="b"]', '.spec.tags[="d"]']
@@ -344,16 +442,23 @@ def test_granular_maps_and_structs_merge_key_by_key(field: str) -> None:
 
 def test_atomic_schema_change_makes_old_owners_own_the_whole_value() -> None:
     live = widget({"selector": {"a": "1"}})
-    live["metadata"]["managedFields"] = [{
-        "manager": "legacy", "operation": "Update", "apiVersion": WIDGET_VERSION, "time": T1,
-        "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:selector": {"f:a": {}}}},
-    }]
+    live["metadata"]["managedFields"] = [
+        {
+            "manager": "legacy",
+            "operation": "Update",
+            "apiVersion": WIDGET_VERSION,
+            "time": T1,
+            "fieldsType": "FieldsV1",
+            "fieldsV1": {"f:spec": {"f:selector": {"f:a": {}}}},
+        }
+    ]
     with pytest.raises(ApplyConflict) as caught:
         apply_w(live, {"selector": {"a": "1", "b": "2"}}, "new", now=T2)
     assert [c.field for c in caught.value.conflicts] == [".spec.selector"]
 
 
 # -- status / spec split, subresources, first apply -------------------------------------------------
+
 
 def test_apply_to_the_main_resource_never_owns_status() -> None:
     cfg = deployment()
@@ -379,12 +484,17 @@ def test_fields_set_before_the_first_apply_get_an_owner() -> None:
     with pytest.raises(ApplyConflict) as caught:
         apply_dep(live, deployment(replicas=2, image="nginx:2"), now=T2)
     assert [(c.manager, c.field) for c in caught.value.conflicts] == [
-        ("before-first-apply", '.spec.template.spec.containers[name="nginx"].image')]
+        ("before-first-apply", '.spec.template.spec.containers[name="nginx"].image')
+    ]
 
 
 def test_schemaless_objects_apply_with_deduced_types() -> None:
-    cfg = {"apiVersion": "x.orch.io/v1", "kind": "Thing", "metadata": {"name": "t"},
-           "spec": {"size": 1, "list": [1, 2], "map": {"a": 1}}}
+    cfg = {
+        "apiVersion": "x.orch.io/v1",
+        "kind": "Thing",
+        "metadata": {"name": "t"},
+        "spec": {"size": 1, "list": [1, 2], "map": {"a": 1}},
+    }
     obj = apply(None, cfg, "one", None, "x.orch.io/v1", False, T1, kind="Thing")
     out = apply(obj, {**cfg, "spec": {"map": {"b": 2}}}, "two", None, "x.orch.io/v1", False, T2, kind="Thing")
     assert out["spec"] == {"size": 1, "list": [1, 2], "map": {"a": 1, "b": 2}}
@@ -399,6 +509,7 @@ def test_configmap_data_keys_are_granular() -> None:
 
 # -- refusals --------------------------------------------------------------------------------------------
 
+
 def test_managed_fields_in_the_config_are_refused() -> None:
     cfg = deployment()
     cfg["metadata"]["managedFields"] = []
@@ -407,29 +518,43 @@ def test_managed_fields_in_the_config_are_refused() -> None:
     assert (caught.value.code, caught.value.message) == (400, "metadata.managedFields must be nil")
 
 
-@pytest.mark.parametrize(("api_version", "kind", "message"), [
-    ("apps/v1beta1", "Deployment", "invalid object type: apps/v1beta1, Kind=Deployment"),
-    ("apps/v1", "StatefulSet", "invalid object type: apps/v1, Kind=StatefulSet"),
-    ("v1", "Deployment", "invalid object type: /v1, Kind=Deployment"),
-])
+@pytest.mark.parametrize(
+    ("api_version", "kind", "message"),
+    [
+        ("apps/v1beta1", "Deployment", "invalid object type: apps/v1beta1, Kind=Deployment"),
+        ("apps/v1", "StatefulSet", "invalid object type: apps/v1, Kind=StatefulSet"),
+        ("v1", "Deployment", "invalid object type: /v1, Kind=Deployment"),
+    ],
+)
 def test_type_mismatch_is_refused(api_version: str, kind: str, message: str) -> None:
     with pytest.raises(ApplyTypeMismatch) as caught:
         apply_dep(None, {**deployment(), "apiVersion": api_version, "kind": kind})
     assert (caught.value.code, caught.value.message) == (400, message)
 
 
-@pytest.mark.parametrize(("mutate", "detail"), [
-    (lambda c: c["spec"]["template"]["spec"]["containers"].append({"name": "nginx"}),
-     '.spec.template.spec.containers: duplicate entries for key [name="nginx"]'),
-    (lambda c: c["spec"].update(replicass=1), ".spec.replicass: field not declared in schema"),
-    (lambda c: c["spec"]["template"]["spec"]["containers"].append({"image": "x"}),
-     ('.spec.template.spec.containers: element 1: associative list with keys has an element that omits all '
-     'key fields ["name"] (and doesn\'t have default values for any key fields)')),
-])
+@pytest.mark.parametrize(
+    ("mutate", "detail"),
+    [
+        (
+            lambda c: c["spec"]["template"]["spec"]["containers"].append({"name": "nginx"}),
+            '.spec.template.spec.containers: duplicate entries for key [name="nginx"]',
+        ),
+        (lambda c: c["spec"].update(replicass=1), ".spec.replicass: field not declared in schema"),
+        (
+            lambda c: c["spec"]["template"]["spec"]["containers"].append({"image": "x"}),
+            (
+                ".spec.template.spec.containers: element 1: associative list with keys has an element that omits all "
+                'key fields ["name"] (and doesn\'t have default values for any key fields)'
+            ),
+        ),
+    ],
+)
 def test_configs_that_do_not_fit_the_schema_are_refused(mutate: object, detail: str) -> None:
     cfg = deployment()
     mutate(cfg)  # type: ignore[operator]
     with pytest.raises(ApplyInvalidObject) as caught:
         apply_dep(None, cfg)
     assert (caught.value.code, caught.value.reason) == (400, "BadRequest")
-    assert caught.value.message == f"failed to create typed patch object (default/web; apps/v1, Kind=Deployment): {detail}"
+    assert (
+        caught.value.message == f"failed to create typed patch object (default/web; apps/v1, Kind=Deployment): {detail}"
+    )

@@ -1,31 +1,35 @@
 """The status/spec split and the metadata no manager owns."""
+
 from __future__ import annotations
 
 import copy
 
 import pytest
 
-from app.apply import (
-    FieldSet,
-    ManagedFieldsUndecodable,
-    apply,
-    make_path,
-    record_update,
-    reset_fields,
-)
+from app.apply import FieldSet, ManagedFieldsUndecodable, apply, make_path, record_update, reset_fields
 from tests.apply.helpers import T1, T2, owned_strings
 
-PATHS = FieldSet([make_path("spec", "replicas"), make_path("spec", "paused"), make_path("status", "replicas"),
-                  make_path("status"), make_path("metadata", "labels", "a")])
+PATHS = FieldSet(
+    [
+        make_path("spec", "replicas"),
+        make_path("spec", "paused"),
+        make_path("status", "replicas"),
+        make_path("status"),
+        make_path("metadata", "labels", "a"),
+    ]
+)
 
 
-@pytest.mark.parametrize(("has_status", "subresource", "kept"), [
-    (True, None, [".metadata.labels.a", ".spec.paused", ".spec.replicas"]),
-    (False, None, [".metadata.labels.a", ".spec.paused", ".spec.replicas", ".status", ".status.replicas"]),
-    (True, "status", [".status", ".status.replicas"]),
-    (True, "scale", [".spec.replicas"]),
-    (True, "binding", [".metadata.labels.a", ".spec.paused", ".spec.replicas", ".status", ".status.replicas"]),
-])
+@pytest.mark.parametrize(
+    ("has_status", "subresource", "kept"),
+    [
+        (True, None, [".metadata.labels.a", ".spec.paused", ".spec.replicas"]),
+        (False, None, [".metadata.labels.a", ".spec.paused", ".spec.replicas", ".status", ".status.replicas"]),
+        (True, "status", [".status", ".status.replicas"]),
+        (True, "scale", [".spec.replicas"]),
+        (True, "binding", [".metadata.labels.a", ".spec.paused", ".spec.replicas", ".status", ".status.replicas"]),
+    ],
+)
 def test_reset_fields(has_status: bool, subresource: str | None, kept: list[str]) -> None:
     assert reset_fields(has_status, subresource)(PATHS).strings() == kept
 
@@ -34,8 +38,7 @@ THING = "x.orch.io/v1"
 
 
 def thing(**spec: object) -> dict:
-    return {"apiVersion": THING, "kind": "Thing", "metadata": {"name": "t"}, "spec": dict(spec),
-            "status": {"ok": True}}
+    return {"apiVersion": THING, "kind": "Thing", "metadata": {"name": "t"}, "spec": dict(spec), "status": {"ok": True}}
 
 
 def test_schemaless_kinds_take_the_split_from_the_caller() -> None:
@@ -54,8 +57,9 @@ def test_metadata_identity_fields_are_never_owned() -> None:
 
 def test_undecodable_live_managed_fields_fail_an_apply() -> None:
     live = thing(a=1)
-    live["metadata"]["managedFields"] = [{"manager": "m", "operation": "Bogus", "apiVersion": THING,
-                                          "fieldsType": "FieldsV1", "fieldsV1": {}}]
+    live["metadata"]["managedFields"] = [
+        {"manager": "m", "operation": "Bogus", "apiVersion": THING, "fieldsType": "FieldsV1", "fieldsV1": {}}
+    ]
     with pytest.raises(ManagedFieldsUndecodable) as caught:
         apply(live, thing(a=2), "kubectl", None, THING, False, T2, kind="Thing")
     assert caught.value.code == 500

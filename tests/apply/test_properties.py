@@ -1,4 +1,5 @@
 """Property tests: apply is idempotent, ownership always points at existing fields, FieldsV1 round-trips."""
+
 from __future__ import annotations
 
 import copy
@@ -18,24 +19,15 @@ from app.apply import (
     record_update,
 )
 from app.apply.typeinfo import TypeNode, root_node
-from tests.apply.helpers import (
-    DEPLOYMENT,
-    T1,
-    T2,
-    T3,
-    T4,
-    entries,
-    entry,
-    missing_paths,
-    owned,
-    without_managed_fields,
-)
+from tests.apply.helpers import DEPLOYMENT, T1, T2, T3, T4, entries, entry, missing_paths, owned, without_managed_fields
 
 SETTINGS = settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 _env = st.fixed_dictionaries({"name": st.sampled_from(["A", "B", "C"]), "value": st.sampled_from(["1", "2"])})
-_port = st.fixed_dictionaries({"containerPort": st.sampled_from([80, 443, 8080])},
-                              optional={"protocol": st.sampled_from(["TCP", "UDP"]), "name": st.just("p")})
+_port = st.fixed_dictionaries(
+    {"containerPort": st.sampled_from([80, 443, 8080])},
+    optional={"protocol": st.sampled_from(["TCP", "UDP"]), "name": st.just("p")},
+)
 _container = st.fixed_dictionaries(
     {"name": st.sampled_from(["app", "sidecar", "init"]), "image": st.sampled_from(["nginx:1", "nginx:2"])},
     optional={
@@ -57,9 +49,10 @@ def configs(draw: st.DrawFn) -> dict[str, Any]:
         meta["finalizers"] = finalizers
     spec: dict[str, Any] = {
         "selector": {"matchLabels": {"app": "web"}},
-        "template": {"metadata": {"labels": {"app": "web"}},
-                     "spec": {"containers": draw(st.lists(_container, unique_by=lambda c: c["name"],
-                                                          min_size=1, max_size=3))}},
+        "template": {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": draw(st.lists(_container, unique_by=lambda c: c["name"], min_size=1, max_size=3))},
+        },
     }
     replicas = draw(st.none() | st.integers(0, 5))
     if replicas is not None:

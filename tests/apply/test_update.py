@@ -1,4 +1,5 @@
 """Non-apply writes (create, update, patch): the writer's `Update` entry and the others' losses."""
+
 from __future__ import annotations
 
 import copy
@@ -23,21 +24,33 @@ from tests.apply.helpers import (
 )
 
 KUBECTL_CREATE_DEPLOYMENT = {
-    "apiVersion": "apps/v1", "kind": "Deployment",
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
     "metadata": {"name": "nginx", "namespace": "default", "labels": {"app": "nginx"}},
     "spec": {
-        "replicas": 1, "revisionHistoryLimit": 10, "progressDeadlineSeconds": 600,
+        "replicas": 1,
+        "revisionHistoryLimit": 10,
+        "progressDeadlineSeconds": 600,
         "selector": {"matchLabels": {"app": "nginx"}},
         "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}},
         "template": {
             "metadata": {"labels": {"app": "nginx"}},
             "spec": {
-                "containers": [{
-                    "name": "nginx", "image": "nginx", "imagePullPolicy": "Always", "resources": {},
-                    "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
-                }],
-                "dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "schedulerName": "default-scheduler",
-                "securityContext": {}, "terminationGracePeriodSeconds": 30,
+                "containers": [
+                    {
+                        "name": "nginx",
+                        "image": "nginx",
+                        "imagePullPolicy": "Always",
+                        "resources": {},
+                        "terminationMessagePath": "/dev/termination-log",
+                        "terminationMessagePolicy": "File",
+                    }
+                ],
+                "dnsPolicy": "ClusterFirst",
+                "restartPolicy": "Always",
+                "schedulerName": "default-scheduler",
+                "securityContext": {},
+                "terminationGracePeriodSeconds": 30,
             },
         },
     },
@@ -48,16 +61,29 @@ KUBECTL_CREATE_DEPLOYMENT = {
 KUBECTL_CREATE_FIELDS = {
     "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
     "f:spec": {
-        "f:progressDeadlineSeconds": {}, "f:replicas": {}, "f:revisionHistoryLimit": {}, "f:selector": {},
+        "f:progressDeadlineSeconds": {},
+        "f:replicas": {},
+        "f:revisionHistoryLimit": {},
+        "f:selector": {},
         "f:strategy": {"f:rollingUpdate": {".": {}, "f:maxSurge": {}, "f:maxUnavailable": {}}, "f:type": {}},
         "f:template": {
             "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
             "f:spec": {
-                "f:containers": {"k:{\"name\":\"nginx\"}": {
-                    ".": {}, "f:image": {}, "f:imagePullPolicy": {}, "f:name": {}, "f:resources": {},
-                    "f:terminationMessagePath": {}, "f:terminationMessagePolicy": {},
-                }},
-                "f:dnsPolicy": {}, "f:restartPolicy": {}, "f:schedulerName": {}, "f:securityContext": {},
+                "f:containers": {
+                    'k:{"name":"nginx"}': {
+                        ".": {},
+                        "f:image": {},
+                        "f:imagePullPolicy": {},
+                        "f:name": {},
+                        "f:resources": {},
+                        "f:terminationMessagePath": {},
+                        "f:terminationMessagePolicy": {},
+                    }
+                },
+                "f:dnsPolicy": {},
+                "f:restartPolicy": {},
+                "f:schedulerName": {},
+                "f:securityContext": {},
                 "f:terminationGracePeriodSeconds": {},
             },
         },
@@ -67,14 +93,21 @@ KUBECTL_CREATE_FIELDS = {
 
 def test_create_records_what_the_reference_records() -> None:
     out = record_update(None, KUBECTL_CREATE_DEPLOYMENT, "kubectl-create", DEPLOYMENT, "apps/v1", T1)
-    assert entries(out) == [{
-        "manager": "kubectl-create", "operation": "Update", "apiVersion": "apps/v1", "time": T1,
-        "fieldsType": "FieldsV1", "fieldsV1": KUBECTL_CREATE_FIELDS,
-    }]
+    assert entries(out) == [
+        {
+            "manager": "kubectl-create",
+            "operation": "Update",
+            "apiVersion": "apps/v1",
+            "time": T1,
+            "fieldsType": "FieldsV1",
+            "fieldsV1": KUBECTL_CREATE_FIELDS,
+        }
+    ]
     # exact key order, as kubectl --show-managed-fields prints it
     assert json.dumps(entries(out)[0]["fieldsV1"]) == json.dumps(KUBECTL_CREATE_FIELDS)
-    assert {k: v for k, v in out.items() if k != "metadata"} == \
-        {k: v for k, v in KUBECTL_CREATE_DEPLOYMENT.items() if k != "metadata"}
+    assert {k: v for k, v in out.items() if k != "metadata"} == {
+        k: v for k, v in KUBECTL_CREATE_DEPLOYMENT.items() if k != "metadata"
+    }
 
 
 def created() -> dict:
@@ -167,8 +200,16 @@ def test_missing_managed_fields_in_the_request_keep_the_live_ones() -> None:
 def test_writer_may_overwrite_managed_fields() -> None:
     obj = created()
     new = copy.deepcopy(obj)
-    new["metadata"]["managedFields"] = [{"manager": "forged", "operation": "Update", "apiVersion": "apps/v1",
-                                         "time": T1, "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {}}}]
+    new["metadata"]["managedFields"] = [
+        {
+            "manager": "forged",
+            "operation": "Update",
+            "apiVersion": "apps/v1",
+            "time": T1,
+            "fieldsType": "FieldsV1",
+            "fieldsV1": {"f:spec": {}},
+        }
+    ]
     out = record_update(obj, new, "someone", DEPLOYMENT, "apps/v1", T2)
     assert managers(out) == [("forged", "Update")]
 

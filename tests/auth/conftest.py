@@ -1,4 +1,5 @@
 """Fixtures: an app factory taking authentication settings, and a cluster CA written to the data dir."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator

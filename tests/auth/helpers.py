@@ -1,4 +1,5 @@
 """Real credentials made in the test: CAs and certificates, signing keys and JWTs, and HTTPS servers in threads."""
+
 from __future__ import annotations
 
 import json
@@ -53,9 +54,14 @@ def write_ca(tmp: Path, name: str) -> tuple[pki.CertKey, Path]:
     return ca, path
 
 
-def odd_client_cert(ca: pki.CertKey, cn: str, *, not_before: datetime | None = None,
-                    not_after: datetime | None = None, usage: x509.ObjectIdentifier = ExtendedKeyUsageOID.CLIENT_AUTH
-                    ) -> pki.CertKey:
+def odd_client_cert(
+    ca: pki.CertKey,
+    cn: str,
+    *,
+    not_before: datetime | None = None,
+    not_after: datetime | None = None,
+    usage: x509.ObjectIdentifier = ExtendedKeyUsageOID.CLIENT_AUTH,
+) -> pki.CertKey:
     """A client certificate with chosen validity and usage (expired, not yet valid, server-only)."""
     key = ec.generate_private_key(ec.SECP256R1())
     now = datetime.now(UTC)
@@ -94,27 +100,31 @@ class SigningKey:
     def jwk(self) -> dict[str, Any]:
         from jose import jwk as jose_jwk
 
-        pem = self.private.public_key().public_bytes(serialization.Encoding.PEM,
-                                                     serialization.PublicFormat.SubjectPublicKeyInfo)
+        pem = self.private.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
         entry = jose_jwk.construct(pem, jwt.algorithm_for(self.private)).to_dict()
         return {**entry, "kid": self.kid, "use": "sig"}
 
     def sign(self, claims: dict[str, Any], **header: Any) -> str:
         from jose import jws
 
-        pem = self.private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                         serialization.NoEncryption())
+        pem = self.private.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
         algorithm = header.pop("alg", jwt.algorithm_for(self.private))
         headers = {"kid": self.kid, **header}
         return jws.sign(json.dumps(claims).encode(), pem, headers=headers, algorithm=algorithm)
 
     def public_pem(self) -> bytes:
-        return self.private.public_key().public_bytes(serialization.Encoding.PEM,
-                                                      serialization.PublicFormat.SubjectPublicKeyInfo)
+        return self.private.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
 
     def private_pem(self) -> bytes:
-        return self.private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                          serialization.NoEncryption())
+        return self.private.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
 
 
 # -- HTTPS servers in a thread ----------------------------------------------------------------------
@@ -139,8 +149,12 @@ class HttpsServer:
 
 
 @contextmanager
-def https_server(ca: pki.CertKey, tmp: Path, client_ca: pki.CertKey | None = None,
-                 hosts: tuple[str, ...] = ("127.0.0.1", "localhost")) -> Iterator[HttpsServer]:
+def https_server(
+    ca: pki.CertKey,
+    tmp: Path,
+    client_ca: pki.CertKey | None = None,
+    hosts: tuple[str, ...] = ("127.0.0.1", "localhost"),
+) -> Iterator[HttpsServer]:
     state = HttpsServer(ca, client_ca=client_ca)
     serving = pki.issue_serving_cert(ca, hosts[0], list(hosts))
     cert_file, key_file = tmp / f"srv-{id(state)}.crt", tmp / f"srv-{id(state)}.key"
@@ -186,8 +200,13 @@ def https_server(ca: pki.CertKey, tmp: Path, client_ca: pki.CertKey | None = Non
         server.server_close()
 
 
-def kubeconfig(path: Path, server: str, ca_file: Path | None = None, client: tuple[Path, Path] | None = None,
-               inline: Sequence[bytes] | None = None) -> Path:
+def kubeconfig(
+    path: Path,
+    server: str,
+    ca_file: Path | None = None,
+    client: tuple[Path, Path] | None = None,
+    inline: Sequence[bytes] | None = None,
+) -> Path:
     """A kubeconfig-format file naming `server` (the webhook) and our client credentials."""
     import base64
 
@@ -198,16 +217,22 @@ def kubeconfig(path: Path, server: str, ca_file: Path | None = None, client: tup
     if inline is not None:
         ca_pem, cert_pem, key_pem = inline
         cluster["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
-        user = {"client-certificate-data": base64.b64encode(cert_pem).decode(),
-                "client-key-data": base64.b64encode(key_pem).decode()}
+        user = {
+            "client-certificate-data": base64.b64encode(cert_pem).decode(),
+            "client-key-data": base64.b64encode(key_pem).decode(),
+        }
     else:
         if ca_file is not None:
             cluster["certificate-authority"] = str(ca_file)
         if client is not None:
             user = {"client-certificate": str(client[0]), "client-key": str(client[1])}
-    config = {"apiVersion": "v1", "kind": "Config", "clusters": [{"name": "remote", "cluster": cluster}],
-              "users": [{"name": "us", "user": user}],
-              "contexts": [{"name": "webhook", "context": {"cluster": "remote", "user": "us"}}],
-              "current-context": "webhook"}
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "remote", "cluster": cluster}],
+        "users": [{"name": "us", "user": user}],
+        "contexts": [{"name": "webhook", "context": {"cluster": "remote", "user": "us"}}],
+        "current-context": "webhook",
+    }
     path.write_text(yaml.safe_dump(config))
     return path

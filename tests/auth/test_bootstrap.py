@@ -1,4 +1,5 @@
 """Bootstrap tokens: secrets created through the API, then `Bearer <id>.<secret>`."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -12,8 +13,7 @@ SECRETS = "/api/v1/namespaces/orch-system/secrets"
 
 def _secret(token_id: str, token_secret: str, **extra: str) -> dict:
     data = {"token-id": token_id, "token-secret": token_secret, "usage-bootstrap-authentication": "true", **extra}
-    return {"metadata": {"name": f"bootstrap-token-{token_id}"}, "type": "bootstrap.orch.io/token",
-            "stringData": data}
+    return {"metadata": {"name": f"bootstrap-token-{token_id}"}, "type": "bootstrap.orch.io/token", "stringData": data}
 
 
 @pytest.fixture
@@ -29,17 +29,45 @@ def _create(client, body: dict) -> None:
 
 
 def test_a_bootstrap_token_authenticates_with_its_groups(client) -> None:
-    _create(client, _secret("abcdef", "0123456789abcdef",
-                            **{"auth-extra-groups": "system:bootstrappers:worker, system:bootstrappers:kubeadm:x",
-                               "expiration": (datetime.now(UTC) + timedelta(hours=1)).isoformat()}))
-    assert whoami(client, bearer("abcdef.0123456789abcdef")) == (201, {
-        "username": "system:bootstrap:abcdef",
-        "groups": ["system:bootstrappers", "system:bootstrappers:worker", "system:bootstrappers:kubeadm:x",
-                   "system:authenticated"]})
+    _create(
+        client,
+        _secret(
+            "abcdef",
+            "0123456789abcdef",
+            **{
+                "auth-extra-groups": "system:bootstrappers:worker, system:bootstrappers:kubeadm:x",
+                "expiration": (datetime.now(UTC) + timedelta(hours=1)).isoformat(),
+            },
+        ),
+    )
+    assert whoami(client, bearer("abcdef.0123456789abcdef")) == (
+        201,
+        {
+            "username": "system:bootstrap:abcdef",
+            "groups": [
+                "system:bootstrappers",
+                "system:bootstrappers:worker",
+                "system:bootstrappers:kubeadm:x",
+                "system:authenticated",
+            ],
+        },
+    )
 
 
-@pytest.mark.parametrize("case", ["wrong-secret", "expired", "unreadable-expiration", "no-usage", "usage-false",
-                                  "bad-extra-group", "wrong-type", "id-mismatch", "missing"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "wrong-secret",
+        "expired",
+        "unreadable-expiration",
+        "no-usage",
+        "usage-false",
+        "bad-extra-group",
+        "wrong-type",
+        "id-mismatch",
+        "missing",
+    ],
+)
 def test_bootstrap_tokens_that_must_not_authenticate(client, case: str) -> None:
     token_id, token_secret = "qwerty", "0000000000000000"
     body = _secret(token_id, token_secret)

@@ -1,4 +1,5 @@
 """Client certificates through the app: several CAs, and the certificates that must not authenticate."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -20,8 +21,11 @@ def _bundle(tmp_path: Path, *cas: pki.CertKey) -> Path:
 def test_cluster_ca_and_every_ca_of_the_client_ca_bundle_authenticate(auth_app, cluster_ca, tmp_path) -> None:
     team_a, team_b = pki.create_ca("team-a"), pki.create_ca("team-b")
     client = auth_app(CLIENT_CA_FILE=str(_bundle(tmp_path, team_a, team_b))).test_client()
-    for ca, name, groups in ((cluster_ca, "admin", ["system:masters"]), (team_a, "alice", ["dev", "ops"]),
-                             (team_b, "bob", [])):
+    for ca, name, groups in (
+        (cluster_ca, "admin", ["system:masters"]),
+        (team_a, "alice", ["dev", "ops"]),
+        (team_b, "bob", []),
+    ):
         cert = pki.issue_client_cert(ca, name, groups)
         code, user = whoami(client, cert=cert)
         assert code == 201, user
@@ -56,11 +60,16 @@ def test_a_certificate_without_a_common_name_is_anonymous_when_allowed(auth_app,
 
     key = ec.generate_private_key(ec.SECP256R1())
     now = datetime.now(UTC)
-    cert = (x509.CertificateBuilder()
-            .subject_name(x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "dev")]))
-            .issuer_name(cluster_ca.cert.subject).public_key(key.public_key())
-            .serial_number(1).not_valid_before(now - timedelta(hours=1)).not_valid_after(now + timedelta(hours=1))
-            .sign(cluster_ca.key, hashes.SHA256()))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "dev")]))
+        .issuer_name(cluster_ca.cert.subject)
+        .public_key(key.public_key())
+        .serial_number(1)
+        .not_valid_before(now - timedelta(hours=1))
+        .not_valid_after(now + timedelta(hours=1))
+        .sign(cluster_ca.key, hashes.SHA256())
+    )
     code, user = whoami(auth_app().test_client(), cert=pki.CertKey(cert, key))  # type: ignore[arg-type]
     assert code == 201 and user["username"] == "system:anonymous"
 

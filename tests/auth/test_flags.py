@@ -1,4 +1,5 @@
 """The authentication flags: names, forms (bool, repeatable), ORCH_* variables, checks, and start-up."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,13 +11,30 @@ from app import cli, pki, server
 from config import OPTIONS, Settings, flask_config
 
 AUTH_FLAGS = {
-    "--anonymous-auth", "--token-auth-file", "--enable-bootstrap-token-auth", "--service-account-key-file",
-    "--service-account-signing-key-file", "--service-account-issuer", "--service-account-lookup",
-    "--oidc-issuer-url", "--oidc-client-id", "--oidc-username-claim", "--oidc-username-prefix", "--oidc-groups-claim",
-    "--oidc-groups-prefix", "--oidc-required-claim", "--oidc-ca-file", "--oidc-signing-algs",
-    "--authentication-token-webhook-config-file", "--authentication-token-webhook-version",
-    "--authentication-token-webhook-cache-ttl", "--requestheader-username-headers", "--requestheader-group-headers",
-    "--requestheader-extra-headers-prefix", "--requestheader-client-ca-file", "--requestheader-allowed-names",
+    "--anonymous-auth",
+    "--token-auth-file",
+    "--enable-bootstrap-token-auth",
+    "--service-account-key-file",
+    "--service-account-signing-key-file",
+    "--service-account-issuer",
+    "--service-account-lookup",
+    "--oidc-issuer-url",
+    "--oidc-client-id",
+    "--oidc-username-claim",
+    "--oidc-username-prefix",
+    "--oidc-groups-claim",
+    "--oidc-groups-prefix",
+    "--oidc-required-claim",
+    "--oidc-ca-file",
+    "--oidc-signing-algs",
+    "--authentication-token-webhook-config-file",
+    "--authentication-token-webhook-version",
+    "--authentication-token-webhook-cache-ttl",
+    "--requestheader-username-headers",
+    "--requestheader-group-headers",
+    "--requestheader-extra-headers-prefix",
+    "--requestheader-client-ca-file",
+    "--requestheader-allowed-names",
 }
 
 
@@ -46,10 +64,16 @@ def test_defaults() -> None:
     assert settings.service_account_signing_key.endswith("var/pki/sa.key")
 
 
-@pytest.mark.parametrize(("argv", "value"), [
-    (["--anonymous-auth"], True), (["--anonymous-auth=false"], False), (["--anonymous-auth", "0"], False),
-    (["--anonymous-auth=True"], True), (["--anonymous-auth=F"], False),
-])
+@pytest.mark.parametrize(
+    ("argv", "value"),
+    [
+        (["--anonymous-auth"], True),
+        (["--anonymous-auth=false"], False),
+        (["--anonymous-auth", "0"], False),
+        (["--anonymous-auth=True"], True),
+        (["--anonymous-auth=F"], False),
+    ],
+)
 def test_boolean_flags_take_go_spellings(argv: list[str], value: bool) -> None:
     assert parse(*argv).anonymous_auth is value
 
@@ -58,10 +82,23 @@ def test_repeatable_flags_and_comma_lists(tmp_path: Path) -> None:
     a, b = tmp_path / "a.pub", tmp_path / "b.pub"
     a.write_text("x")
     b.write_text("y")
-    settings = parse("--requestheader-username-headers", "X-Remote-User,X-User", "--requestheader-username-headers",
-                     "X-Other", "--service-account-key-file", str(a), "--service-account-key-file", str(b),
-                     "--oidc-required-claim", "hd=example.com", "--oidc-required-claim=tier=gold,team=a",
-                     "--service-account-issuer", "https://a", "--service-account-issuer", "https://b")
+    settings = parse(
+        "--requestheader-username-headers",
+        "X-Remote-User,X-User",
+        "--requestheader-username-headers",
+        "X-Other",
+        "--service-account-key-file",
+        str(a),
+        "--service-account-key-file",
+        str(b),
+        "--oidc-required-claim",
+        "hd=example.com",
+        "--oidc-required-claim=tier=gold,team=a",
+        "--service-account-issuer",
+        "https://a",
+        "--service-account-issuer",
+        "https://b",
+    )
     assert settings.requestheader_username_headers == ("X-Remote-User", "X-User", "X-Other")
     assert settings.service_account_key_file == (str(a), str(b))
     assert settings.oidc_required_claim == ("hd=example.com", "tier=gold", "team=a")
@@ -79,16 +116,19 @@ def test_flags_replace_environment_lists() -> None:
     assert both.requestheader_group_headers == ("X-Flag",) and both.anonymous_auth is True
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--anonymous-auth=maybe"], "is not a boolean"),
-    (["--oidc-issuer-url", "http://issuer"], "is not an https:// URL"),
-    (["--oidc-issuer-url", "https://issuer"], "must be given together"),
-    (["--oidc-required-claim", "novalue"], "is not a key=value pair"),
-    (["--authentication-token-webhook-version", "v2"], "supported versions are v1 and v1beta1"),
-    (["--authentication-token-webhook-cache-ttl=-1s"], "must not be negative"),
-    (["--token-auth-file", "/no/such/file"], "no such file"),
-    (["--service-account-key-file", "/no/such/key"], "no such file"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--anonymous-auth=maybe"], "is not a boolean"),
+        (["--oidc-issuer-url", "http://issuer"], "is not an https:// URL"),
+        (["--oidc-issuer-url", "https://issuer"], "must be given together"),
+        (["--oidc-required-claim", "novalue"], "is not a key=value pair"),
+        (["--authentication-token-webhook-version", "v2"], "supported versions are v1 and v1beta1"),
+        (["--authentication-token-webhook-cache-ttl=-1s"], "must not be negative"),
+        (["--token-auth-file", "/no/such/file"], "no such file"),
+        (["--service-account-key-file", "/no/such/key"], "no such file"),
+    ],
+)
 def test_bad_authentication_flags_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     assert message in exits_2(capsys, *argv)
 
@@ -102,15 +142,22 @@ def test_the_proxy_ca_needs_username_headers(capsys: pytest.CaptureFixture[str],
 def test_the_tls_bundle_trusts_the_proxy_ca(tmp_path: Path) -> None:
     proxy = pki.create_ca("front-proxy-ca")
     (tmp_path / "proxy.crt").write_bytes(proxy.cert_pem)
-    settings = parse("--data-dir", str(tmp_path / "d"), "--requestheader-client-ca-file", str(tmp_path / "proxy.crt"),
-                     "--requestheader-username-headers", "X-Remote-User")
+    settings = parse(
+        "--data-dir",
+        str(tmp_path / "d"),
+        "--requestheader-client-ca-file",
+        str(tmp_path / "proxy.crt"),
+        "--requestheader-username-headers",
+        "X-Remote-User",
+    )
     server.prepare(settings)
     bundle = x509.load_pem_x509_certificates((tmp_path / "d" / "pki" / "client-ca-bundle.crt").read_bytes())
     assert proxy.cert in bundle and len(bundle) == 2
 
 
-def test_main_refuses_unusable_authentication_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_refuses_unusable_authentication_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     served: list[Settings] = []
     monkeypatch.setattr(server, "run", served.append)
     monkeypatch.setattr("app.storage.schema.ensure_schema", lambda url, upgrade: None)

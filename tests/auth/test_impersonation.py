@@ -1,4 +1,5 @@
 """Impersonation headers: the values acted as, the checks asked of the authorizer, and the refusals."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -27,18 +28,31 @@ def ask(client, *headers: tuple[str, str]) -> tuple[int, dict]:
 
 
 def test_acting_as_a_user_with_groups_uid_and_extra(client) -> None:
-    code, user = ask(client, ("Impersonate-User", "jane"), ("Impersonate-Group", "dev"), ("Impersonate-Group", "ops"),
-                     ("Impersonate-Uid", "u-9"), ("Impersonate-Extra-Scopes", "read"),
-                     ("Impersonate-Extra-Scopes", "write"), ("Impersonate-Extra-Acme.com%2Fproject", "apollo"))
+    code, user = ask(
+        client,
+        ("Impersonate-User", "jane"),
+        ("Impersonate-Group", "dev"),
+        ("Impersonate-Group", "ops"),
+        ("Impersonate-Uid", "u-9"),
+        ("Impersonate-Extra-Scopes", "read"),
+        ("Impersonate-Extra-Scopes", "write"),
+        ("Impersonate-Extra-Acme.com%2Fproject", "apollo"),
+    )
     assert code == 201
-    assert user == {"username": "jane", "uid": "u-9", "groups": ["dev", "ops", "system:authenticated"],
-                    "extra": {"scopes": ["read", "write"], "acme.com/project": ["apollo"]}}
+    assert user == {
+        "username": "jane",
+        "uid": "u-9",
+        "groups": ["dev", "ops", "system:authenticated"],
+        "extra": {"scopes": ["read", "write"], "acme.com/project": ["apollo"]},
+    }
 
 
 def test_acting_as_a_service_account_adds_its_groups(client) -> None:
     code, user = ask(client, ("Impersonate-User", "system:serviceaccount:default:bot"))
-    assert code == 201 and user == {"username": "system:serviceaccount:default:bot", "groups": [
-        "system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"]}
+    assert code == 201 and user == {
+        "username": "system:serviceaccount:default:bot",
+        "groups": ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"],
+    }
     code, user = ask(client, ("Impersonate-User", "system:serviceaccount:default:bot"), ("Impersonate-Group", "x"))
     assert user["groups"] == ["x", "system:authenticated"]  # given groups replace the fixed mapping
 
@@ -49,11 +63,14 @@ def test_anonymous_and_unauthenticated_groups(client) -> None:
     assert both["groups"] == ["system:unauthenticated"]
 
 
-@pytest.mark.parametrize(("headers", "listed"), [
-    ([("Impersonate-Group", "dev")], "[{Group  dev    }]"),
-    ([("Impersonate-Uid", "u-1")], "[{UID  u-1  authentication.orch.io/v1  }]"),
-    ([("Impersonate-Extra-Scopes", "read")], "[{UserExtra  read  authentication.orch.io/v1  scopes}]"),
-])
+@pytest.mark.parametrize(
+    ("headers", "listed"),
+    [
+        ([("Impersonate-Group", "dev")], "[{Group  dev    }]"),
+        ([("Impersonate-Uid", "u-1")], "[{UID  u-1  authentication.orch.io/v1  }]"),
+        ([("Impersonate-Extra-Scopes", "read")], "[{UserExtra  read  authentication.orch.io/v1  scopes}]"),
+    ],
+)
 def test_groups_extra_or_uid_without_a_user_is_400(client, headers, listed: str) -> None:
     code, body = ask(client, *headers)
     assert code == 400 and body["reason"] == "BadRequest"
@@ -82,8 +99,16 @@ def _use(client, authorizer: Recorder) -> None:
 def test_each_value_is_checked_with_the_impersonate_verb(client) -> None:
     recorder = Recorder()
     _use(client, recorder)
-    assert ask(client, ("Impersonate-User", "system:serviceaccount:ns1:bot"), ("Impersonate-Group", "dev"),
-               ("Impersonate-Extra-Scopes", "read"), ("Impersonate-Uid", "u-1"))[0] == 201
+    assert (
+        ask(
+            client,
+            ("Impersonate-User", "system:serviceaccount:ns1:bot"),
+            ("Impersonate-Group", "dev"),
+            ("Impersonate-Extra-Scopes", "read"),
+            ("Impersonate-Uid", "u-1"),
+        )[0]
+        == 201
+    )
     seen = [(a.verb, a.group, a.resource, a.subresource, a.namespace, a.name, a.user.username) for a in recorder.asked]
     assert seen == [
         ("impersonate", "", "serviceaccounts", "", "ns1", "bot", "admin"),
@@ -98,12 +123,16 @@ def test_a_denied_value_is_403_worded_like_the_reference(client) -> None:
     _use(client, Recorder(deny={("users", "root"), ("userextras", "admin"), ("serviceaccounts", "bot")}))
     code, body = ask(client, ("Impersonate-User", "root"))
     assert code == 403 and body["reason"] == "Forbidden"
-    assert body["message"] == ('users "root" is forbidden: User "admin" cannot impersonate resource "users" in API '
-                               'group "" at the cluster scope: not on my watch')
+    assert body["message"] == (
+        'users "root" is forbidden: User "admin" cannot impersonate resource "users" in API '
+        'group "" at the cluster scope: not on my watch'
+    )
     assert body["details"] == {"name": "root", "kind": "users"}
     code, body = ask(client, ("Impersonate-User", "jane"), ("Impersonate-Extra-Scopes", "admin"))
-    assert body["message"].startswith('userextras.authentication.orch.io "admin" is forbidden: User "admin" cannot '
-                                      'impersonate resource "userextras/scopes" in API group "authentication.orch.io"')
+    assert body["message"].startswith(
+        'userextras.authentication.orch.io "admin" is forbidden: User "admin" cannot '
+        'impersonate resource "userextras/scopes" in API group "authentication.orch.io"'
+    )
     code, body = ask(client, ("Impersonate-User", "system:serviceaccount:ns1:bot"))
     assert 'in the namespace "ns1"' in body["message"]
 

@@ -1,4 +1,5 @@
 """OpenID Connect against a real local HTTPS issuer serving discovery and JWKS from a thread."""
+
 from __future__ import annotations
 
 import time
@@ -28,24 +29,42 @@ def issuer_ca(tmp_path: Path) -> tuple[pki.CertKey, Path]:
 def issuer(issuer_ca, tmp_path: Path) -> Iterator[tuple[HttpsServer, SigningKey]]:
     key = SigningKey.rsa("key-1")
     with https_server(issuer_ca[0], tmp_path) as server:
-        server.json_route("/.well-known/openid-configuration",
-                          {"issuer": server.url, "jwks_uri": f"{server.url}/keys", "id_token_signing_alg_values_supported":
-                           ["RS256"]})
+        server.json_route(
+            "/.well-known/openid-configuration",
+            {
+                "issuer": server.url,
+                "jwks_uri": f"{server.url}/keys",
+                "id_token_signing_alg_values_supported": ["RS256"],
+            },
+        )
         server.json_route("/keys", {"keys": [key.jwk()]})
         yield server, key
 
 
 def claims(server: HttpsServer, **changes: Any) -> dict[str, Any]:
     now = int(time.time())
-    base = {"iss": server.url, "aud": CLIENT_ID, "sub": "u-42", "email": "jane@example.com", "email_verified": True,
-            "groups": ["dev", "ops"], "iat": now, "exp": now + 300}
+    base = {
+        "iss": server.url,
+        "aud": CLIENT_ID,
+        "sub": "u-42",
+        "email": "jane@example.com",
+        "email_verified": True,
+        "groups": ["dev", "ops"],
+        "iat": now,
+        "exp": now + 300,
+    }
     base.update(changes)
     return {k: v for k, v in base.items() if v is not None}
 
 
 def make(auth_app, server: HttpsServer, ca_file: Path, **config: Any) -> Any:
-    settings = {"OIDC_ISSUER_URL": server.url, "OIDC_CLIENT_ID": CLIENT_ID, "OIDC_CA_FILE": str(ca_file),
-                "OIDC_MIN_REFRESH_SECONDS": 0.0, **config}
+    settings = {
+        "OIDC_ISSUER_URL": server.url,
+        "OIDC_CLIENT_ID": CLIENT_ID,
+        "OIDC_CA_FILE": str(ca_file),
+        "OIDC_MIN_REFRESH_SECONDS": 0.0,
+        **config,
+    }
     return auth_app(**settings).test_client()
 
 
@@ -67,8 +86,15 @@ def test_email_claim_has_no_prefix_and_must_be_verified(auth_app, issuer, issuer
 
 def test_prefixes_and_required_claims(auth_app, issuer, issuer_ca) -> None:
     server, key = issuer
-    client = make(auth_app, server, issuer_ca[1], OIDC_USERNAME_PREFIX="oidc:", OIDC_GROUPS_CLAIM="groups",
-                  OIDC_GROUPS_PREFIX="oidc:", OIDC_REQUIRED_CLAIMS={"hd": "example.com"})
+    client = make(
+        auth_app,
+        server,
+        issuer_ca[1],
+        OIDC_USERNAME_PREFIX="oidc:",
+        OIDC_GROUPS_CLAIM="groups",
+        OIDC_GROUPS_PREFIX="oidc:",
+        OIDC_REQUIRED_CLAIMS={"hd": "example.com"},
+    )
     code, user = whoami(client, bearer(key.sign(claims(server, hd="example.com"))))
     assert code == 201 and user["username"] == "oidc:u-42" and user["groups"][:2] == ["oidc:dev", "oidc:ops"]
     assert whoami(client, bearer(key.sign(claims(server))))[0] == 401  # required claim missing
@@ -147,7 +173,9 @@ def test_an_issuer_with_an_untrusted_certificate_is_refused(auth_app, issuer, tm
 
 def test_discovery_must_name_the_same_issuer(auth_app, issuer, issuer_ca) -> None:
     server, key = issuer
-    server.json_route("/.well-known/openid-configuration", {"issuer": "https://impostor", "jwks_uri": f"{server.url}/keys"})
+    server.json_route(
+        "/.well-known/openid-configuration", {"issuer": "https://impostor", "jwks_uri": f"{server.url}/keys"}
+    )
     client = make(auth_app, server, issuer_ca[1])
     assert whoami(client, bearer(key.sign(claims(server))))[0] == 401
 

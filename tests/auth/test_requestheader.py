@@ -1,4 +1,5 @@
 """Authenticating proxy: headers count only behind the proxy's certificate (with an allowed CN)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,8 +26,9 @@ def proxy_ca(tmp_path: Path) -> tuple[pki.CertKey, Path]:
 
 @pytest.fixture
 def client(auth_app, proxy_ca, cluster_ca) -> Any:
-    return auth_app(REQUESTHEADER_CLIENT_CA_FILE=str(proxy_ca[1]), REQUESTHEADER_ALLOWED_NAMES=("front-proxy",),
-                    **PROXY_HEADERS).test_client()
+    return auth_app(
+        REQUESTHEADER_CLIENT_CA_FILE=str(proxy_ca[1]), REQUESTHEADER_ALLOWED_NAMES=("front-proxy",), **PROXY_HEADERS
+    ).test_client()
 
 
 def ask(client: Any, headers: list[tuple[str, str]], cert: pki.CertKey | None) -> tuple[int, dict]:
@@ -35,16 +37,27 @@ def ask(client: Any, headers: list[tuple[str, str]], cert: pki.CertKey | None) -
     return response.status_code, body["status"]["userInfo"] if response.status_code == 201 else body
 
 
-IDENTITY = [("X-Remote-User", "jane"), ("X-Remote-Group", "dev"), ("X-Remote-Group", "ops"), ("X-Remote-Team", "blue"),
-            ("X-Remote-Extra-Scopes", "read"), ("X-Remote-Extra-Scopes", "write"),
-            ("X-Remote-Extra-Acme.com%2Fproject", "apollo")]
+IDENTITY = [
+    ("X-Remote-User", "jane"),
+    ("X-Remote-Group", "dev"),
+    ("X-Remote-Group", "ops"),
+    ("X-Remote-Team", "blue"),
+    ("X-Remote-Extra-Scopes", "read"),
+    ("X-Remote-Extra-Scopes", "write"),
+    ("X-Remote-Extra-Acme.com%2Fproject", "apollo"),
+]
 
 
 def test_the_proxy_asserts_the_user(client, proxy_ca) -> None:
     proxy = pki.issue_client_cert(proxy_ca[0], "front-proxy")
-    assert ask(client, IDENTITY, proxy) == (201, {
-        "username": "jane", "groups": ["dev", "ops", "blue", "system:authenticated"],
-        "extra": {"scopes": ["read", "write"], "acme.com/project": ["apollo"]}})
+    assert ask(client, IDENTITY, proxy) == (
+        201,
+        {
+            "username": "jane",
+            "groups": ["dev", "ops", "blue", "system:authenticated"],
+            "extra": {"scopes": ["read", "write"], "acme.com/project": ["apollo"]},
+        },
+    )
 
 
 def test_the_first_username_header_with_a_value_wins(client, proxy_ca) -> None:
@@ -55,8 +68,7 @@ def test_the_first_username_header_with_a_value_wins(client, proxy_ca) -> None:
 
 
 def test_header_injection_without_the_proxy_certificate_is_ignored(client, cluster_ca) -> None:
-    assert ask(client, IDENTITY, None) == (201, {"username": "system:anonymous",
-                                                 "groups": ["system:unauthenticated"]})
+    assert ask(client, IDENTITY, None) == (201, {"username": "system:anonymous", "groups": ["system:unauthenticated"]})
     user = pki.issue_client_cert(cluster_ca, "mallory")
     assert ask(client, IDENTITY, user)[1] == {"username": "mallory", "groups": ["system:authenticated"]}
 

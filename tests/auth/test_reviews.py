@@ -1,4 +1,5 @@
 """authentication.<domain>/v1: token reviews and self-subject reviews over HTTP, and their discovery."""
+
 from __future__ import annotations
 
 import re
@@ -22,8 +23,9 @@ def client(auth_app, tmp_path: Path):
 
 
 def test_token_review_of_a_good_token(client) -> None:
-    response = client.post(TOKENREVIEWS, json={"apiVersion": "authentication.orch.io/v1", "kind": "TokenReview",
-                                               "spec": {"token": "good"}})
+    response = client.post(
+        TOKENREVIEWS, json={"apiVersion": "authentication.orch.io/v1", "kind": "TokenReview", "spec": {"token": "good"}}
+    )
     assert response.status_code == 201
     review = response.get_json()
     assert review["kind"] == "TokenReview" and review["apiVersion"] == "authentication.orch.io/v1"
@@ -41,16 +43,18 @@ def test_token_review_needs_a_token_and_the_right_kind(client) -> None:
     missing = client.post(TOKENREVIEWS, json={"spec": {}})
     assert missing.status_code == 400
     assert missing.get_json()["message"] == "token is required for TokenReview in authentication"
-    wrong = client.post(TOKENREVIEWS, json={"apiVersion": "authentication.orch.io/v1", "kind": "Pod",
-                                            "spec": {"token": "good"}})
+    wrong = client.post(
+        TOKENREVIEWS, json={"apiVersion": "authentication.orch.io/v1", "kind": "Pod", "spec": {"token": "good"}}
+    )
     assert wrong.status_code == 400
     for method in (client.get, client.delete):
         assert method(TOKENREVIEWS).status_code == 405
 
 
 def test_self_subject_review_reports_the_caller(cluster_ca, client) -> None:
-    response = client.post(WHOAMI, json={"apiVersion": "authentication.orch.io/v1", "kind": "SelfSubjectReview"},
-                           headers=bearer("good"))
+    response = client.post(
+        WHOAMI, json={"apiVersion": "authentication.orch.io/v1", "kind": "SelfSubjectReview"}, headers=bearer("good")
+    )
     assert response.status_code == 201
     body = response.get_json()
     assert body["kind"] == "SelfSubjectReview" and body["metadata"]["creationTimestamp"]
@@ -67,19 +71,26 @@ def test_the_group_is_discoverable(client) -> None:
     core = {r["name"]: r for r in client.get("/api/v1").get_json()["resources"]}
     token = core["serviceaccounts/token"]
     assert (token["group"], token["version"], token["kind"], token["verbs"]) == (
-        "authentication.orch.io", "v1", "TokenRequest", ["create"])
+        "authentication.orch.io",
+        "v1",
+        "TokenRequest",
+        ["create"],
+    )
 
 
 def test_forbidden_messages() -> None:
     alice = UserInfo("alice")
     listing = Attributes(alice, "list", resource="pods", namespace="ns")
-    assert forbidden(listing).message == ('pods is forbidden: User "alice" cannot list resource "pods" in API group "" '
-                                          'in the namespace "ns"')
+    assert forbidden(listing).message == (
+        'pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "ns"'
+    )
     path = Attributes(UserInfo("system:anonymous"), "get", resource_request=False, path="/foo")
     assert forbidden(path).message == 'forbidden: User "system:anonymous" cannot get path "/foo"'
     html = Attributes(UserInfo("<b>&"), "get", group="apps", resource="deployments", name="d")
-    assert forbidden(html, "why").message == ('deployments.apps "d" is forbidden: User "&lt;b&gt;&amp;" cannot get '
-                                              'resource "deployments" in API group "apps" at the cluster scope: why')
+    assert forbidden(html, "why").message == (
+        'deployments.apps "d" is forbidden: User "&lt;b&gt;&amp;" cannot get '
+        'resource "deployments" in API group "apps" at the cluster scope: why'
+    )
 
 
 def test_mode_chain_takes_the_first_opinion() -> None:

@@ -1,4 +1,5 @@
 """Service-account tokens: TokenRequest, verification, lookup, bound objects, legacy token secrets."""
+
 from __future__ import annotations
 
 import base64
@@ -27,8 +28,10 @@ def client(auth_app):
 
 
 def request_token(client, name: str = "bot", **spec: object) -> dict:
-    response = client.post(f"{NS}/serviceaccounts/{name}/token",
-                           json={"apiVersion": "authentication.orch.io/v1", "kind": "TokenRequest", "spec": spec})
+    response = client.post(
+        f"{NS}/serviceaccounts/{name}/token",
+        json={"apiVersion": "authentication.orch.io/v1", "kind": "TokenRequest", "spec": spec},
+    )
     assert response.status_code == 201, response.get_json()
     return response.get_json()
 
@@ -51,7 +54,9 @@ def test_token_request_answers_a_signed_token(client) -> None:
     audiences = [ISSUER, "https://old.example"]
     assert reply["spec"] == {"audiences": audiences, "expirationSeconds": 3600, "boundObjectRef": None}
     claims = claims_of(reply["status"]["token"])
-    assert claims["iss"] == ISSUER and claims["aud"] == audiences and claims["sub"] == "system:serviceaccount:default:bot"
+    assert (
+        claims["iss"] == ISSUER and claims["aud"] == audiences and claims["sub"] == "system:serviceaccount:default:bot"
+    )
     assert claims["exp"] - claims["iat"] == 3600 and claims["nbf"] == claims["iat"] and claims["jti"]
     assert claims["orch.io"]["namespace"] == "default" and claims["orch.io"]["serviceaccount"]["name"] == "bot"
     assert reply["status"]["expirationTimestamp"].endswith("Z")
@@ -84,12 +89,19 @@ def test_a_token_for_another_audience_is_not_for_the_api_server(client) -> None:
     assert "authenticated" not in default["status"] and "audiences" in default["status"]["error"]
 
 
-@pytest.mark.parametrize(("spec", "status", "message"), [
-    ({"expirationSeconds": 599}, 422, "may not specify a duration less than 10 minutes"),
-    ({"expirationSeconds": 2**32 + 1}, 422, "may not specify a duration larger than 2^32 seconds"),
-    ({"boundObjectRef": {"kind": "ConfigMap", "apiVersion": "v1", "name": "x"}}, 400, "cannot bind token to object"),
-    ({"boundObjectRef": {"kind": "Pod", "apiVersion": "v1", "name": "nope"}}, 404, 'pods "nope" not found'),
-])
+@pytest.mark.parametrize(
+    ("spec", "status", "message"),
+    [
+        ({"expirationSeconds": 599}, 422, "may not specify a duration less than 10 minutes"),
+        ({"expirationSeconds": 2**32 + 1}, 422, "may not specify a duration larger than 2^32 seconds"),
+        (
+            {"boundObjectRef": {"kind": "ConfigMap", "apiVersion": "v1", "name": "x"}},
+            400,
+            "cannot bind token to object",
+        ),
+        ({"boundObjectRef": {"kind": "Pod", "apiVersion": "v1", "name": "nope"}}, 404, 'pods "nope" not found'),
+    ],
+)
 def test_token_request_validation(client, spec: dict, status: int, message: str) -> None:
     response = client.post(f"{NS}/serviceaccounts/bot/token", json={"spec": spec})
     assert response.status_code == status and message in response.get_json()["message"]
@@ -110,8 +122,10 @@ def test_token_request_names_must_match_the_url(client) -> None:
 
 
 def test_a_pod_bound_token_dies_with_its_pod(client) -> None:
-    pod = {"metadata": {"name": "web"}, "spec": {"serviceAccountName": "bot", "nodeName": "n1",
-                                                 "containers": [{"name": "c", "image": "nginx"}]}}
+    pod = {
+        "metadata": {"name": "web"},
+        "spec": {"serviceAccountName": "bot", "nodeName": "n1", "containers": [{"name": "c", "image": "nginx"}]},
+    }
     created = client.post(f"{NS}/pods", json=pod).get_json()
     ref = {"kind": "Pod", "apiVersion": "v1", "name": "web", "uid": created["metadata"]["uid"]}
     token = request_token(client, boundObjectRef=ref)["status"]["token"]
@@ -126,8 +140,10 @@ def test_a_pod_bound_token_dies_with_its_pod(client) -> None:
 
 
 def test_binding_checks_the_pod_account_and_uid(client) -> None:
-    pod = {"metadata": {"name": "other"}, "spec": {"serviceAccountName": "default",
-                                                   "containers": [{"name": "c", "image": "nginx"}]}}
+    pod = {
+        "metadata": {"name": "other"},
+        "spec": {"serviceAccountName": "default", "containers": [{"name": "c", "image": "nginx"}]},
+    }
     client.post(f"{NS}/pods", json=pod)
     ref = {"kind": "Pod", "apiVersion": "v1", "name": "other"}
     wrong_account = client.post(f"{NS}/serviceaccounts/bot/token", json={"spec": {"boundObjectRef": ref}})
@@ -163,8 +179,9 @@ def test_forged_tokens_are_401(client, tmp_path: Path) -> None:
         "issued in the future": _forged(client, ours, iat=now + 600),
         "wrong audience": _forged(client, ours, aud=["someone-else"]),
         "unknown issuer": _forged(client, ours, iss="https://elsewhere"),
-        "another account": _forged(client, ours, **{"orch.io": {"namespace": "default",
-                                                                "serviceaccount": {"name": "bot", "uid": "x"}}}),
+        "another account": _forged(
+            client, ours, **{"orch.io": {"namespace": "default", "serviceaccount": {"name": "bot", "uid": "x"}}}
+        ),
         "hmac": _hmac_token(claims_of(_forged(client, ours)), ours),
     }
     token = _forged(client, ours)
@@ -191,8 +208,9 @@ def test_older_issuers_are_accepted(client, tmp_path: Path) -> None:
 def test_keys_of_service_account_key_files_verify_tokens(auth_app, tmp_path: Path) -> None:
     external = SigningKey.ec()
     (tmp_path / "external.pub").write_bytes(external.public_pem())
-    client = auth_app(SERVICE_ACCOUNT_ISSUERS=(ISSUER,), SERVICE_ACCOUNT_KEY_FILES=(str(tmp_path / "external.pub"),)
-                      ).test_client()
+    client = auth_app(
+        SERVICE_ACCOUNT_ISSUERS=(ISSUER,), SERVICE_ACCOUNT_KEY_FILES=(str(tmp_path / "external.pub"),)
+    ).test_client()
     client.post(f"{NS}/serviceaccounts", json={"metadata": {"name": "bot"}})
     assert whoami(client, bearer(_forged(client, external)))[0] == 201
     assert whoami(client, bearer(_forged(client, SigningKey.ec())))[0] == 401
@@ -214,8 +232,10 @@ def test_the_signing_key_is_generated_privately_or_taken_from_the_flag(auth_app,
 def test_legacy_token_secrets_are_filled_in_and_checked(auth_app, cluster_ca) -> None:
     client = auth_app(SERVICE_ACCOUNT_ISSUERS=(ISSUER,)).test_client()
     sa = client.post(f"{NS}/serviceaccounts", json={"metadata": {"name": "bot"}}).get_json()
-    secret = {"metadata": {"name": "bot-token", "annotations": {"orch.io/service-account.name": "bot"}},
-              "type": "orch.io/service-account-token"}
+    secret = {
+        "metadata": {"name": "bot-token", "annotations": {"orch.io/service-account.name": "bot"}},
+        "type": "orch.io/service-account-token",
+    }
     assert client.post(f"{NS}/secrets", json=secret).status_code == 201
     data = _wait_for_token(client, "bot-token")
     assert base64.b64decode(data["namespace"]) == b"default"
@@ -233,8 +253,10 @@ def test_legacy_token_secrets_are_filled_in_and_checked(auth_app, cluster_ca) ->
 
 def test_a_legacy_token_secret_of_a_missing_account_is_deleted(auth_app) -> None:
     client = auth_app().test_client()
-    secret = {"metadata": {"name": "orphan", "annotations": {"orch.io/service-account.name": "ghost"}},
-              "type": "orch.io/service-account-token"}
+    secret = {
+        "metadata": {"name": "orphan", "annotations": {"orch.io/service-account.name": "ghost"}},
+        "type": "orch.io/service-account-token",
+    }
     assert client.post(f"{NS}/secrets", json=secret).status_code == 201
     deadline = time.monotonic() + 10
     while client.get(f"{NS}/secrets/orphan").status_code == 200 and time.monotonic() < deadline:
@@ -245,8 +267,13 @@ def test_a_legacy_token_secret_of_a_missing_account_is_deleted(auth_app) -> None
 def test_without_lookup_a_legacy_token_outlives_its_secret(auth_app) -> None:
     client = auth_app(SERVICE_ACCOUNT_LOOKUP=False).test_client()
     client.post(f"{NS}/serviceaccounts", json={"metadata": {"name": "bot"}})
-    client.post(f"{NS}/secrets", json={"metadata": {"name": "t", "annotations": {"orch.io/service-account.name": "bot"}},
-                                      "type": "orch.io/service-account-token"})
+    client.post(
+        f"{NS}/secrets",
+        json={
+            "metadata": {"name": "t", "annotations": {"orch.io/service-account.name": "bot"}},
+            "type": "orch.io/service-account-token",
+        },
+    )
     token = base64.b64decode(_wait_for_token(client, "t")["token"]).decode()
     client.delete(f"{NS}/secrets/t")
     assert whoami(client, bearer(token))[0] == 201

@@ -1,4 +1,5 @@
 """Static token file, bearer header parsing, the chain's 401 rules, and anonymous access."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,8 +23,10 @@ def token_file(tmp_path: Path) -> Path:
 
 def test_static_tokens_authenticate_with_uid_and_groups(auth_app, token_file) -> None:
     client = auth_app(TOKEN_AUTH_FILE=str(token_file)).test_client()
-    assert whoami(client, bearer("t0k3n-alice")) == (201, {
-        "username": "alice", "uid": "1001", "groups": ["dev", "ops", "system:authenticated"]})
+    assert whoami(client, bearer("t0k3n-alice")) == (
+        201,
+        {"username": "alice", "uid": "1001", "groups": ["dev", "ops", "system:authenticated"]},
+    )
     assert whoami(client, bearer("t0k3n-bob"))[1]["groups"] == ["system:authenticated"]
     assert whoami(client, bearer("t0k3n-carol"))[1]["groups"] == ["solo", "system:authenticated"]
 
@@ -33,15 +36,24 @@ def test_a_bearer_token_nobody_accepts_is_401_even_with_anonymous_on(auth_app, t
     for token in ("t0k3n-mallory", "t0k3n-alic", "T0K3N-ALICE", "a.b.c"):
         response = client.get(API, headers=bearer(token))
         assert response.status_code == 401, token
-        assert response.get_json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                                       "message": "Unauthorized", "reason": "Unauthorized", "code": 401}
+        assert response.get_json() == {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": "Unauthorized",
+            "reason": "Unauthorized",
+            "code": 401,
+        }
 
 
 @pytest.mark.parametrize("header", ["Basic YWxpY2U6cHc=", "Bearer", "Bearer ", "t0k3n-alice", "Token t0k3n-alice"])
 def test_other_schemes_and_empty_tokens_are_no_credentials(auth_app, token_file, header: str) -> None:
     client = auth_app(TOKEN_AUTH_FILE=str(token_file)).test_client()
-    assert whoami(client, {"Authorization": header}) == (201, {
-        "username": "system:anonymous", "groups": ["system:unauthenticated"]})
+    assert whoami(client, {"Authorization": header}) == (
+        201,
+        {"username": "system:anonymous", "groups": ["system:unauthenticated"]},
+    )
 
 
 def test_the_scheme_is_case_insensitive(auth_app, token_file) -> None:
@@ -84,8 +96,9 @@ def test_the_token_file_format(tmp_path: Path) -> None:
 
 def test_a_token_is_only_good_for_the_api_server_audience(auth_app, token_file) -> None:
     client = auth_app(TOKEN_AUTH_FILE=str(token_file)).test_client()
-    review = client.post("/apis/authentication.orch.io/v1/tokenreviews",
-                         json={"spec": {"token": "t0k3n-bob", "audiences": ["vault"]}}).get_json()
+    review = client.post(
+        "/apis/authentication.orch.io/v1/tokenreviews", json={"spec": {"token": "t0k3n-bob", "audiences": ["vault"]}}
+    ).get_json()
     assert review["status"].get("authenticated") is None
 
 
@@ -98,12 +111,20 @@ def _b64(value: object) -> str:
 
 
 GARBAGE = [
-    "a.b.c", "..", "x..", ".y.", "eyJ.eyJ.sig", f"{_b64({'alg': ['RS256']})}.{_b64({'iss': 'x'})}.c2ln",
+    "a.b.c",
+    "..",
+    "x..",
+    ".y.",
+    "eyJ.eyJ.sig",
+    f"{_b64({'alg': ['RS256']})}.{_b64({'iss': 'x'})}.c2ln",
     f"{_b64({'alg': 'none'})}.{_b64({'iss': 'https://127.0.0.1:6443', 'sub': 'x'})}.",
     f"{_b64({'alg': 'RS256', 'kid': ['k']})}.{_b64({'iss': ['https://127.0.0.1:6443']})}.c2ln",
     f"{_b64({'alg': 'RS256'})}.{_b64({'iss': 'https://127.0.0.1:6443', 'aud': 7, 'exp': 'soon'})}.c2ln",
-    f"{_b64([1, 2])}.{_b64('text')}.c2ln", f"{_b64(b'not json')}.{_b64(b'{')}.c2ln",
-    "abcdef.0123456789abcdef", "é-unicode-token", "x" * 5000,
+    f"{_b64([1, 2])}.{_b64('text')}.c2ln",
+    f"{_b64(b'not json')}.{_b64(b'{')}.c2ln",
+    "abcdef.0123456789abcdef",
+    "é-unicode-token",
+    "x" * 5000,
 ]
 
 

@@ -1,4 +1,5 @@
 """Webhook token authentication against a real local HTTPS TokenReview service (mutual TLS)."""
+
 from __future__ import annotations
 
 import json
@@ -13,16 +14,7 @@ import pytest
 from app import pki
 from app.auth.webhook import load_remote
 
-from .helpers import (
-    API,
-    TOKENREVIEWS,
-    HttpsServer,
-    bearer,
-    der,
-    https_server,
-    kubeconfig,
-    whoami,
-)
+from .helpers import API, TOKENREVIEWS, HttpsServer, bearer, der, https_server, kubeconfig, whoami
 
 
 @pytest.fixture
@@ -31,8 +23,13 @@ def pki_files(tmp_path: Path) -> dict[str, Any]:
     ours = pki.issue_client_cert(client_ca, "orch-apiserver")
     pki.write_pair(ours, tmp_path / "ours.crt", tmp_path / "ours.key")
     (tmp_path / "webhook-ca.crt").write_bytes(server_ca.cert_pem)
-    return {"server_ca": server_ca, "client_ca": client_ca, "ours": ours, "ca_file": tmp_path / "webhook-ca.crt",
-            "client": (tmp_path / "ours.crt", tmp_path / "ours.key")}
+    return {
+        "server_ca": server_ca,
+        "client_ca": client_ca,
+        "ours": ours,
+        "ca_file": tmp_path / "webhook-ca.crt",
+        "client": (tmp_path / "ours.crt", tmp_path / "ours.key"),
+    }
 
 
 @pytest.fixture
@@ -53,8 +50,11 @@ def review_by_table(_method: str, _path: str, _headers: dict[str, str], body: by
     elif token == "denied-with-reason":
         status = {"authenticated": False, "error": "token revoked"}
     elif token == "wrong-version":
-        return 200, {"apiVersion": "authentication.orch.io/v9", "kind": "TokenReview", "status": {"authenticated": True,
-                                                                                                    "user": USERS["good"]}}
+        return 200, {
+            "apiVersion": "authentication.orch.io/v9",
+            "kind": "TokenReview",
+            "status": {"authenticated": True, "user": USERS["good"]},
+        }
     elif token == "broken":
         return 500, {}
     elif token == "other-audience":
@@ -66,8 +66,12 @@ def review_by_table(_method: str, _path: str, _headers: dict[str, str], body: by
 
 def make(auth_app, tmp_path: Path, pki_files, server_url: str, **config: Any):
     path = kubeconfig(tmp_path / "webhook.kubeconfig", server_url, pki_files["ca_file"], pki_files["client"])
-    settings = {"AUTHENTICATION_TOKEN_WEBHOOK_CONFIG_FILE": str(path), "OUTBOUND_TIMEOUT": 0.5,
-                "OUTBOUND_DEADLINE": 1.5, **config}
+    settings = {
+        "AUTHENTICATION_TOKEN_WEBHOOK_CONFIG_FILE": str(path),
+        "OUTBOUND_TIMEOUT": 0.5,
+        "OUTBOUND_DEADLINE": 1.5,
+        **config,
+    }
     return auth_app(**settings).test_client()
 
 
@@ -75,8 +79,12 @@ def test_an_accepted_token_gives_the_remote_user(auth_app, tmp_path, pki_files, 
     client = make(auth_app, tmp_path, pki_files, remote.url + "/review")
     code, user = whoami(client, bearer("good"))
     assert code == 201, user
-    assert user == {"username": "jane", "uid": "j-1", "groups": ["dev", "system:authenticated"],
-                    "extra": {"scopes": ["a", "b"]}}
+    assert user == {
+        "username": "jane",
+        "uid": "j-1",
+        "groups": ["dev", "system:authenticated"],
+        "extra": {"scopes": ["a", "b"]},
+    }
     method, path, headers, body = remote.calls[0]
     sent = json.loads(body)
     assert (method, path) == ("POST", "/review") and headers["Content-Type"] == "application/json"
@@ -147,8 +155,11 @@ def test_the_webhook_must_have_a_trusted_certificate(auth_app, tmp_path, pki_fil
 
 def test_inline_credentials_in_the_config_file(auth_app, tmp_path, pki_files, remote) -> None:
     ours = pki_files["ours"]
-    path = kubeconfig(tmp_path / "inline.kubeconfig", remote.url + "/review",
-                      inline=(pki_files["server_ca"].cert_pem, ours.cert_pem, ours.key_pem))
+    path = kubeconfig(
+        tmp_path / "inline.kubeconfig",
+        remote.url + "/review",
+        inline=(pki_files["server_ca"].cert_pem, ours.cert_pem, ours.key_pem),
+    )
     assert load_remote(str(path)).cert is not None
     client = auth_app(AUTHENTICATION_TOKEN_WEBHOOK_CONFIG_FILE=str(path)).test_client()
     assert whoami(client, bearer("good"))[1]["username"] == "jane"
@@ -164,8 +175,14 @@ def test_this_server_can_be_the_webhook_of_another(auth_app, tmp_path, pki_files
         return response.status_code, response.get_json()
 
     remote.routes["/forward"] = forward
-    client = make(auth_app, tmp_path, pki_files, remote.url + "/forward", AUTHENTICATION_TOKEN_WEBHOOK_VERSION="v1",
-                  SERVICE_ACCOUNT_ISSUERS=("https://shared",))
+    client = make(
+        auth_app,
+        tmp_path,
+        pki_files,
+        remote.url + "/forward",
+        AUTHENTICATION_TOKEN_WEBHOOK_VERSION="v1",
+        SERVICE_ACCOUNT_ISSUERS=("https://shared",),
+    )
     code, user = whoami(client, bearer("ada-token"))
     assert code == 201, user
     assert user == {"username": "ada", "uid": "7", "groups": ["admins", "system:authenticated"]}

@@ -1,4 +1,5 @@
 """authenticate_x509: CN -> user, O -> groups, and the certificates it must refuse (other CAs among them)."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -39,9 +40,16 @@ def make_cert(
 
 CLIENT = [ExtendedKeyUsageOID.CLIENT_AUTH]
 _CA_NAME = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "test-ca")])
-TEST_CA = (x509.CertificateBuilder().subject_name(_CA_NAME).issuer_name(_CA_NAME).public_key(_KEY.public_key())
-           .serial_number(1).not_valid_before(NOW - timedelta(days=30)).not_valid_after(NOW + timedelta(days=30))
-           .sign(_KEY, hashes.SHA256()))
+TEST_CA = (
+    x509.CertificateBuilder()
+    .subject_name(_CA_NAME)
+    .issuer_name(_CA_NAME)
+    .public_key(_KEY.public_key())
+    .serial_number(1)
+    .not_valid_before(NOW - timedelta(days=30))
+    .not_valid_after(NOW + timedelta(days=30))
+    .sign(_KEY, hashes.SHA256())
+)
 
 
 def authenticate_x509(der: bytes, now: datetime | None = None) -> UserInfo | None:
@@ -50,8 +58,11 @@ def authenticate_x509(der: bytes, now: datetime | None = None) -> UserInfo | Non
 
 def test_common_name_is_the_user_and_organizations_are_groups_in_order() -> None:
     der = make_cert(
-        [(NameOID.ORGANIZATION_NAME, "system:masters"), (NameOID.ORGANIZATION_NAME, "dev"),
-         (NameOID.COMMON_NAME, "alice")],
+        [
+            (NameOID.ORGANIZATION_NAME, "system:masters"),
+            (NameOID.ORGANIZATION_NAME, "dev"),
+            (NameOID.COMMON_NAME, "alice"),
+        ],
         CLIENT,
     )
     assert authenticate_x509(der, NOW) == UserInfo("alice", groups=("system:masters", "dev"))
@@ -65,8 +76,12 @@ def test_system_authenticated_is_left_to_the_caller() -> None:
 
 @pytest.mark.parametrize(
     "usages",
-    [None, CLIENT, [ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH],
-     [ExtendedKeyUsageOID.ANY_EXTENDED_KEY_USAGE]],
+    [
+        None,
+        CLIENT,
+        [ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH],
+        [ExtendedKeyUsageOID.ANY_EXTENDED_KEY_USAGE],
+    ],
     ids=["no-eku", "client-auth", "server-and-client", "any-usage"],
 )
 def test_key_usages_that_allow_client_auth(usages: list[x509.ObjectIdentifier] | None) -> None:

@@ -1,4 +1,5 @@
 """Fixtures: an app in RBAC mode whose static tokens name a few users (`as_user(name)` gives headers)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -9,12 +10,7 @@ import pytest
 
 from tests.conftest import make_app
 
-USERS = {
-    "admin": ("admin", "system:masters"),
-    "alice": ("alice", "devs"),
-    "bob": ("bob", ""),
-    "root": ("root", ""),
-}
+USERS = {"admin": ("admin", "system:masters"), "alice": ("alice", "devs"), "bob": ("bob", ""), "root": ("root", "")}
 
 
 def as_user(name: str) -> dict[str, str]:

@@ -1,5 +1,6 @@
 """CSR approval and signing need `approve` / `sign` on `signers` (by signerName or `<domain>/*`), asked of the
 same authorizer chain as every request."""
+
 from __future__ import annotations
 
 import base64
@@ -21,14 +22,20 @@ SIGNER = "example.com/my-signer"
 def grant(client: Any, name: str, user: str, rules: list[dict]) -> None:
     role = {"metadata": {"name": name}, "rules": rules}
     assert client.post(f"{RBAC}/clusterroles", json=role, headers=ADMIN).status_code == 201
-    binding = {"metadata": {"name": name}, "roleRef": {"apiGroup": G, "kind": "ClusterRole", "name": name},
-               "subjects": [{"kind": "User", "name": user, "apiGroup": G}]}
+    binding = {
+        "metadata": {"name": name},
+        "roleRef": {"apiGroup": G, "kind": "ClusterRole", "name": name},
+        "subjects": [{"kind": "User", "name": user, "apiGroup": G}],
+    }
     assert client.post(f"{RBAC}/clusterrolebindings", json=binding, headers=ADMIN).status_code == 201
 
 
 def csr_rule(subresource: str) -> dict:
-    return {"apiGroups": ["certificates.orch.io"], "verbs": ["get", "update"],
-            "resources": [f"certificatesigningrequests/{subresource}"]}
+    return {
+        "apiGroups": ["certificates.orch.io"],
+        "verbs": ["get", "update"],
+        "resources": [f"certificatesigningrequests/{subresource}"],
+    }
 
 
 def signer_rule(verb: str, name: str) -> dict:
@@ -37,8 +44,10 @@ def signer_rule(verb: str, name: str) -> dict:
 
 @pytest.fixture
 def csr(rbac: Any) -> dict:
-    body = {"metadata": {"name": "req"},
-            "spec": {"request": EXAMPLE_REQUEST, "signerName": SIGNER, "usages": ["client auth"]}}
+    body = {
+        "metadata": {"name": "req"},
+        "spec": {"request": EXAMPLE_REQUEST, "signerName": SIGNER, "usages": ["client auth"]},
+    }
     created = rbac.post(CSRS, json=body, headers=ADMIN)
     assert created.status_code == 201, created.json
     return created.json
@@ -54,8 +63,10 @@ def test_approval_needs_approve_on_the_signer(rbac: Any, csr: dict, resource_nam
     grant(rbac, "csr-approval", "bob", [csr_rule("approval")])
     denied = approve(rbac, csr, "bob")
     assert denied.status_code == 403
-    assert denied.json["message"] == ('certificatesigningrequests.certificates.orch.io "req" is forbidden: '
-                                      f'user not permitted to approve requests with signerName "{SIGNER}"')
+    assert denied.json["message"] == (
+        'certificatesigningrequests.certificates.orch.io "req" is forbidden: '
+        f'user not permitted to approve requests with signerName "{SIGNER}"'
+    )
     grant(rbac, "signer-approver", "bob", [signer_rule("approve", resource_name)])
     approved = approve(rbac, csr, "bob")
     assert approved.status_code == 200, approved.json
@@ -63,8 +74,17 @@ def test_approval_needs_approve_on_the_signer(rbac: Any, csr: dict, resource_nam
 
 
 def test_approve_on_another_signer_or_domain_is_not_enough(rbac: Any, csr: dict) -> None:
-    grant(rbac, "csr-approval", "bob", [csr_rule("approval"), signer_rule("approve", "example.com/other"),
-                                        signer_rule("approve", "example.org/*"), signer_rule("sign", SIGNER)])
+    grant(
+        rbac,
+        "csr-approval",
+        "bob",
+        [
+            csr_rule("approval"),
+            signer_rule("approve", "example.com/other"),
+            signer_rule("approve", "example.org/*"),
+            signer_rule("sign", SIGNER),
+        ],
+    )
     assert approve(rbac, csr, "bob").status_code == 403
 
 
@@ -93,8 +113,10 @@ def test_no_request_asks_the_api_client_signer_for_system_masters(rbac: Any) -> 
 
     masters = rbac.post(CSRS, json=csr_body("root", pem=request_pem("mallory", ["system:masters"])), headers=ADMIN)
     assert masters.status_code == 403
-    assert masters.json["message"] == ('certificatesigningrequests.certificates.orch.io "root" is forbidden: use of '
-                                       f"{CLIENT_SIGNER} signer with system:masters group is not allowed")
+    assert masters.json["message"] == (
+        'certificatesigningrequests.certificates.orch.io "root" is forbidden: use of '
+        f"{CLIENT_SIGNER} signer with system:masters group is not allowed"
+    )
     other_signer = csr_body("elsewhere", signer=SIGNER, pem=request_pem("mallory", ["system:masters"]))
     assert rbac.post(CSRS, json=other_signer, headers=ADMIN).status_code == 201
     assert rbac.post(CSRS, json=csr_body("plain", pem=request_pem("alice", ["dev"])), headers=ADMIN).status_code == 201

@@ -1,5 +1,6 @@
 """The RBAC policy is cached until an RBAC object changes: grants made through another server over the same
 store work at once, revocations reach it through the change log, other writes keep the cache. Both stores."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -14,11 +15,15 @@ from tests.conftest import make_app, wait_for
 
 RBAC = "/apis/rbac.authorization.orch.io/v1"
 TEAM_CMS = "/api/v1/namespaces/team/configmaps"
-READER = {"metadata": {"name": "cm-reader", "namespace": "team"},
-          "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["list"]}]}
-BINDING = {"metadata": {"name": "bob-reads", "namespace": "team"},
-           "roleRef": {"apiGroup": "rbac.authorization.orch.io", "kind": "Role", "name": "cm-reader"},
-           "subjects": [{"kind": "User", "name": "bob", "apiGroup": "rbac.authorization.orch.io"}]}
+READER = {
+    "metadata": {"name": "cm-reader", "namespace": "team"},
+    "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["list"]}],
+}
+BINDING = {
+    "metadata": {"name": "bob-reads", "namespace": "team"},
+    "roleRef": {"apiGroup": "rbac.authorization.orch.io", "kind": "Role", "name": "cm-reader"},
+    "subjects": [{"kind": "User", "name": "bob", "apiGroup": "rbac.authorization.orch.io"}],
+}
 
 
 @pytest.fixture
@@ -26,8 +31,10 @@ def two_servers(database_url: str, tmp_path: Path) -> Iterator[tuple[Any, Any]]:
     """Two API servers (apps) over one store, as two workers or replicas are."""
     tokens = tmp_path / "tokens.csv"
     tokens.write_text("".join(f'token-{n},{user},uid-{n},"{groups}"\n' for n, (user, groups) in USERS.items()))
-    apps = [make_app(database_url, tmp_path / name, AUTHORIZATION_MODE="RBAC", TOKEN_AUTH_FILE=str(tokens))
-            for name in ("a", "b")]
+    apps = [
+        make_app(database_url, tmp_path / name, AUTHORIZATION_MODE="RBAC", TOKEN_AUTH_FILE=str(tokens))
+        for name in ("a", "b")
+    ]
     yield apps[0].test_client(), apps[1].test_client()
     for app in apps:
         app.extensions["orch.stop"]()

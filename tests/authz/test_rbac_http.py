@@ -1,4 +1,5 @@
 """RBAC through HTTP: 403 wording, bindings, anonymous grants, default policy, escalation, aggregation."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -20,8 +21,11 @@ def _role(name: str, rules: list[dict], namespace: str = "") -> tuple[str, dict]
 
 def _binding(name: str, kind: str, role: str, subjects: list[dict], namespace: str = "") -> tuple[str, dict]:
     path = f"{RBAC}/namespaces/{namespace}/rolebindings" if namespace else f"{RBAC}/clusterrolebindings"
-    return path, {"metadata": {"name": name}, "roleRef": {"apiGroup": G, "kind": kind, "name": role},
-                  "subjects": subjects}
+    return path, {
+        "metadata": {"name": name},
+        "roleRef": {"apiGroup": G, "kind": kind, "name": role},
+        "subjects": subjects,
+    }
 
 
 def _post(client: Any, pair: tuple[str, dict], headers: dict | None = None) -> Any:
@@ -40,11 +44,13 @@ def test_denied_request_is_403_with_the_reference_message(rbac: Any) -> None:
     _namespace(rbac, "team")
     response = rbac.get("/api/v1/namespaces/team/configmaps", headers=as_user("bob"))
     assert response.status_code == 403
-    assert response.get_json()["message"] == ('configmaps is forbidden: User "bob" cannot list resource "configmaps" '
-                                              'in API group "" in the namespace "team"')
+    assert response.get_json()["message"] == (
+        'configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" in the namespace "team"'
+    )
     response = rbac.get("/api/v1/nodes/n1", headers=as_user("bob"))
-    assert response.get_json()["message"] == ('nodes "n1" is forbidden: User "bob" cannot get resource "nodes" in '
-                                              'API group "" at the cluster scope')
+    assert response.get_json()["message"] == (
+        'nodes "n1" is forbidden: User "bob" cannot get resource "nodes" in API group "" at the cluster scope'
+    )
     response = rbac.get("/metrics", headers={})
     assert response.status_code == 403
     assert response.get_json()["message"] == 'forbidden: User "system:anonymous" cannot get path "/metrics"'
@@ -52,14 +58,23 @@ def test_denied_request_is_403_with_the_reference_message(rbac: Any) -> None:
 
 def test_masters_may_do_anything_and_role_bindings_grant(rbac: Any) -> None:
     _namespace(rbac, "team")
-    assert _post(rbac, _role("cm-reader", [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["list"]}],
-                             "team")).status_code == 201
+    assert (
+        _post(
+            rbac, _role("cm-reader", [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["list"]}], "team")
+        ).status_code
+        == 201
+    )
     assert _post(rbac, _binding("bob-reads", "Role", "cm-reader", [_user("bob")], "team")).status_code == 201
     assert rbac.get("/api/v1/namespaces/team/configmaps", headers=as_user("bob")).status_code == 200
     assert rbac.get("/api/v1/namespaces/default/configmaps", headers=as_user("bob")).status_code == 403
     # a RoleBinding to a ClusterRole grants it in the binding's namespace only; groups are subjects too
-    assert _post(rbac, _binding("devs-view", "ClusterRole", "view", [{"kind": "Group", "name": "devs",
-                                                                      "apiGroup": G}], "team")).status_code == 201
+    assert (
+        _post(
+            rbac,
+            _binding("devs-view", "ClusterRole", "view", [{"kind": "Group", "name": "devs", "apiGroup": G}], "team"),
+        ).status_code
+        == 201
+    )
     assert rbac.get("/api/v1/namespaces/team/pods", headers=as_user("alice")).status_code == 200
     assert rbac.get("/api/v1/namespaces/team/secrets", headers=as_user("alice")).status_code == 403
     assert rbac.get("/api/v1/namespaces/default/pods", headers=as_user("alice")).status_code == 403
@@ -70,8 +85,12 @@ def test_anonymous_is_only_covered_by_explicit_grants(rbac: Any) -> None:
     assert rbac.get("/version").status_code == 200
     assert rbac.get("/api").status_code == 403  # discovery is for authenticated users
     assert rbac.get("/api", headers=as_user("bob")).status_code == 200
-    assert _post(rbac, _role("ns-lister", [{"apiGroups": [""], "resources": ["namespaces"],
-                                            "verbs": ["list"]}])).status_code == 201
+    assert (
+        _post(
+            rbac, _role("ns-lister", [{"apiGroups": [""], "resources": ["namespaces"], "verbs": ["list"]}])
+        ).status_code
+        == 201
+    )
     group = {"kind": "Group", "name": "system:authenticated", "apiGroup": G}
     assert _post(rbac, _binding("all-list", "ClusterRole", "ns-lister", [group])).status_code == 201
     assert rbac.get("/api/v1/namespaces", headers=as_user("bob")).status_code == 200
@@ -83,8 +102,12 @@ def test_anonymous_is_only_covered_by_explicit_grants(rbac: Any) -> None:
 
 def test_service_account_subjects(rbac: Any) -> None:
     _namespace(rbac, "ci")
-    assert _post(rbac, _binding("sa-view", "ClusterRole", "view", [{"kind": "ServiceAccount", "name": "builder"}],
-                                "ci")).status_code == 201
+    assert (
+        _post(
+            rbac, _binding("sa-view", "ClusterRole", "view", [{"kind": "ServiceAccount", "name": "builder"}], "ci")
+        ).status_code
+        == 201
+    )
     sa = {**ADMIN, "Impersonate-User": "system:serviceaccount:ci:builder"}
     assert rbac.get("/api/v1/namespaces/ci/pods", headers=sa).status_code == 200
     other = {**ADMIN, "Impersonate-User": "system:serviceaccount:ci:other"}
@@ -114,8 +137,10 @@ def test_default_policy_is_reconciled_keeping_user_additions(rbac_app: Any, rbac
 
 def test_escalation_is_prevented(rbac: Any) -> None:
     _namespace(rbac, "team")
-    manage = [{"apiGroups": [G], "resources": ["roles", "rolebindings"], "verbs": ["create", "get", "update"]},
-              {"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]
+    manage = [
+        {"apiGroups": [G], "resources": ["roles", "rolebindings"], "verbs": ["create", "get", "update"]},
+        {"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]},
+    ]
     assert _post(rbac, _role("manager", manage, "team")).status_code == 201
     assert _post(rbac, _binding("bob-manages", "Role", "manager", [_user("bob")], "team")).status_code == 201
     bob = as_user("bob")
@@ -158,8 +183,10 @@ def test_rbac_is_the_default_mode_anonymous_sees_only_public_info(sqlite_url, tm
             assert anonymous.get(path).status_code == 200, path
         denied = anonymous.get("/api/v1/namespaces")
         assert denied.status_code == 403
-        assert denied.json["message"] == ('namespaces is forbidden: User "system:anonymous" cannot list resource '
-                                          '"namespaces" in API group "" at the cluster scope')
+        assert denied.json["message"] == (
+            'namespaces is forbidden: User "system:anonymous" cannot list resource '
+            '"namespaces" in API group "" at the cluster scope'
+        )
         assert anonymous.get("/apis").status_code == 403
     finally:
         app.extensions["orch.stop"]()
@@ -169,17 +196,30 @@ def test_default_edit_and_view_roles_cover_the_groups_without_a_domain(rbac: Any
     """apps, batch, policy and autoscaling keep their upstream names: the default roles must name them so."""
     _namespace(rbac, "team")
     assert _post(rbac, _binding("bob-edits", "ClusterRole", "edit", [_user("bob")], "team")).status_code == 201
-    assert _post(rbac, _binding("devs-view", "ClusterRole", "view", [{"kind": "Group", "name": "devs",
-                                                                      "apiGroup": G}], "team")).status_code == 201
+    assert (
+        _post(
+            rbac,
+            _binding("devs-view", "ClusterRole", "view", [{"kind": "Group", "name": "devs", "apiGroup": G}], "team"),
+        ).status_code
+        == 201
+    )
     bob, alice = as_user("bob"), as_user("alice")
-    for path in ("/apis/apps/v1/namespaces/team/deployments", "/apis/batch/v1/namespaces/team/jobs",
-                 "/apis/policy/v1/namespaces/team/poddisruptionbudgets",
-                 "/apis/autoscaling/v2/namespaces/team/horizontalpodautoscalers"):
+    for path in (
+        "/apis/apps/v1/namespaces/team/deployments",
+        "/apis/batch/v1/namespaces/team/jobs",
+        "/apis/policy/v1/namespaces/team/poddisruptionbudgets",
+        "/apis/autoscaling/v2/namespaces/team/horizontalpodautoscalers",
+    ):
         assert rbac.get(path, headers=bob).status_code == 200, path
         assert rbac.get(path, headers=alice).status_code == 200, path
-    deployment = {"metadata": {"name": "web"}, "spec": {
-        "selector": {"matchLabels": {"app": "web"}},
-        "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+    deployment = {
+        "metadata": {"name": "web"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
+        },
+    }
     assert rbac.post("/apis/apps/v1/namespaces/team/deployments", json=deployment, headers=bob).status_code == 201
-    assert rbac.post("/apis/apps/v1/namespaces/team/deployments", json=deployment,
-                     headers=alice).status_code == 403  # view reads only
+    assert (
+        rbac.post("/apis/apps/v1/namespaces/team/deployments", json=deployment, headers=alice).status_code == 403
+    )  # view reads only

@@ -1,4 +1,5 @@
 """Access reviews: the default policy seen through them, and their validation."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -16,22 +17,53 @@ def _sar(client: Any, spec: dict, headers: dict | None = None) -> tuple[int, dic
     return response.status_code, response.get_json()
 
 
-@pytest.mark.parametrize(("user", "groups", "attrs", "allowed"), [
-    ("root", ["system:masters"], {"resourceAttributes": {"verb": "delete", "resource": "nodes"}}, True),
-    ("bob", ["system:authenticated"], {"resourceAttributes": {"verb": "list", "resource": "pods"}}, False),
-    ("bob", ["system:authenticated"], {"nonResourceAttributes": {"verb": "get", "path": "/api/v1"}}, True),
-    ("system:anonymous", ["system:unauthenticated"], {"nonResourceAttributes": {"verb": "get", "path": "/livez"}},
-     True),
-    ("system:anonymous", ["system:unauthenticated"], {"nonResourceAttributes": {"verb": "get", "path": "/apis"}},
-     False),
-    ("bob", ["system:authenticated"], {"resourceAttributes": {"verb": "create", "resource": "selfsubjectrulesreviews",
-                                                              "group": "authorization.orch.io"}}, True),
-    ("bob", ["system:bootstrappers"], {"resourceAttributes": {"verb": "create", "resource":
-                                                              "certificatesigningrequests",
-                                                              "group": "certificates.orch.io"}}, True),
-])
-def test_default_policy_through_subject_access_reviews(rbac: Any, user: str, groups: list[str], attrs: dict,
-                                                       allowed: bool) -> None:
+@pytest.mark.parametrize(
+    ("user", "groups", "attrs", "allowed"),
+    [
+        ("root", ["system:masters"], {"resourceAttributes": {"verb": "delete", "resource": "nodes"}}, True),
+        ("bob", ["system:authenticated"], {"resourceAttributes": {"verb": "list", "resource": "pods"}}, False),
+        ("bob", ["system:authenticated"], {"nonResourceAttributes": {"verb": "get", "path": "/api/v1"}}, True),
+        (
+            "system:anonymous",
+            ["system:unauthenticated"],
+            {"nonResourceAttributes": {"verb": "get", "path": "/livez"}},
+            True,
+        ),
+        (
+            "system:anonymous",
+            ["system:unauthenticated"],
+            {"nonResourceAttributes": {"verb": "get", "path": "/apis"}},
+            False,
+        ),
+        (
+            "bob",
+            ["system:authenticated"],
+            {
+                "resourceAttributes": {
+                    "verb": "create",
+                    "resource": "selfsubjectrulesreviews",
+                    "group": "authorization.orch.io",
+                }
+            },
+            True,
+        ),
+        (
+            "bob",
+            ["system:bootstrappers"],
+            {
+                "resourceAttributes": {
+                    "verb": "create",
+                    "resource": "certificatesigningrequests",
+                    "group": "certificates.orch.io",
+                }
+            },
+            True,
+        ),
+    ],
+)
+def test_default_policy_through_subject_access_reviews(
+    rbac: Any, user: str, groups: list[str], attrs: dict, allowed: bool
+) -> None:
     code, body = _sar(rbac, {"user": user, "groups": groups, **attrs})
     assert code == 201, body
     assert body["status"]["allowed"] is allowed
@@ -39,8 +71,10 @@ def test_default_policy_through_subject_access_reviews(rbac: Any, user: str, gro
 
 
 def test_reason_names_the_binding(rbac: Any) -> None:
-    _, body = _sar(rbac, {"user": "x", "groups": ["system:authenticated"],
-                          "nonResourceAttributes": {"verb": "get", "path": "/version"}})
+    _, body = _sar(
+        rbac,
+        {"user": "x", "groups": ["system:authenticated"], "nonResourceAttributes": {"verb": "get", "path": "/version"}},
+    )
     assert body["status"]["reason"].startswith('RBAC: allowed by ClusterRoleBinding "system:')
 
 
@@ -52,8 +86,7 @@ def test_review_validation(rbac: Any) -> None:
 
 
 def test_subject_access_reviews_need_permission(rbac: Any) -> None:
-    code, body = _sar(rbac, {"user": "bob", "resourceAttributes": {"verb": "get", "resource": "pods"}},
-                      as_user("bob"))
+    code, body = _sar(rbac, {"user": "bob", "resourceAttributes": {"verb": "get", "resource": "pods"}}, as_user("bob"))
     assert code == 403 and "subjectaccessreviews" in body["message"]
 
 
@@ -63,24 +96,26 @@ def test_self_reviews(rbac: Any) -> None:
     assert response.status_code == 201 and response.get_json()["status"]["allowed"] is False
     response = rbac.post(f"{AUTHZ}/selfsubjectaccessreviews", json=review, headers=ADMIN)
     assert response.get_json()["status"]["allowed"] is True
-    response = rbac.post(f"{AUTHZ}/selfsubjectrulesreviews", json={"spec": {"namespace": "default"}},
-                         headers=as_user("bob"))
+    response = rbac.post(
+        f"{AUTHZ}/selfsubjectrulesreviews", json={"spec": {"namespace": "default"}}, headers=as_user("bob")
+    )
     status = response.get_json()["status"]
     assert status["incomplete"] is False
-    assert {"verbs": ["create"], "apiGroups": ["authorization.orch.io"],
-            "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]} in status["resourceRules"]
+    assert {
+        "verbs": ["create"],
+        "apiGroups": ["authorization.orch.io"],
+        "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
+    } in status["resourceRules"]
     assert any("/healthz" in r["nonResourceURLs"] for r in status["nonResourceRules"])
 
 
 def test_local_reviews_must_match_their_namespace(rbac: Any) -> None:
     spec = {"user": "bob", "resourceAttributes": {"verb": "get", "resource": "pods", "namespace": "other"}}
-    response = rbac.post(f"{AUTHZ}/namespaces/default/localsubjectaccessreviews", json={"spec": spec},
-                         headers=ADMIN)
+    response = rbac.post(f"{AUTHZ}/namespaces/default/localsubjectaccessreviews", json={"spec": spec}, headers=ADMIN)
     assert response.status_code == 400
     assert response.get_json()["message"] == "spec.resourceAttributes.namespace must match namespace: default"
     spec["resourceAttributes"]["namespace"] = "default"
-    response = rbac.post(f"{AUTHZ}/namespaces/default/localsubjectaccessreviews", json={"spec": spec},
-                         headers=ADMIN)
+    response = rbac.post(f"{AUTHZ}/namespaces/default/localsubjectaccessreviews", json={"spec": spec}, headers=ADMIN)
     assert response.status_code == 201 and response.get_json()["status"]["allowed"] is False
 
 

@@ -1,4 +1,5 @@
 """Table-driven rule matching and coverage, as the reference's RuleAllows and ruleCovers."""
+
 from __future__ import annotations
 
 import pytest
@@ -104,9 +105,18 @@ def test_request_attributes(method: str, path: str, args: dict, want: tuple) -> 
     assert a.resource_request and (a.verb, a.group, a.resource, a.subresource, a.namespace, a.name) == want
 
 
-@pytest.mark.parametrize(("method", "path", "verb"), [
-    ("GET", "/healthz", "get"), ("GET", "/api", "get"), ("GET", "/api/v1", "get"), ("GET", "/apis/apps/v1", "get"),
-    ("POST", "/version", "post"), ("GET", "/", "get"), ("GET", "/openapi/v2", "get")])
+@pytest.mark.parametrize(
+    ("method", "path", "verb"),
+    [
+        ("GET", "/healthz", "get"),
+        ("GET", "/api", "get"),
+        ("GET", "/api/v1", "get"),
+        ("GET", "/apis/apps/v1", "get"),
+        ("POST", "/version", "post"),
+        ("GET", "/", "get"),
+        ("GET", "/openapi/v2", "get"),
+    ],
+)
 def test_non_resource_paths(method: str, path: str, verb: str) -> None:
     a = request_attributes(U, method, path, {})
     assert not a.resource_request and a.verb == verb and a.path == path

@@ -1,4 +1,5 @@
 """The Webhook authorization mode against a real local HTTPS SubjectAccessReview service (mutual TLS)."""
+
 from __future__ import annotations
 
 import json
@@ -46,8 +47,12 @@ def remote(tmp_path: Path) -> Iterator[tuple[HttpsServer, Path]]:
     (tmp_path / "webhook-ca.crt").write_bytes(server_ca.cert_pem)
     with https_server(server_ca, tmp_path, client_ca=client_ca) as server:
         server.routes["/authorize"] = review_by_user
-        config = kubeconfig(tmp_path / "authz.kubeconfig", server.url + "/authorize", tmp_path / "webhook-ca.crt",
-                            (tmp_path / "ours.crt", tmp_path / "ours.key"))
+        config = kubeconfig(
+            tmp_path / "authz.kubeconfig",
+            server.url + "/authorize",
+            tmp_path / "webhook-ca.crt",
+            (tmp_path / "ours.crt", tmp_path / "ours.key"),
+        )
         yield server, config
 
 
@@ -64,9 +69,15 @@ def test_the_review_carries_the_request_attributes(remote) -> None:
     decision = authorizer(config).authorize(attrs("alice", resource="configmaps", namespace="team", version="v1"))
     assert decision.allowed and decision.reason == "alice is trusted"
     body = json.loads(server.calls[-1][3])
-    assert body == {"apiVersion": SAR, "kind": "SubjectAccessReview", "spec": {
-        "user": "alice", "groups": ["dev"],
-        "resourceAttributes": {"namespace": "team", "verb": "list", "version": "v1", "resource": "configmaps"}}}
+    assert body == {
+        "apiVersion": SAR,
+        "kind": "SubjectAccessReview",
+        "spec": {
+            "user": "alice",
+            "groups": ["dev"],
+            "resourceAttributes": {"namespace": "team", "verb": "list", "version": "v1", "resource": "configmaps"},
+        },
+    }
     authorizer(config).authorize(attrs("alice", verb="get", resource_request=False, path="/healthz"))
     assert json.loads(server.calls[-1][3])["spec"]["nonResourceAttributes"] == {"path": "/healthz", "verb": "get"}
 
@@ -123,8 +134,14 @@ def test_the_webhook_mode_in_the_chain_over_http(remote, sqlite_url: str, tmp_pa
     _, config = remote
     tokens = tmp_path / "tokens.csv"
     tokens.write_text("".join(f"token-{n},{n},uid-{n}\n" for n in ("alice", "bob", "carol")))
-    app = make_app(sqlite_url, tmp_path, AUTHORIZATION_MODE="Webhook,AlwaysAllow", TOKEN_AUTH_FILE=str(tokens),
-                   AUTHORIZATION_WEBHOOK_CONFIG_FILE=str(config), OUTBOUND_DEADLINE=2.0)
+    app = make_app(
+        sqlite_url,
+        tmp_path,
+        AUTHORIZATION_MODE="Webhook,AlwaysAllow",
+        TOKEN_AUTH_FILE=str(tokens),
+        AUTHORIZATION_WEBHOOK_CONFIG_FILE=str(config),
+        OUTBOUND_DEADLINE=2.0,
+    )
     try:
         client = app.test_client()
 
@@ -134,8 +151,10 @@ def test_the_webhook_mode_in_the_chain_over_http(remote, sqlite_url: str, tmp_pa
         assert call("alice").status_code == 200
         denied = call("bob")
         assert denied.status_code == 403
-        assert denied.json["message"] == ('configmaps is forbidden: User "bob" cannot list resource "configmaps" in '
-                                          'API group "" in the namespace "default": bob is banned')
+        assert denied.json["message"] == (
+            'configmaps is forbidden: User "bob" cannot list resource "configmaps" in '
+            'API group "" in the namespace "default": bob is banned'
+        )
         assert call("carol").status_code == 200  # no opinion: the next mode (AlwaysAllow) decides
     finally:
         app.extensions["orch.stop"]()

@@ -1,4 +1,5 @@
 """One real server for the client-library tests: admin certificate, a token file, bootstrap tokens, AlwaysAllow."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -21,11 +22,18 @@ QUIET_CONTROLLERS = "*,-rootcacertpublisher"
 def api_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     tmp = tmp_path_factory.mktemp("client-server")
     (tmp / "tokens.csv").write_text("".join(f"{token},{user},{user}-uid\n" for token, user in TOKENS.items()))
-    running = start_server(tmp / "data", args=[
-        "--token-auth-file", str(tmp / "tokens.csv"), "--enable-bootstrap-token-auth",
-        "--authorization-mode", "AlwaysAllow",  # these tests are about the client, not about who may do what
-        "--controllers", QUIET_CONTROLLERS,
-    ])
+    running = start_server(
+        tmp / "data",
+        args=[
+            "--token-auth-file",
+            str(tmp / "tokens.csv"),
+            "--enable-bootstrap-token-auth",
+            "--authorization-mode",
+            "AlwaysAllow",  # these tests are about the client, not about who may do what
+            "--controllers",
+            QUIET_CONTROLLERS,
+        ],
+    )
     yield running
     running.stop()
 

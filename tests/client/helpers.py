@@ -1,4 +1,5 @@
 """Writers for client config files and real exec-plugin executables."""
+
 from __future__ import annotations
 
 import base64
@@ -52,13 +53,22 @@ def b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-def write_config(path: Path, server: str, *, cluster: dict | None = None, user: dict | None = None,
-                 namespace: str | None = None, name: str = "test") -> Path:
+def write_config(
+    path: Path,
+    server: str,
+    *,
+    cluster: dict | None = None,
+    user: dict | None = None,
+    namespace: str | None = None,
+    name: str = "test",
+) -> Path:
     context: dict[str, Any] = {"cluster": name, "user": name}
     if namespace:
         context["namespace"] = namespace
     document = {
-        "apiVersion": "v1", "kind": "Config", "current-context": name,
+        "apiVersion": "v1",
+        "kind": "Config",
+        "current-context": name,
         "clusters": [{"name": name, "cluster": {"server": server, **(cluster or {})}}],
         "users": [{"name": name, "user": user or {}}],
         "contexts": [{"name": name, "context": context}],
@@ -89,9 +99,12 @@ class Plugin:
 
     def exec_section(self, api_version: str = EXEC_V1, **extra: Any) -> dict:
         section: dict[str, Any] = {
-            "command": str(self.path), "apiVersion": api_version,
-            "env": [{"name": "PLUGIN_LOG", "value": str(self.log)},
-                    {"name": "PLUGIN_OUTPUTS", "value": str(self.outputs_file)}],
+            "command": str(self.path),
+            "apiVersion": api_version,
+            "env": [
+                {"name": "PLUGIN_LOG", "value": str(self.log)},
+                {"name": "PLUGIN_OUTPUTS", "value": str(self.outputs_file)},
+            ],
         }
         if api_version == EXEC_V1:
             section["interactiveMode"] = "IfAvailable"

@@ -1,4 +1,5 @@
 """Client config files: where they are found, how several merge, and file references versus inline data."""
+
 from __future__ import annotations
 
 import base64
@@ -19,25 +20,39 @@ def test_an_explicit_file_wins_over_the_environment(tmp_path: Path) -> None:
     other = write_config(tmp_path / "b", "https://b.example:6443")
     config = load_config(str(explicit), environ={CONFIG_ENV_VAR: str(other)})
     assert (config.server, config.namespace, config.context, config.path) == (
-        "https://a.example:6443", "team-a", "test", str(explicit))
+        "https://a.example:6443",
+        "team-a",
+        "test",
+        str(explicit),
+    )
 
 
 def test_the_environment_list_merges_first_wins(tmp_path: Path) -> None:
     first = tmp_path / "first"
-    first.write_text(yaml.safe_dump({
-        "current-context": "one",
-        "clusters": [{"name": "c", "cluster": {"server": "https://first.example"}}],
-        "contexts": [{"name": "one", "context": {"cluster": "c", "user": "u"}}],
-        "users": [{"name": "u", "user": {"token": "first-token"}}],
-    }))
+    first.write_text(
+        yaml.safe_dump(
+            {
+                "current-context": "one",
+                "clusters": [{"name": "c", "cluster": {"server": "https://first.example"}}],
+                "contexts": [{"name": "one", "context": {"cluster": "c", "user": "u"}}],
+                "users": [{"name": "u", "user": {"token": "first-token"}}],
+            }
+        )
+    )
     second = tmp_path / "second"
-    second.write_text(yaml.safe_dump({
-        "current-context": "two",
-        "clusters": [{"name": "c", "cluster": {"server": "https://ignored.example"}},
-                     {"name": "d", "cluster": {"server": "https://second.example"}}],
-        "contexts": [{"name": "two", "context": {"cluster": "d", "user": "u", "namespace": "ns2"}}],
-        "users": [{"name": "u", "user": {"token": "ignored"}}],
-    }))
+    second.write_text(
+        yaml.safe_dump(
+            {
+                "current-context": "two",
+                "clusters": [
+                    {"name": "c", "cluster": {"server": "https://ignored.example"}},
+                    {"name": "d", "cluster": {"server": "https://second.example"}},
+                ],
+                "contexts": [{"name": "two", "context": {"cluster": "d", "user": "u", "namespace": "ns2"}}],
+                "users": [{"name": "u", "user": {"token": "ignored"}}],
+            }
+        )
+    )
     listed = os.pathsep.join([str(tmp_path / "missing"), str(first), str(second)])
     config = load_config(environ={CONFIG_ENV_VAR: listed})
     assert (config.server, config.token, config.context) == ("https://first.example", "first-token", "one")
@@ -45,8 +60,7 @@ def test_the_environment_list_merges_first_wins(tmp_path: Path) -> None:
     assert (other.server, other.namespace, other.token) == ("https://second.example", "ns2", "first-token")
 
 
-def test_the_default_path_is_used_without_flag_or_environment(tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_default_path_is_used_without_flag_or_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     default = Path(os.path.expanduser(DEFAULT_CONFIG_PATH))
     default.parent.mkdir(parents=True)
@@ -65,10 +79,12 @@ def test_relative_file_references_resolve_against_the_config_directory(tmp_path:
     (tmp_path / "certs" / "me.crt").write_bytes(b"CERT PEM")
     (tmp_path / "certs" / "me.key").write_bytes(b"KEY PEM")
     (tmp_path / "certs" / "token").write_text("file-token\n")
-    path = write_config(tmp_path / "config", "https://x.example",
-                        cluster={"certificate-authority": "certs/ca.crt"},
-                        user={"client-certificate": "certs/me.crt", "client-key": "certs/me.key",
-                              "tokenFile": "certs/token"})
+    path = write_config(
+        tmp_path / "config",
+        "https://x.example",
+        cluster={"certificate-authority": "certs/ca.crt"},
+        user={"client-certificate": "certs/me.crt", "client-key": "certs/me.key", "tokenFile": "certs/token"},
+    )
     config = load_config(str(path), environ={})
     assert config.ca_file == str(tmp_path / "certs" / "ca.crt")
     assert (config.ca_data, config.client_cert_data, config.client_key_data) == (b"CA PEM", b"CERT PEM", b"KEY PEM")
@@ -81,20 +97,35 @@ def test_inline_data_is_base64(tmp_path: Path) -> None:
     def b64(text: str) -> str:
         return base64.b64encode(text.encode()).decode()
 
-    path = write_config(tmp_path / "config", "https://x.example/",
-                        cluster={"certificate-authority-data": b64("CA"), "tls-server-name": "api.internal", "proxy-url": "http://proxy:3128"},
-                        user={"client-certificate-data": b64("CERT"), "client-key-data": b64("KEY"),
-                              "token": "t0k"})
+    path = write_config(
+        tmp_path / "config",
+        "https://x.example/",
+        cluster={
+            "certificate-authority-data": b64("CA"),
+            "tls-server-name": "api.internal",
+            "proxy-url": "http://proxy:3128",
+        },
+        user={"client-certificate-data": b64("CERT"), "client-key-data": b64("KEY"), "token": "t0k"},
+    )
     config = load_config(str(path), environ={})
     assert (config.server, config.ca_data, config.client_cert_data, config.client_key_data, config.token) == (
-        "https://x.example", b"CA", b"CERT", b"KEY", "t0k")
+        "https://x.example",
+        b"CA",
+        b"CERT",
+        b"KEY",
+        "t0k",
+    )
     assert (config.insecure_skip_tls_verify, config.tls_server_name, config.proxy_url) == (
-        False, "api.internal", "http://proxy:3128")
+        False,
+        "api.internal",
+        "http://proxy:3128",
+    )
 
 
 def test_a_certificate_without_a_key_is_rejected(tmp_path: Path) -> None:
-    path = write_config(tmp_path / "config", "https://x.example",
-                        user={"client-certificate-data": base64.b64encode(b"CERT").decode()})
+    path = write_config(
+        tmp_path / "config", "https://x.example", user={"client-certificate-data": base64.b64encode(b"CERT").decode()}
+    )
     with pytest.raises(ConfigError, match="without a key"):
         load_config(str(path), environ={})
 
@@ -104,22 +135,30 @@ def test_a_token_file_is_read_again_when_it_changes(tmp_path: Path) -> None:
 
     token = tmp_path / "token"
     token.write_text("one")
-    config = load_config(str(write_config(tmp_path / "config", "https://x.example", user={"tokenFile": "token"})),
-                         environ={})
+    config = load_config(
+        str(write_config(tmp_path / "config", "https://x.example", user={"tokenFile": "token"})), environ={}
+    )
     credentials = StaticCredentials(config)
     assert credentials.get().token == "one"
     token.write_text("second")  # a different size: changed even within the same mtime tick
     assert credentials.get().token == "second"
 
 
-@pytest.mark.parametrize(("edit", "message"), [
-    (lambda d: d.update({"current-context": "elsewhere"}), "context 'elsewhere' not found"),
-    (lambda d: d["contexts"][0]["context"].update({"cluster": "gone"}), "cluster 'gone'"),
-    (lambda d: d["clusters"][0]["cluster"].pop("server"), "has no server"),
-    (lambda d: d.pop("current-context"), "no current-context"),
-    (lambda d: d["clusters"][0]["cluster"].update({"insecure-skip-tls-verify": True,
-                                                    "certificate-authority-data": "Q0E="}), "not allowed"),
-])
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d.update({"current-context": "elsewhere"}), "context 'elsewhere' not found"),
+        (lambda d: d["contexts"][0]["context"].update({"cluster": "gone"}), "cluster 'gone'"),
+        (lambda d: d["clusters"][0]["cluster"].pop("server"), "has no server"),
+        (lambda d: d.pop("current-context"), "no current-context"),
+        (
+            lambda d: d["clusters"][0]["cluster"].update(
+                {"insecure-skip-tls-verify": True, "certificate-authority-data": "Q0E="}
+            ),
+            "not allowed",
+        ),
+    ],
+)
 def test_inconsistent_configs_are_reported(tmp_path: Path, edit, message: str) -> None:  # type: ignore[no-untyped-def]
     path = write_config(tmp_path / "config", "https://x.example")
     document = yaml.safe_load(path.read_text())

@@ -1,4 +1,5 @@
 """Exec credential plugins: real executables against a real server with a token file."""
+
 from __future__ import annotations
 
 import os
@@ -13,15 +14,7 @@ from app import pki
 from app.client import ApiError, Client, ExecPluginError, load_config
 from tests.e2e import REPO_ROOT, RunningServer, server_env
 
-from .helpers import (
-    EXEC_V1,
-    EXEC_V1BETA1,
-    NAMING,
-    Plugin,
-    ca_data,
-    credential,
-    write_config,
-)
+from .helpers import EXEC_V1, EXEC_V1BETA1, NAMING, Plugin, ca_data, credential, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -31,15 +24,20 @@ EXEC_EXTENSION = NAMING.group("client.authentication") + "/exec"
 
 def whoami(client: Client) -> str:
     return client.create(WHOAMI, {"apiVersion": f"{NAMING.group('authentication')}/v1", "kind": "SelfSubjectReview"})[
-        "status"]["userInfo"]["username"]
+        "status"
+    ]["userInfo"]["username"]
 
 
-def client_for(server: RunningServer, tmp_path: Path, plugin: Plugin, cluster: dict | None = None,
-               **exec_fields: object) -> Client:
+def client_for(
+    server: RunningServer, tmp_path: Path, plugin: Plugin, cluster: dict | None = None, **exec_fields: object
+) -> Client:
     section = plugin.exec_section(**exec_fields)  # type: ignore[arg-type]
-    path = write_config(tmp_path / "config", server.url,
-                        cluster={"certificate-authority-data": ca_data(server.ca_file), **(cluster or {})},
-                        user={"exec": section})
+    path = write_config(
+        tmp_path / "config",
+        server.url,
+        cluster={"certificate-authority-data": ca_data(server.ca_file), **(cluster or {})},
+        user={"exec": section},
+    )
     return Client(load_config(str(path)))
 
 
@@ -72,8 +70,9 @@ def test_a_credential_is_cached_until_its_expiry(api_server: RunningServer, tmp_
     assert len(plugin.runs) == 1
 
 
-def test_a_401_voids_the_cache_and_retries_once_with_fresh_credentials(api_server: RunningServer,
-                                                                      tmp_path: Path) -> None:
+def test_a_401_voids_the_cache_and_retries_once_with_fresh_credentials(
+    api_server: RunningServer, tmp_path: Path
+) -> None:
     plugin = Plugin(tmp_path / "p", [credential(token="revoked-token"), credential(token="bob-token")])
     client = client_for(api_server, tmp_path, plugin)
     assert whoami(client) == "bob"
@@ -107,22 +106,23 @@ def test_v1beta1_plugins_default_to_if_available(api_server: RunningServer, tmp_
 def test_a_missing_executable_shows_the_install_hint(api_server: RunningServer, tmp_path: Path) -> None:
     plugin = Plugin(tmp_path / "p", [credential(token="alice-token")])
     for command in ("./no-such-plugin", "no-such-plugin-on-path"):
-        client = client_for(api_server, tmp_path, plugin, command=command,
-                            installHint="install it with: pip install no-such-plugin")
+        client = client_for(
+            api_server, tmp_path, plugin, command=command, installHint="install it with: pip install no-such-plugin"
+        )
         with pytest.raises(ExecPluginError) as raised:
             client.get("/api/v1/namespaces")
         assert "not found" in str(raised.value) and "pip install no-such-plugin" in str(raised.value)
 
 
-def test_a_relative_command_resolves_against_the_config_directory(api_server: RunningServer,
-                                                                  tmp_path: Path) -> None:
+def test_a_relative_command_resolves_against_the_config_directory(api_server: RunningServer, tmp_path: Path) -> None:
     plugin = Plugin(tmp_path / "plugins", [credential(token="alice-token")])
     client = client_for(api_server, tmp_path, plugin, command="./plugins/plugin.py")  # config is in tmp_path
     assert whoami(client) == "alice"
 
 
-def test_interactive_always_without_a_terminal_does_not_run_the_plugin(api_server: RunningServer,
-                                                                       tmp_path: Path) -> None:
+def test_interactive_always_without_a_terminal_does_not_run_the_plugin(
+    api_server: RunningServer, tmp_path: Path
+) -> None:
     plugin = Plugin(tmp_path / "p", [credential(token="alice-token")])
     client = client_for(api_server, tmp_path, plugin, interactiveMode="Always")
     with pytest.raises(ExecPluginError, match="not a terminal"):
@@ -145,12 +145,18 @@ def test_v1_requires_an_interactive_mode(api_server: RunningServer, tmp_path: Pa
     assert plugin.runs == []
 
 
-def test_provide_cluster_info_passes_the_cluster_and_its_exec_extension(api_server: RunningServer,
-                                                                        tmp_path: Path) -> None:
+def test_provide_cluster_info_passes_the_cluster_and_its_exec_extension(
+    api_server: RunningServer, tmp_path: Path
+) -> None:
     plugin = Plugin(tmp_path / "p", [credential(token="alice-token")])
     extension = {"audience": "orch-test", "region": ["a", "b"]}
-    client = client_for(api_server, tmp_path, plugin, provideClusterInfo=True,
-                        cluster={"extensions": [{"name": EXEC_EXTENSION, "extension": extension}]})
+    client = client_for(
+        api_server,
+        tmp_path,
+        plugin,
+        provideClusterInfo=True,
+        cluster={"extensions": [{"name": EXEC_EXTENSION, "extension": extension}]},
+    )
     assert whoami(client) == "alice"
     cluster = plugin.runs[0]["spec"]["cluster"]
     assert cluster["server"] == api_server.url
@@ -172,11 +178,17 @@ def _client_cert(server: RunningServer, user: str) -> dict[str, str]:
     return {"clientCertificateData": pair.cert_pem.decode(), "clientKeyData": pair.key_pem.decode()}
 
 
-def test_certificate_credentials_and_a_changed_pair_uses_new_connections(api_server: RunningServer,
-                                                                         tmp_path: Path) -> None:
+def test_certificate_credentials_and_a_changed_pair_uses_new_connections(
+    api_server: RunningServer, tmp_path: Path
+) -> None:
     expired = stamp(-timedelta(minutes=1))
-    plugin = Plugin(tmp_path / "p", [credential(**_client_cert(api_server, "carol"), expirationTimestamp=expired),
-                                     credential(**_client_cert(api_server, "dave"))])
+    plugin = Plugin(
+        tmp_path / "p",
+        [
+            credential(**_client_cert(api_server, "carol"), expirationTimestamp=expired),
+            credential(**_client_cert(api_server, "dave")),
+        ],
+    )
     client = client_for(api_server, tmp_path, plugin)
     assert whoami(client) == "carol"
     # the expired pair is replaced: a reused TLS connection would still authenticate as carol
@@ -197,12 +209,23 @@ def test_with_a_terminal_on_stdin_the_plugin_is_interactive(api_server: RunningS
     """A separate process whose stdin is a pseudo-terminal: Always runs the plugin, spec.interactive is true."""
     plugin = Plugin(tmp_path / "p", [credential(token="alice-token")])
     client_for(api_server, tmp_path, plugin, interactiveMode="Always")  # writes tmp_path/config
-    script = ("import sys; from app.client import Client, load_config; "
-              f"from tests.client.test_exec_plugins import whoami; print(whoami(Client(load_config({str(tmp_path / 'config')!r}))))")
+    script = (
+        "import sys; from app.client import Client, load_config; "
+        "from tests.client.test_exec_plugins import whoami; "
+        f"print(whoami(Client(load_config({str(tmp_path / 'config')!r}))))"
+    )
     controller, terminal = os.openpty()
     try:
-        result = subprocess.run([sys.executable, "-c", script], stdin=terminal, capture_output=True, text=True,
-                                cwd=REPO_ROOT, env=server_env(), timeout=120, check=False)
+        result = subprocess.run(
+            [sys.executable, "-c", script],
+            stdin=terminal,
+            capture_output=True,
+            text=True,
+            cwd=REPO_ROOT,
+            env=server_env(),
+            timeout=120,
+            check=False,
+        )
     finally:
         os.close(terminal)
         os.close(controller)

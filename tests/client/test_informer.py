@@ -1,4 +1,5 @@
 """The informer: list then watch, handlers, resume when the server ends a stream, re-list after 410 Gone."""
+
 from __future__ import annotations
 
 import time
@@ -47,8 +48,9 @@ def make_namespace(client: Client, name: str) -> str:
 @pytest.fixture(scope="module")
 def short_history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     """A server that forgets watch history after 2 seconds, so a paused informer meets 410 Gone."""
-    running = start_server(tmp_path_factory.mktemp("short-history"), args=["--history-window", "2s",
-                                                                                         "--controllers", QUIET_CONTROLLERS])
+    running = start_server(
+        tmp_path_factory.mktemp("short-history"), args=["--history-window", "2s", "--controllers", QUIET_CONTROLLERS]
+    )
     yield running
     running.stop()
 
@@ -90,8 +92,9 @@ def history_expired(client: Client, path: str, version: str) -> bool:
     return False
 
 
-def test_a_410_clears_the_cache_lists_again_and_synthesizes_deletes(short_history: RunningServer,
-                                                                     tmp_path: Path) -> None:
+def test_a_410_clears_the_cache_lists_again_and_synthesizes_deletes(
+    short_history: RunningServer, tmp_path: Path
+) -> None:
     client = Client(load_config(str(short_history.kubeconfig), environ={}))
     namespace = make_namespace(client, "informer-gone")
     path = f"/api/v1/namespaces/{namespace}/configmaps"

@@ -1,4 +1,5 @@
 """The REST verbs, errors, warnings, watch and discovery against a real server (admin client certificate)."""
+
 from __future__ import annotations
 
 import select
@@ -10,14 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.client import (
-    ApiError,
-    Client,
-    ConnectionFailed,
-    Discovery,
-    ResourceNotFound,
-    load_config,
-)
+from app.client import ApiError, Client, ConnectionFailed, Discovery, ResourceNotFound, load_config
 from app.client.config import ClientConfig
 from app.client.rest import parse_warnings
 from tests.e2e import RunningServer, free_port
@@ -83,8 +77,9 @@ def test_every_patch_type_and_apply(admin: Client, namespace: str) -> None:
     with pytest.raises(ApiError) as raised:  # another manager's field: a conflict unless forced
         admin.apply(f"{path}/applied", configmap("applied", x="2"), field_manager="other")
     assert raised.value.status == 409
-    assert admin.apply(f"{path}/applied", configmap("applied", x="2"), field_manager="other", force=True)[
-        "data"] == {"x": "2"}
+    assert admin.apply(f"{path}/applied", configmap("applied", x="2"), field_manager="other", force=True)["data"] == {
+        "x": "2"
+    }
     with pytest.raises(ValueError, match="unknown patch type"):
         admin.patch(item, {}, "bogus")
 
@@ -94,8 +89,10 @@ def test_watch_yields_events_until_the_server_ends_the_stream(admin: Client, nam
     version = admin.list(path)["metadata"]["resourceVersion"]
     admin.create(path, configmap("watched"))
     admin.delete(f"{path}/watched")
-    events = [(e["type"], e["object"]["metadata"]["name"])
-              for e in admin.watch(path, resource_version=version, timeout_seconds=1)]
+    events = [
+        (e["type"], e["object"]["metadata"]["name"])
+        for e in admin.watch(path, resource_version=version, timeout_seconds=1)
+    ]
     assert events == [("ADDED", "watched"), ("DELETED", "watched")]
 
 
@@ -116,7 +113,9 @@ def test_warning_headers_reach_the_callback(api_server: RunningServer, namespace
 
 def test_warning_header_values_are_parsed() -> None:
     assert parse_warnings(['299 - "one, with comma", 299 - "two \\"quoted\\""', '199 - "misc"']) == [
-        "one, with comma", 'two "quoted"']
+        "one, with comma",
+        'two "quoted"',
+    ]
 
 
 def test_an_unreachable_server_is_a_connection_failure() -> None:
@@ -150,18 +149,24 @@ def test_discovery_resolves_the_names_people_type(admin: Client) -> None:
     assert {info.plural for info in discovery.resources()} >= {"pods", "namespaces", "deployments"}
 
 
-@pytest.mark.parametrize(("cluster", "works"), [
-    ({"tls-server-name": "localhost"}, True),  # the serving certificate names localhost and 127.0.0.1
-    ({"tls-server-name": "elsewhere.example"}, False),
-    ({"insecure-skip-tls-verify": True, "certificate-authority-data": None}, True),
-])
+@pytest.mark.parametrize(
+    ("cluster", "works"),
+    [
+        ({"tls-server-name": "localhost"}, True),  # the serving certificate names localhost and 127.0.0.1
+        ({"tls-server-name": "elsewhere.example"}, False),
+        ({"insecure-skip-tls-verify": True, "certificate-authority-data": None}, True),
+    ],
+)
 def test_tls_settings_of_the_cluster(api_server: RunningServer, tmp_path: Path, cluster: dict, works: bool) -> None:
     settings = {"certificate-authority": str(api_server.ca_file), **cluster}
     if settings.pop("certificate-authority-data", "") is None:
         settings.pop("certificate-authority")
-    path = write_config(tmp_path / "config", api_server.url, cluster=settings,
-                        user={"client-certificate": api_server.client_cert[0],
-                              "client-key": api_server.client_cert[1]})
+    path = write_config(
+        tmp_path / "config",
+        api_server.url,
+        cluster=settings,
+        user={"client-certificate": api_server.client_cert[0], "client-key": api_server.client_cert[1]},
+    )
     client = Client(load_config(str(path), environ={}))
     if works:
         assert client.get("/api/v1/namespaces/default")["metadata"]["name"] == "default"
@@ -209,11 +214,15 @@ def test_requests_go_through_the_configured_proxy(api_server: RunningServer, tmp
     proxy = ConnectProxy()
     threading.Thread(target=proxy.serve_forever, daemon=True).start()
     try:
-        path = write_config(tmp_path / "config", api_server.url,
-                            cluster={"certificate-authority": str(api_server.ca_file),
-                                     "proxy-url": f"http://127.0.0.1:{proxy.server_address[1]}"},
-                            user={"client-certificate": api_server.client_cert[0],
-                                  "client-key": api_server.client_cert[1]})
+        path = write_config(
+            tmp_path / "config",
+            api_server.url,
+            cluster={
+                "certificate-authority": str(api_server.ca_file),
+                "proxy-url": f"http://127.0.0.1:{proxy.server_address[1]}",
+            },
+            user={"client-certificate": api_server.client_cert[0], "client-key": api_server.client_cert[1]},
+        )
         with Client(load_config(str(path), environ={})) as client:
             assert client.get("/api/v1/namespaces/default")["metadata"]["name"] == "default"
         assert proxy.targets == [f"127.0.0.1:{api_server.port}"]

@@ -1,4 +1,5 @@
 """Fixtures: an admin app whose controllers are driven by hand (`sync()`) under a clock the test moves."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -13,9 +14,11 @@ from app.controllers.base import Context
 from app.controllers.manager import ensure_namespaced_policy
 from tests.conftest import admin_app
 
-USERS = {"boot": ("system:bootstrap:abcdef", "system:bootstrappers"),
-         "node1": ("system:node:n1", "system:nodes"),
-         "bob": ("bob", "")}
+USERS = {
+    "boot": ("system:bootstrap:abcdef", "system:bootstrappers"),
+    "node1": ("system:node:n1", "system:nodes"),
+    "bob": ("bob", ""),
+}
 
 
 def as_token(name: str) -> dict[str, str]:
@@ -58,7 +61,8 @@ def cclient(capp: Any) -> Any:
 def ctx(capp: Any, cclient: Any, clock: FakeClock) -> Context:
     """The controllers' context of `capp`: its registry and authorizer, the fake clock."""
     svc = capp.extensions["orch"]
-    context = Context(svc.registry, svc.naming, svc.hub, capp.extensions["orch.auth"], clock=clock,
-                      settings=dict(capp.config))
+    context = Context(
+        svc.registry, svc.naming, svc.hub, capp.extensions["orch.auth"], clock=clock, settings=dict(capp.config)
+    )
     ensure_namespaced_policy(context)
     return context

@@ -1,5 +1,6 @@
 """bootstrapsigner: cluster-info carries one detached HS256 JWS per valid signing token, checked here by
 an independent HMAC computation; expired tokens lose their signature; anonymous users may read it."""
+
 from __future__ import annotations
 
 import base64
@@ -47,7 +48,9 @@ def test_cluster_info_is_signed_per_signing_token(cclient: Any, ctx: Context, cl
     ensure_cluster_info(Client(ctx, None), SERVER, ca_pem)
     kubeconfig = yaml.safe_load(data(cclient)["kubeconfig"])
     assert kubeconfig["clusters"][0]["cluster"] == {
-        "certificate-authority-data": base64.b64encode(ca_pem).decode(), "server": SERVER}
+        "certificate-authority-data": base64.b64encode(ca_pem).decode(),
+        "server": SERVER,
+    }
     assert not kubeconfig.get("users")
     token_secret(cclient, "aaaaaa", clock.now + timedelta(hours=1), **{"usage-bootstrap-signing": "true"})
     token_secret(cclient, "bbbbbb", None, **{"usage-bootstrap-signing": "true"})

@@ -1,4 +1,5 @@
 """csrcleaner and tokencleaner, driven by the injectable clock."""
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta
@@ -18,8 +19,10 @@ def names(client: Any) -> set[str]:
 
 def decide(client: Any, name: str, kind: str) -> None:
     created = client.post(CSRS, json=csr_body(name)).json
-    response = client.put(f"{CSRS}/{name}/{'status' if kind == 'Failed' else 'approval'}",
-                          json={**created, "status": {"conditions": [condition(kind)]}})
+    response = client.put(
+        f"{CSRS}/{name}/{'status' if kind == 'Failed' else 'approval'}",
+        json={**created, "status": {"conditions": [condition(kind)]}},
+    )
     assert response.status_code == 200, response.json
 
 
@@ -60,8 +63,11 @@ def token_secret(client: Any, token_id: str, expiration: datetime | None, **extr
     data = {"token-id": token_id, "token-secret": "0123456789abcdef", **extra}
     if expiration is not None:
         data["expiration"] = expiration.strftime("%Y-%m-%dT%H:%M:%SZ")
-    body = {"metadata": {"name": f"bootstrap-token-{token_id}"}, "type": NAMING.group("bootstrap") + "/token",
-            "stringData": data}
+    body = {
+        "metadata": {"name": f"bootstrap-token-{token_id}"},
+        "type": NAMING.group("bootstrap") + "/token",
+        "stringData": data,
+    }
     response = client.post(f"/api/v1/namespaces/{NAMING.system_namespace}/secrets", json=body)
     assert response.status_code == 201, response.json
 
@@ -74,8 +80,10 @@ def secrets(client: Any) -> set[str]:
 def test_tokencleaner_deletes_expired_bootstrap_tokens(cclient: Any, ctx: Context, clock: FakeClock) -> None:
     token_secret(cclient, "aaaaaa", clock.now + timedelta(hours=1))
     token_secret(cclient, "bbbbbb", None)
-    other = {"metadata": {"name": "bootstrap-token-cccccc"},
-             "stringData": {"expiration": "2000-01-01T00:00:00Z"}}  # not of the bootstrap type
+    other = {
+        "metadata": {"name": "bootstrap-token-cccccc"},
+        "stringData": {"expiration": "2000-01-01T00:00:00Z"},
+    }  # not of the bootstrap type
     assert cclient.post(f"/api/v1/namespaces/{NAMING.system_namespace}/secrets", json=other).status_code == 201
     cleaner = TokenCleaner(ctx)
     cleaner.sync()

@@ -1,5 +1,6 @@
 """csrapproving: node client requests are auto-approved when the requester may have them (the
 SubjectAccessReview-equivalent check on certificatesigningrequests/nodeclient or selfnodeclient)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -24,12 +25,24 @@ from tests.controllers.conftest import USERS, as_token
 RBAC = f"/apis/{NAMING.group('rbac.authorization')}/v1"
 
 
-def file_as(client: Any, user: str, name: str, cn: str = "system:node:n1", signer: str = NODE_CLIENT_SIGNER,
-            usages: list[str] = NODE_CLIENT_USAGES) -> None:
+def file_as(
+    client: Any,
+    user: str,
+    name: str,
+    cn: str = "system:node:n1",
+    signer: str = NODE_CLIENT_SIGNER,
+    usages: list[str] = NODE_CLIENT_USAGES,
+) -> None:
     if user != "boot":  # may file requests, nothing more (bootstrappers have it by default)
-        role = {"metadata": {"name": f"filer-{user}"}, "roleRef": {"apiGroup": NAMING.group("rbac.authorization"),
-                                                          "kind": "ClusterRole", "name": "system:node-bootstrapper"},
-                "subjects": [{"kind": "User", "name": USERS[user][0]}]}
+        role = {
+            "metadata": {"name": f"filer-{user}"},
+            "roleRef": {
+                "apiGroup": NAMING.group("rbac.authorization"),
+                "kind": "ClusterRole",
+                "name": "system:node-bootstrapper",
+            },
+            "subjects": [{"kind": "User", "name": USERS[user][0]}],
+        }
         client.post(f"{RBAC}/clusterrolebindings", json=role)
     body = csr_body(name, signer, usages, request_pem(cn, ["system:nodes"]))
     created = FlaskClient(client.application).post(CSRS, json=body, headers=as_token(user))  # not the admin
@@ -70,10 +83,15 @@ def test_a_node_renewing_its_own_identity_needs_selfnodeclient(cclient: Any, ctx
     CsrApproving(ctx).sync()
     assert conditions(cclient, "renew") == []  # system:nodes has no selfnodeclient grant by default
     certs = NAMING.group("certificates")
-    binding = {"metadata": {"name": "nodes-renew"},
-               "roleRef": {"apiGroup": NAMING.group("rbac.authorization"), "kind": "ClusterRole",
-                           "name": f"system:{certs}:certificatesigningrequests:selfnodeclient"},
-               "subjects": [{"kind": "Group", "name": "system:nodes"}]}
+    binding = {
+        "metadata": {"name": "nodes-renew"},
+        "roleRef": {
+            "apiGroup": NAMING.group("rbac.authorization"),
+            "kind": "ClusterRole",
+            "name": f"system:{certs}:certificatesigningrequests:selfnodeclient",
+        },
+        "subjects": [{"kind": "Group", "name": "system:nodes"}],
+    }
     assert cclient.post(f"{RBAC}/clusterrolebindings", json=binding).status_code == 201
     CsrApproving(ctx).sync()
     [approved] = conditions(cclient, "renew")

@@ -1,5 +1,6 @@
 """--controllers parsing, and leader election: one Lease per controller, one holder on a shared store, a
 successor once the lease expires (driven by the clock)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -19,40 +20,71 @@ from tests.controllers.conftest import FakeClock
 LEASES = f"/apis/{NAMING.group('coordination')}/v1/namespaces/{NAMING.system_namespace}/leases"
 
 
-NAMESPACED = ("garbagecollector", "serviceaccount", "rootcacertpublisher", "crd", "resourcequota",
-              "pvc-protection", "pv-protection")
+NAMESPACED = (
+    "garbagecollector",
+    "serviceaccount",
+    "rootcacertpublisher",
+    "crd",
+    "resourcequota",
+    "pvc-protection",
+    "pv-protection",
+)
 
 
-@pytest.mark.parametrize(("text", "enabled"), [
-    ("*", ("csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner", *NAMESPACED)),
-    ("*,tokencleaner", ("csrsigning", "csrapproving", "csrcleaner", "tokencleaner", "bootstrapsigner", *NAMESPACED)),
-    ("*,-csrapproving", ("csrsigning", "csrcleaner", "bootstrapsigner", *NAMESPACED)),
-    ("*,-garbagecollector,-rootcacertpublisher", ("csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner",
-                                                  "serviceaccount", "crd", "resourcequota", "pvc-protection",
-                                                  "pv-protection")),
-    ("csrsigning", ("csrsigning",)),
-    ("", ()),
-])
+@pytest.mark.parametrize(
+    ("text", "enabled"),
+    [
+        ("*", ("csrsigning", "csrapproving", "csrcleaner", "bootstrapsigner", *NAMESPACED)),
+        (
+            "*,tokencleaner",
+            ("csrsigning", "csrapproving", "csrcleaner", "tokencleaner", "bootstrapsigner", *NAMESPACED),
+        ),
+        ("*,-csrapproving", ("csrsigning", "csrcleaner", "bootstrapsigner", *NAMESPACED)),
+        (
+            "*,-garbagecollector,-rootcacertpublisher",
+            (
+                "csrsigning",
+                "csrapproving",
+                "csrcleaner",
+                "bootstrapsigner",
+                "serviceaccount",
+                "crd",
+                "resourcequota",
+                "pvc-protection",
+                "pv-protection",
+            ),
+        ),
+        ("csrsigning", ("csrsigning",)),
+        ("", ()),
+    ],
+)
 def test_controllers_flag(text: str, enabled: tuple[str, ...]) -> None:
     assert parse_controllers(text) == enabled
 
 
 def test_unknown_controller_fails_start_with_exit_2() -> None:
-    result = subprocess.run([sys.executable, "-m", "app.cli", "--controllers", "*,nosuch"],
-                            capture_output=True, text=True, check=False, cwd=Path(__file__).parents[2])
+    result = subprocess.run(
+        [sys.executable, "-m", "app.cli", "--controllers", "*,nosuch"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=Path(__file__).parents[2],
+    )
     assert result.returncode == 2
     assert "'nosuch' is not a known controller" in result.stderr
 
 
 def manager(app: Any, clock: FakeClock, identity: str) -> Controllers:
     svc = app.extensions["orch"]
-    ctx = Context(svc.registry, svc.naming, svc.hub, app.extensions["orch.auth"], clock=clock,
-                  settings=dict(app.config))
+    ctx = Context(
+        svc.registry, svc.naming, svc.hub, app.extensions["orch.auth"], clock=clock, settings=dict(app.config)
+    )
     return Controllers(ctx, ("csrsigning", "bootstrapsigner"), identity=identity, lease_seconds=15)
 
 
-def test_one_holder_per_controller_and_takeover_after_expiry(database_url: str, tmp_path: Path,
-                                                              clock: FakeClock) -> None:
+def test_one_holder_per_controller_and_takeover_after_expiry(
+    database_url: str, tmp_path: Path, clock: FakeClock
+) -> None:
     first_app = admin_app(database_url, tmp_path / "a")
     second_app = admin_app(database_url, tmp_path / "b")  # another process on the same database
     try:
@@ -67,7 +99,9 @@ def test_one_holder_per_controller_and_takeover_after_expiry(database_url: str, 
             assert not b.elector.try_acquire_or_renew()
         leases = {o["metadata"]["name"]: o["spec"] for o in client.get(LEASES).json["items"]}
         assert {n: s["holderIdentity"] for n, s in leases.items()} == {
-            "orch-controller-csrsigning": "one", "orch-controller-bootstrapsigner": "one"}
+            "orch-controller-csrsigning": "one",
+            "orch-controller-bootstrapsigner": "one",
+        }
         clock.advance(seconds=10)
         assert one.loops[0].elector.try_acquire_or_renew()  # renewed: still one's
         clock.advance(seconds=10)
@@ -120,14 +154,24 @@ def test_controllers_writes_are_audited_as_their_service_account(sqlite_url: str
 
     policy, log_path = tmp_path / "policy.yaml", tmp_path / "audit.log"
     policy.write_text(f"apiVersion: {NAMING.group('audit')}/v1\nkind: Policy\nrules:\n- level: Metadata\n")
-    app = admin_app(sqlite_url, tmp_path, CONTROLLERS="csrsigning", SERVER_URL="https://127.0.0.1:6443",
-                    AUDIT_LOG_PATH=str(log_path), AUDIT_POLICY_FILE=str(policy))
+    app = admin_app(
+        sqlite_url,
+        tmp_path,
+        CONTROLLERS="csrsigning",
+        SERVER_URL="https://127.0.0.1:6443",
+        AUDIT_LOG_PATH=str(log_path),
+        AUDIT_POLICY_FILE=str(policy),
+    )
     signer = f"system:serviceaccount:{NAMING.system_namespace}:certificate-controller"
 
     def signer_events() -> list[dict]:
         lines = log_path.read_text().splitlines() if log_path.exists() else []
-        return [e for e in map(json.loads, lines) if e["user"]["username"] == signer
-                and e.get("objectRef", {}).get("resource") == "certificatesigningrequests"]
+        return [
+            e
+            for e in map(json.loads, lines)
+            if e["user"]["username"] == signer
+            and e.get("objectRef", {}).get("resource") == "certificatesigningrequests"
+        ]
 
     try:
         client = app.test_client()
@@ -135,14 +179,18 @@ def test_controllers_writes_are_audited_as_their_service_account(sqlite_url: str
         client.put(f"{CSRS}/audited/approval", json={**created, "status": {"conditions": [condition("Approved")]}})
         [event] = poll(signer_events)
         assert (event["verb"], event["objectRef"]["subresource"], event["responseStatus"]["code"]) == (
-            "update", "status", 200)
+            "update",
+            "status",
+            200,
+        )
         assert event["requestURI"] == f"{CSRS}/audited/status"
     finally:
         app.extensions["orch.stop"]()
 
 
-def test_a_holder_writes_its_lease_at_most_once_per_renew_interval(sqlite_url: str, tmp_path: Path,
-                                                                     clock: FakeClock) -> None:
+def test_a_holder_writes_its_lease_at_most_once_per_renew_interval(
+    sqlite_url: str, tmp_path: Path, clock: FakeClock
+) -> None:
     """Loops wake on every watched change; the lease must not be rewritten at each wake-up."""
     app = admin_app(sqlite_url, tmp_path)
     try:

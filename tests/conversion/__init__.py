@@ -1,4 +1,5 @@
 """Served-version conversion tests; helpers shared by the modules."""
+
 from __future__ import annotations
 
 import copy

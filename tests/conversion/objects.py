@@ -1,4 +1,5 @@
 """Hypothesis strategies for JSON objects shaped by our typed schemas (app/schema), any kind and version."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -28,10 +29,13 @@ _SCALARS: dict[t.Scalar, st.SearchStrategy[Any]] = {
     t.RAW_EXTENSION: st.just({}),
 }
 # metadata is not converted: keep it small and valid
-_METADATA = st.fixed_dictionaries({"name": _WORDS}, optional={
-    "labels": st.dictionaries(_WORDS, _WORDS, max_size=2),
-    "annotations": st.dictionaries(_WORDS, _WORDS, max_size=2),
-})
+_METADATA = st.fixed_dictionaries(
+    {"name": _WORDS},
+    optional={
+        "labels": st.dictionaries(_WORDS, _WORDS, max_size=2),
+        "annotations": st.dictionaries(_WORDS, _WORDS, max_size=2),
+    },
+)
 
 
 def values(spec: t.TypeSpec, depth: int) -> st.SearchStrategy[Any]:
@@ -62,4 +66,5 @@ def objects(api_version: str, kind: str, **fixed: st.SearchStrategy[Any]) -> st.
     """Whole objects of (apiVersion, kind) as served under the default Naming; `fixed` overrides fields."""
     body = structs(schema_for(api_version, kind, NAMING))
     return st.tuples(body, st.fixed_dictionaries(fixed)).map(
-        lambda pair: {"apiVersion": api_version, "kind": kind, **pair[0], **pair[1]})
+        lambda pair: {"apiVersion": api_version, "kind": kind, **pair[0], **pair[1]}
+    )

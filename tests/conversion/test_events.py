@@ -1,4 +1,5 @@
 """events.<domain>/v1 and v1beta1 Events are core v1 Events: conversions both ways, and v1's own rules."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,20 +20,24 @@ CORE = CATALOG.lookup("", "v1", "events")
 assert V1 is not None and V1BETA1 is not None and CORE is not None
 
 CORE_EVENT = {
-    "apiVersion": "v1", "kind": "Event",
+    "apiVersion": "v1",
+    "kind": "Event",
     "metadata": {"name": "web.17", "namespace": "default", "resourceVersion": "42", "uid": "u-1"},
     "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web", "uid": "p-1", "apiVersion": "v1"},
-    "reason": "Started", "message": "Started container app",
+    "reason": "Started",
+    "message": "Started container app",
     "source": {"component": "kubelet", "host": "node-1"},
-    "firstTimestamp": "2024-01-01T00:00:00Z", "lastTimestamp": "2024-01-01T00:05:00Z", "count": 3,
-    "type": "Normal", "eventTime": "2024-01-01T00:00:00.000000Z",
-    "series": {"count": 2, "lastObservedTime": "2024-01-01T00:05:00.000000Z"}, "action": "Started",
-    "related": {"kind": "Node", "name": "node-1"}, "reportingComponent": "kubelet", "reportingInstance": "node-1",
+    "firstTimestamp": "2024-01-01T00:00:00Z",
+    "lastTimestamp": "2024-01-01T00:05:00Z",
+    "count": 3,
+    "type": "Normal",
+    "eventTime": "2024-01-01T00:00:00.000000Z",
+    "series": {"count": 2, "lastObservedTime": "2024-01-01T00:05:00.000000Z"},
+    "action": "Started",
+    "related": {"kind": "Node", "name": "node-1"},
+    "reportingComponent": "kubelet",
+    "reportingInstance": "node-1",
 }
-
-
-
-
 
 
 def test_both_versions_are_stored_as_core_events() -> None:
@@ -59,8 +64,15 @@ def test_core_event_reads_with_the_renamed_fields(rt: ResourceType) -> None:
     assert event["deprecatedLastTimestamp"] == "2024-01-01T00:05:00Z"
     assert event["deprecatedCount"] == 3
     assert event["series"] == CORE_EVENT["series"] and event["related"] == CORE_EVENT["related"]
-    for core_only in ("involvedObject", "message", "source", "firstTimestamp", "lastTimestamp", "count",
-                      "reportingComponent"):
+    for core_only in (
+        "involvedObject",
+        "message",
+        "source",
+        "firstTimestamp",
+        "lastTimestamp",
+        "count",
+        "reportingComponent",
+    ):
         assert core_only not in event
     assert to_storage(rt, event) == CORE_EVENT
     assert list(to_storage(rt, event)) == list(CORE_EVENT)  # the core field order, apiVersion first
@@ -94,10 +106,19 @@ def test_v1beta1_event_round_trips(event: dict[str, Any]) -> None:
 
 # ----------------------------------------------------------------------------------- v1's own rules
 
-NEW_V1 = {"apiVersion": f"{GROUP}/v1", "kind": "Event", "metadata": {"name": "e", "namespace": "default"},
-          "eventTime": "2024-01-01T00:00:00.000000Z", "reportingController": "example.io/ctl",
-          "reportingInstance": "ctl-1", "action": "Scheduled", "reason": "Scheduled", "type": "Normal",
-          "note": "scheduled", "regarding": {"kind": "Pod", "name": "web", "namespace": "default"}}
+NEW_V1 = {
+    "apiVersion": f"{GROUP}/v1",
+    "kind": "Event",
+    "metadata": {"name": "e", "namespace": "default"},
+    "eventTime": "2024-01-01T00:00:00.000000Z",
+    "reportingController": "example.io/ctl",
+    "reportingInstance": "ctl-1",
+    "action": "Scheduled",
+    "reason": "Scheduled",
+    "type": "Normal",
+    "note": "scheduled",
+    "regarding": {"kind": "Pod", "name": "web", "namespace": "default"},
+}
 
 
 def _create_errors(rt: ResourceType, obj: dict[str, Any]) -> list[str]:
@@ -126,10 +147,16 @@ def test_v1_type_is_normal_or_warning(event_type: str) -> None:
     assert _create_errors(V1, {**NEW_V1, "type": event_type}) == ["type"]
 
 
-@pytest.mark.parametrize(("name", "value"), [
-    ("deprecatedFirstTimestamp", "2024-01-01T00:00:00Z"), ("deprecatedLastTimestamp", "2024-01-01T00:00:00Z"),
-    ("deprecatedCount", 2), ("deprecatedSource", {"component": "kubelet"}), ("deprecatedSource", {"host": "n"}),
-])
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("deprecatedFirstTimestamp", "2024-01-01T00:00:00Z"),
+        ("deprecatedLastTimestamp", "2024-01-01T00:00:00Z"),
+        ("deprecatedCount", 2),
+        ("deprecatedSource", {"component": "kubelet"}),
+        ("deprecatedSource", {"host": "n"}),
+    ],
+)
 def test_new_v1_events_refuse_the_deprecated_fields(name: str, value: Any) -> None:
     errors = V1.conversion.validate({**NEW_V1, name: value}, None)  # type: ignore[union-attr]
     assert [(e.field, e.detail) for e in errors] == [(name, "needs to be unset")]
@@ -145,8 +172,10 @@ def test_v1_note_is_limited() -> None:
 
 def test_v1_events_are_immutable_but_their_series() -> None:
     old = from_storage(V1, CORE_EVENT)  # an old-style event: its deprecated fields are no obstacle to updates
-    assert _update_errors(V1, {**old, "series": {"count": 5, "lastObservedTime": "2024-01-02T00:00:00.000000Z"}},
-                          old) == []
+    assert (
+        _update_errors(V1, {**old, "series": {"count": 5, "lastObservedTime": "2024-01-02T00:00:00.000000Z"}}, old)
+        == []
+    )
     assert _update_errors(V1, {**old, "note": "changed"}, old) == ["message"]
     assert _update_errors(V1, {**old, "regarding": {"kind": "Pod", "name": "other"}}, old) == ["involvedObject"]
 
@@ -155,7 +184,8 @@ def test_v1beta1_keeps_the_legacy_rules() -> None:
     beta = {**NEW_V1, "apiVersion": f"{GROUP}/v1beta1", "type": "Odd", "deprecatedCount": 4}
     assert _create_errors(V1BETA1, beta) == []
     assert _create_errors(V1BETA1, {k: v for k, v in beta.items() if k != "reportingController"}) == [
-        "reportingController"]
+        "reportingController"
+    ]
     assert _create_errors(V1BETA1, {k: v for k, v in beta.items() if k != "eventTime"}) == []
 
 

@@ -1,4 +1,5 @@
 """Objects written through one served version are read, listed and watched through every other (HTTP)."""
+
 from __future__ import annotations
 
 import copy
@@ -33,18 +34,35 @@ def runtime_classes_path(version: str) -> str:
 
 
 def core_event(name: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Event", "metadata": {"name": name, "namespace": "default"},
-            "involvedObject": {"kind": "Pod", "name": "web", "namespace": "default", "apiVersion": "v1"},
-            "reason": "Started", "message": "Started container app", "type": "Normal",
-            "source": {"component": "kubelet", "host": "node-1"}, "count": 2,
-            "firstTimestamp": "2024-01-01T00:00:00Z", "lastTimestamp": "2024-01-01T00:01:00Z"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": name, "namespace": "default"},
+        "involvedObject": {"kind": "Pod", "name": "web", "namespace": "default", "apiVersion": "v1"},
+        "reason": "Started",
+        "message": "Started container app",
+        "type": "Normal",
+        "source": {"component": "kubelet", "host": "node-1"},
+        "count": 2,
+        "firstTimestamp": "2024-01-01T00:00:00Z",
+        "lastTimestamp": "2024-01-01T00:01:00Z",
+    }
 
 
 def v1_event(name: str) -> dict[str, Any]:
-    return {"apiVersion": f"{EVENTS}/v1", "kind": "Event", "metadata": {"name": name, "namespace": "default"},
-            "eventTime": "2024-01-01T00:00:00.000000Z", "reportingController": "example.io/ctl",
-            "reportingInstance": "ctl-1", "action": "Scheduled", "reason": "Scheduled", "type": "Normal",
-            "note": "scheduled web", "regarding": {"kind": "Pod", "name": "web", "namespace": "default"}}
+    return {
+        "apiVersion": f"{EVENTS}/v1",
+        "kind": "Event",
+        "metadata": {"name": name, "namespace": "default"},
+        "eventTime": "2024-01-01T00:00:00.000000Z",
+        "reportingController": "example.io/ctl",
+        "reportingInstance": "ctl-1",
+        "action": "Scheduled",
+        "reason": "Scheduled",
+        "type": "Normal",
+        "note": "scheduled web",
+        "regarding": {"kind": "Pod", "name": "web", "namespace": "default"},
+    }
 
 
 def created(client, path: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -129,7 +147,9 @@ def test_events_watch_shows_the_watched_version(any_client) -> None:
     created(c, events_path("v1"), v1_event("sched.3"))
     frames = watched(c, events_path("v1beta1"), rv)
     assert [(f["type"], f["object"]["apiVersion"], f["object"]["metadata"]["name"]) for f in frames] == [
-        ("ADDED", f"{EVENTS}/v1beta1", "web.2"), ("ADDED", f"{EVENTS}/v1beta1", "sched.3")]
+        ("ADDED", f"{EVENTS}/v1beta1", "web.2"),
+        ("ADDED", f"{EVENTS}/v1beta1", "sched.3"),
+    ]
     assert frames[0]["object"]["note"] == "Started container app"
     core_frames = watched(c, CORE_EVENTS, rv)
     assert [f["object"].get("message") for f in core_frames] == ["Started container app", "scheduled web"]
@@ -150,7 +170,8 @@ def test_deprecated_events_version_warns(client) -> None:
     resp = client.get(events_path("v1beta1"))
     assert resp.status_code == 200
     assert resp.headers.get("Warning") == (
-        f'299 - "{EVENTS}/v1beta1 Event is deprecated in v1.22+, unavailable in v1.25+; use {EVENTS}/v1 Event"')
+        f'299 - "{EVENTS}/v1beta1 Event is deprecated in v1.22+, unavailable in v1.25+; use {EVENTS}/v1 Event"'
+    )
     assert "Warning" not in client.get(events_path("v1")).headers
 
 
@@ -158,8 +179,12 @@ def test_deprecated_events_version_warns(client) -> None:
 
 
 def cronjob(name: str, version: str) -> dict[str, Any]:
-    return {"apiVersion": f"batch/{version}", "kind": "CronJob", "metadata": {"name": name},
-            "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {"spec": copy.deepcopy(POD_SPEC)}}}}}
+    return {
+        "apiVersion": f"batch/{version}",
+        "kind": "CronJob",
+        "metadata": {"name": name},
+        "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {"spec": copy.deepcopy(POD_SPEC)}}}},
+    }
 
 
 def test_cronjob_written_as_v1beta1_reads_as_v1_and_back(any_client) -> None:
@@ -186,7 +211,8 @@ def test_cronjob_v1beta1_speaks_protobuf_and_warns(client) -> None:
     obj = decode_object(resp.data, NAMING)
     assert (obj["apiVersion"], obj["kind"], obj["spec"]["schedule"]) == ("batch/v1beta1", "CronJob", "*/5 * * * *")
     assert resp.headers.get("Warning") == (
-        '299 - "batch/v1beta1 CronJob is deprecated in v1.21+, unavailable in v1.25+; use batch/v1 CronJob"')
+        '299 - "batch/v1beta1 CronJob is deprecated in v1.21+, unavailable in v1.25+; use batch/v1 CronJob"'
+    )
 
 
 def test_batch_discovery_prefers_v1(client) -> None:
@@ -199,38 +225,58 @@ def test_batch_discovery_prefers_v1(client) -> None:
 
 
 def endpoint_slice(name: str, version: str, endpoint: dict[str, Any]) -> dict[str, Any]:
-    return {"apiVersion": f"{DISCOVERY}/{version}", "kind": "EndpointSlice", "metadata": {"name": name},
-            "addressType": "IPv4", "endpoints": [{"addresses": ["10.0.0.1"], **endpoint}],
-            "ports": [{"name": "http", "port": 80, "protocol": "TCP"}]}
+    return {
+        "apiVersion": f"{DISCOVERY}/{version}",
+        "kind": "EndpointSlice",
+        "metadata": {"name": name},
+        "addressType": "IPv4",
+        "endpoints": [{"addresses": ["10.0.0.1"], **endpoint}],
+        "ports": [{"name": "http", "port": 80, "protocol": "TCP"}],
+    }
 
 
 def test_endpoint_slice_topology_across_versions(any_client) -> None:
     c = any_client
-    beta = created(c, slices_path("v1beta1"), endpoint_slice(
-        "web-a", "v1beta1", {"nodeName": "n1", "topology": {HOSTNAME: "n1", ZONE: "z1", "rack": "r7"}}))
+    beta = created(
+        c,
+        slices_path("v1beta1"),
+        endpoint_slice("web-a", "v1beta1", {"nodeName": "n1", "topology": {HOSTNAME: "n1", ZONE: "z1", "rack": "r7"}}),
+    )
     assert beta["endpoints"][0]["topology"] == {"rack": "r7", ZONE: "z1", HOSTNAME: "n1"}
     v1 = fetched(c, f"{slices_path('v1')}/web-a")
-    assert v1["endpoints"][0] == {"addresses": ["10.0.0.1"], "nodeName": "n1", "zone": "z1",
-                                  "deprecatedTopology": {"rack": "r7"}}
+    assert v1["endpoints"][0] == {
+        "addresses": ["10.0.0.1"],
+        "nodeName": "n1",
+        "zone": "z1",
+        "deprecatedTopology": {"rack": "r7"},
+    }
     created(c, slices_path("v1"), endpoint_slice("web-b", "v1", {"nodeName": "n2", "zone": "z2"}))
     listed = fetched(c, slices_path("v1beta1"))
     assert [(i["metadata"]["name"], i["endpoints"][0]["topology"]) for i in listed["items"]] == [
-        ("web-a", {"rack": "r7", ZONE: "z1", HOSTNAME: "n1"}), ("web-b", {ZONE: "z2", HOSTNAME: "n2"})]
+        ("web-a", {"rack": "r7", ZONE: "z1", HOSTNAME: "n1"}),
+        ("web-b", {ZONE: "z2", HOSTNAME: "n2"}),
+    ]
     # a v1beta1 client's read-modify-write leaves the v1 fields as they were
     beta_b = listed["items"][1]
     beta_b["metadata"]["labels"] = {"touched": "yes"}
-    resp = c.put(f"{slices_path('v1beta1')}/web-b", json={"apiVersion": f"{DISCOVERY}/v1beta1",
-                                                            "kind": "EndpointSlice", **beta_b})
+    resp = c.put(
+        f"{slices_path('v1beta1')}/web-b",
+        json={"apiVersion": f"{DISCOVERY}/v1beta1", "kind": "EndpointSlice", **beta_b},
+    )
     assert resp.status_code == 200, resp.get_json()
-    assert fetched(c, f"{slices_path('v1')}/web-b")["endpoints"][0] == {"addresses": ["10.0.0.1"], "nodeName": "n2",
-                                                                       "zone": "z2"}
+    assert fetched(c, f"{slices_path('v1')}/web-b")["endpoints"][0] == {
+        "addresses": ["10.0.0.1"],
+        "nodeName": "n2",
+        "zone": "z2",
+    }
 
 
 def test_endpoint_slice_written_as_v1beta1_protobuf(client) -> None:
     pb = NAMING.protobuf_media_type
     body = endpoint_slice("web-pb", "v1beta1", {"nodeName": "n3", "topology": {HOSTNAME: "n3", ZONE: "z3"}})
-    resp = client.post(slices_path("v1beta1"), data=encode_object(body, NAMING),
-                       headers={"Content-Type": pb, "Accept": pb})
+    resp = client.post(
+        slices_path("v1beta1"), data=encode_object(body, NAMING), headers={"Content-Type": pb, "Accept": pb}
+    )
     assert resp.status_code == 201
     answered = decode_object(resp.data, NAMING)
     assert answered["apiVersion"] == f"{DISCOVERY}/v1beta1"
@@ -245,20 +291,31 @@ def test_endpoint_slice_written_as_v1beta1_protobuf(client) -> None:
 
 def test_runtime_class_across_versions(any_client) -> None:
     c = any_client
-    body = {"apiVersion": f"{NODE}/v1", "kind": "RuntimeClass", "metadata": {"name": "kata"}, "handler": "kata",
-            "overhead": {"podFixed": {"cpu": "250m"}}, "scheduling": {"nodeSelector": {"sandbox": "kata"}}}
+    body = {
+        "apiVersion": f"{NODE}/v1",
+        "kind": "RuntimeClass",
+        "metadata": {"name": "kata"},
+        "handler": "kata",
+        "overhead": {"podFixed": {"cpu": "250m"}},
+        "scheduling": {"nodeSelector": {"sandbox": "kata"}},
+    }
     stored = created(c, runtime_classes_path("v1"), body)
     beta = fetched(c, f"{runtime_classes_path('v1beta1')}/kata")
     assert beta == {**stored, "apiVersion": f"{NODE}/v1beta1"}
-    resp = c.patch(f"{runtime_classes_path('v1beta1')}/kata", data=orjson.dumps({"metadata": {"labels": {"a": "b"}}}),
-                   headers={"Content-Type": "application/merge-patch+json"})
+    resp = c.patch(
+        f"{runtime_classes_path('v1beta1')}/kata",
+        data=orjson.dumps({"metadata": {"labels": {"a": "b"}}}),
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
     assert resp.status_code == 200, resp.get_json()
     assert resp.get_json()["apiVersion"] == f"{NODE}/v1beta1"
     assert fetched(c, f"{runtime_classes_path('v1')}/kata")["metadata"]["labels"] == {"a": "b"}
     resp = c.put(f"{runtime_classes_path('v1beta1')}/kata", json={**resp.get_json(), "handler": "runc"})
     assert resp.status_code == 422  # v1's immutable handler holds for every version
     assert resp.headers.get("Warning") == (
-        f'299 - "{NODE}/v1beta1 RuntimeClass is deprecated in v1.22+, unavailable in v1.25+; use {NODE}/v1 RuntimeClass"')
+        f'299 - "{NODE}/v1beta1 RuntimeClass is deprecated in v1.22+, unavailable in v1.25+; '
+        f'use {NODE}/v1 RuntimeClass"'
+    )
 
 
 # ----------------------------------------------------------------------------------- tables
@@ -270,7 +327,12 @@ def test_older_versions_print_with_their_kind_printer(client) -> None:
     created(client, CORE_EVENTS, core_event("web.3"))
     table = client.get(events_path("v1beta1"), headers={"Accept": TABLE}).get_json()
     assert [c["name"] for c in table["columnDefinitions"] if c["priority"] == 0] == [
-        "Last Seen", "Type", "Reason", "Object", "Message"]
+        "Last Seen",
+        "Type",
+        "Reason",
+        "Object",
+        "Message",
+    ]
     row = table["rows"][0]["cells"]
     assert row[1:4] == ["Normal", "Started", "pod/web"] and row[6] == "Started container app"
     created(client, cronjobs_path("v1"), cronjob("daily", "v1"))

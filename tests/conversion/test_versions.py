@@ -1,4 +1,5 @@
 """batch/v1beta1 CronJob, discovery v1beta1 EndpointSlice and node v1beta1 RuntimeClass onto their v1."""
+
 from __future__ import annotations
 
 import copy
@@ -30,21 +31,24 @@ RUNTIME_CLASS = _rt(NODE, "v1beta1", "runtimeclasses")
 OLDER = [CRONJOB, SLICE, RUNTIME_CLASS]
 
 
-
-
-
-
-@pytest.mark.parametrize(("rt", "deprecated", "replacement"), [
-    (CRONJOB, "1.21", "batch/v1 CronJob"),
-    (SLICE, "1.21", f"{DISCOVERY}/v1 EndpointSlice"),
-    (RUNTIME_CLASS, "1.22", f"{NODE}/v1 RuntimeClass"),  # the spec's removal table names v1
-], ids=lambda v: getattr(v, "group_version", None))
+@pytest.mark.parametrize(
+    ("rt", "deprecated", "replacement"),
+    [
+        (CRONJOB, "1.21", "batch/v1 CronJob"),
+        (SLICE, "1.21", f"{DISCOVERY}/v1 EndpointSlice"),
+        (RUNTIME_CLASS, "1.22", f"{NODE}/v1 RuntimeClass"),  # the spec's removal table names v1
+    ],
+    ids=lambda v: getattr(v, "group_version", None),
+)
 def test_older_versions_are_deprecated_and_stored_as_v1(rt: ResourceType, deprecated: str, replacement: str) -> None:
     storage = CATALOG.storage_type(rt)
     assert (storage.group, storage.version, storage.plural, storage.conversion) == (rt.group, "v1", rt.plural, None)
     assert rt.deprecation is not None
     assert (rt.deprecation.deprecated_in, rt.deprecation.removed_in, rt.deprecation.replacement) == (
-        deprecated, "1.25", replacement)
+        deprecated,
+        "1.25",
+        replacement,
+    )
     assert (rt.kind, rt.namespaced, rt.short_names) == (storage.kind, storage.namespaced, storage.short_names)
 
 
@@ -75,8 +79,13 @@ def test_same_shape_versions_round_trip_both_ways(data: st.DataObject) -> None:
 
 
 def _beta_slice(*endpoints: dict[str, Any]) -> dict[str, Any]:
-    return {"apiVersion": f"{DISCOVERY}/v1beta1", "kind": "EndpointSlice", "metadata": {"name": "s"},
-            "addressType": "IPv4", "endpoints": [{"addresses": ["10.0.0.1"], **e} for e in endpoints]}
+    return {
+        "apiVersion": f"{DISCOVERY}/v1beta1",
+        "kind": "EndpointSlice",
+        "metadata": {"name": "s"},
+        "addressType": "IPv4",
+        "endpoints": [{"addresses": ["10.0.0.1"], **e} for e in endpoints],
+    }
 
 
 def _v1_slice(*endpoints: dict[str, Any]) -> dict[str, Any]:
@@ -92,8 +101,10 @@ def test_topology_becomes_zone_and_deprecated_topology() -> None:
 def test_v1_node_name_and_zone_show_as_topology() -> None:
     v1 = _v1_slice({"nodeName": "n1", "zone": "z1"}, {"addresses": ["10.0.0.2"]})
     beta = from_storage(SLICE, v1)
-    assert beta["endpoints"] == [{"addresses": ["10.0.0.1"], "nodeName": "n1", "topology": {ZONE: "z1", HOSTNAME: "n1"}},
-                                 {"addresses": ["10.0.0.2"]}]
+    assert beta["endpoints"] == [
+        {"addresses": ["10.0.0.1"], "nodeName": "n1", "topology": {ZONE: "z1", HOSTNAME: "n1"}},
+        {"addresses": ["10.0.0.2"]},
+    ]
     assert to_storage(SLICE, beta) == v1
 
 
@@ -115,13 +126,16 @@ def test_a_node_name_without_hostname_label_gains_it_as_the_reference_does() -> 
 def test_the_topology_keys_follow_the_api_domain() -> None:
     from app.naming import Naming
     from app.resources.discovery import topology_keys
+
     assert topology_keys(Naming("example.net")) == ("example.net/hostname", "topology.example.net/zone")
 
 
 def test_v1_writes_drop_deprecated_topology_entries_that_zone_and_node_name_say() -> None:
     storage = CATALOG.storage_type(SLICE)
-    obj = _v1_slice({"nodeName": "n1", "zone": "z1", "deprecatedTopology": {HOSTNAME: "n1", ZONE: "z0", "rack": "r"}},
-                    {"deprecatedTopology": {ZONE: "z0"}})
+    obj = _v1_slice(
+        {"nodeName": "n1", "zone": "z1", "deprecatedTopology": {HOSTNAME: "n1", ZONE: "z0", "rack": "r"}},
+        {"deprecatedTopology": {ZONE: "z0"}},
+    )
     storage.strategy.default(obj)
     assert [e.get("deprecatedTopology") for e in obj["endpoints"]] == [{"rack": "r"}, None]
 

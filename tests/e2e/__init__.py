@@ -1,4 +1,5 @@
 """Harness for end-to-end tests: run the real orch-apiserver in a subprocess and talk to it over TLS."""
+
 from __future__ import annotations
 
 import contextlib
@@ -105,7 +106,7 @@ class RunningServer:
             self._session = self.new_session()
         return self._session
 
-    def new_session(self, cert: tuple[str, str] | None | bool = True) -> ApiSession:
+    def new_session(self, cert: tuple[str, str] | bool | None = True) -> ApiSession:
         """A fresh session: the admin certificate by default, `cert=None` for an anonymous one."""
         return ApiSession(self.url, str(self.ca_file), self.client_cert if cert is True else cert or None)
 
@@ -172,8 +173,12 @@ def wait_ready(server: RunningServer, timeout: float = START_TIMEOUT) -> None:
 
 
 def start_server(
-    data_dir: Path, args: Sequence[str] = (), env: Mapping[str, str] | None = None, database_url: str | None = None,
-    program: Sequence[str] = (sys.executable, "-m", "app.cli"), cwd: Path = REPO_ROOT,
+    data_dir: Path,
+    args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    database_url: str | None = None,
+    program: Sequence[str] = (sys.executable, "-m", "app.cli"),
+    cwd: Path = REPO_ROOT,
 ) -> RunningServer:
     """Start `python -m app.cli` (or `program`) on a free port and wait until ready; retries when the port
     was taken."""
@@ -182,13 +187,27 @@ def start_server(
         port = free_port()
         log_path = data_dir / f"server-{port}.log"
         command = [
-            *program, "--data-dir", str(data_dir), "--secure-port", str(port),
-            "--workers", "1", "--threads", "16", *(["--database-url", database_url] if database_url else []), *args,
+            *program,
+            "--data-dir",
+            str(data_dir),
+            "--secure-port",
+            str(port),
+            "--workers",
+            "1",
+            "--threads",
+            "16",
+            *(["--database-url", database_url] if database_url else []),
+            *args,
         ]
         with open(log_path, "wb") as log:
             process = subprocess.Popen(
-                command, cwd=cwd, env=server_env(env), stdout=log, stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL, start_new_session=True,
+                command,
+                cwd=cwd,
+                env=server_env(env),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
             )
         server = RunningServer(f"https://127.0.0.1:{port}", port, data_dir, process, log_path, database_url)
         try:

@@ -1,4 +1,5 @@
 """Fixtures that run the real orch-apiserver in a subprocess (one per pytest-xdist worker and backend)."""
+
 from __future__ import annotations
 
 import os
@@ -8,14 +9,7 @@ from typing import Any
 
 import pytest
 
-from . import (
-    LOG_TAIL,
-    SHARED_SERVER_ARGS,
-    RunningServer,
-    scratch_database,
-    start_server,
-    unavailable,
-)
+from . import LOG_TAIL, SHARED_SERVER_ARGS, RunningServer, scratch_database, start_server, unavailable
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,7 @@
 """The aggregation layer end to end: an extension API server (tests/extension_server.py, real HTTPS) registered
 with a Service, its Endpoints and an APIService, reached through this server by kubectl (`top`, `get --raw`,
 `api-resources`, `get apiservices`), with the front proxy's identity, RBAC first, streaming, and faults."""
+
 from __future__ import annotations
 
 import json
@@ -38,22 +39,32 @@ def orch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
 
 
 @pytest.fixture(scope="module")
-def metrics(orch: RunningServer, ca: pki.CertKey, kubectl: str, tmp_path_factory: pytest.TempPathFactory
-            ) -> Iterator[Extension]:
+def metrics(
+    orch: RunningServer, ca: pki.CertKey, kubectl: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Extension]:
     tmp = tmp_path_factory.mktemp("extension")
-    with extension_server(ca, tmp, ORCH_GROUP, "metrics-server", "orch-system",
-                          orch.data_dir / "pki" / "front-proxy-ca.crt") as ext:
+    with extension_server(
+        ca, tmp, ORCH_GROUP, "metrics-server", "orch-system", orch.data_dir / "pki" / "front-proxy-ca.crt"
+    ) as ext:
         objects = registration(ORCH_GROUP, "metrics-server", "orch-system", ext.port, ca, "apiregistration.orch.io")
         kubectl_run(kubectl, orch, "apply", "-f", "-", stdin=yaml.safe_dump_all(objects))
-        kubectl_run(kubectl, orch, "wait", "--for", "condition=Available", f"apiservice/v1beta1.{ORCH_GROUP}",
-                    "--timeout", "30s")
+        kubectl_run(
+            kubectl,
+            orch,
+            "wait",
+            "--for",
+            "condition=Available",
+            f"apiservice/v1beta1.{ORCH_GROUP}",
+            "--timeout",
+            "30s",
+        )
         yield ext
 
 
-def test_kubectl_reaches_the_extension_with_the_callers_identity(kubectl: str, orch: RunningServer,
-                                                                  metrics: Extension):
-    raw = json.loads(kubectl_run(kubectl, orch, "get", "--raw",
-                                 f"/apis/{ORCH_GROUP}/v1beta1/namespaces/default/pods").stdout)
+def test_kubectl_reaches_the_extension_with_the_callers_identity(kubectl: str, orch: RunningServer, metrics: Extension):
+    raw = json.loads(
+        kubectl_run(kubectl, orch, "get", "--raw", f"/apis/{ORCH_GROUP}/v1beta1/namespaces/default/pods").stdout
+    )
     assert raw["kind"] == "PodMetricsList" and raw["items"][0]["containers"][0]["usage"]["cpu"] == "150m"
     call = metrics.api_calls()[-1]
     assert call.header("X-Remote-User") == ["admin"]
@@ -65,7 +76,9 @@ def test_kubectl_reaches_the_extension_with_the_callers_identity(kubectl: str, o
     group = orch.get(f"/apis/{ORCH_GROUP}").json()
     assert group["preferredVersion"]["groupVersion"] == f"{ORCH_GROUP}/v1beta1"
     names = [g["name"] for g in orch.get("/apis").json()["groups"]]
-    assert names[0] == "apiregistration.orch.io" and names.index(ORCH_GROUP) > names.index("flowcontrol.apiserver.orch.io")
+    assert names[0] == "apiregistration.orch.io" and names.index(ORCH_GROUP) > names.index(
+        "flowcontrol.apiserver.orch.io"
+    )
     described = kubectl_run(kubectl, orch, "describe", "apiservice", f"v1beta1.{ORCH_GROUP}").stdout
     assert "all checks passed" in described and "metrics-server" in described
     v2 = orch.get("/openapi/v2").json()  # the extension's document merged into the server's
@@ -76,31 +89,45 @@ def test_kubectl_reaches_the_extension_with_the_callers_identity(kubectl: str, o
     assert v3[f"apis/{ORCH_GROUP}/v1beta1"] == {"serverRelativeURL": f"/openapi/v3/apis/{ORCH_GROUP}/v1beta1"}
 
 
-def test_an_impersonated_users_extras_reach_the_extension_and_the_callers_headers_do_not(orch: RunningServer,
-                                                                                          metrics: Extension):
-    answer = orch.get(f"/apis/{ORCH_GROUP}/v1beta1/namespaces/default/pods", headers={
-        "Impersonate-User": "jane", "Impersonate-Group": "system:masters", "Impersonate-Extra-Scopes": "view",
-        "X-Remote-User": "mallory", "X-Remote-Extra-Forged": "yes"})
+def test_an_impersonated_users_extras_reach_the_extension_and_the_callers_headers_do_not(
+    orch: RunningServer, metrics: Extension
+):
+    answer = orch.get(
+        f"/apis/{ORCH_GROUP}/v1beta1/namespaces/default/pods",
+        headers={
+            "Impersonate-User": "jane",
+            "Impersonate-Group": "system:masters",
+            "Impersonate-Extra-Scopes": "view",
+            "X-Remote-User": "mallory",
+            "X-Remote-Extra-Forged": "yes",
+        },
+    )
     assert answer.status_code == 200, answer.text
     call = metrics.api_calls()[-1]
     assert call.header("X-Remote-User") == ["jane"]
     assert call.header("X-Remote-Extra-Scopes") == ["view"]
     assert call.header("X-Remote-Extra-Forged") == [] and call.header("Impersonate-User") == []
-    upgrade = orch.get(f"/apis/{ORCH_GROUP}/v1beta1/namespaces/default/pods/web/exec",
-                       headers={"Connection": "Upgrade", "Upgrade": "SPDY/3.1"})
+    upgrade = orch.get(
+        f"/apis/{ORCH_GROUP}/v1beta1/namespaces/default/pods/web/exec",
+        headers={"Connection": "Upgrade", "Upgrade": "SPDY/3.1"},
+    )
     assert upgrade.status_code == 400 and "upgrade requests are not proxied" in upgrade.json()["message"]
 
 
-def test_a_caller_without_permission_never_reaches_the_extension(orch: RunningServer, metrics: Extension,
-                                                                 tmp_path: Path):
+def test_a_caller_without_permission_never_reaches_the_extension(
+    orch: RunningServer, metrics: Extension, tmp_path: Path
+):
     ca = pki.load_pair(orch.data_dir / "pki" / "ca.crt", orch.data_dir / "pki" / "ca.key")
     pki.write_pair(pki.issue_client_cert(ca, "nobody", ["team"]), tmp_path / "u.crt", tmp_path / "u.key")
     before = len(metrics.calls)
     denied = orch.new_session((str(tmp_path / "u.crt"), str(tmp_path / "u.key"))).get(
-        f"/apis/{ORCH_GROUP}/v1beta1/namespaces/default/pods")
+        f"/apis/{ORCH_GROUP}/v1beta1/namespaces/default/pods"
+    )
     assert denied.status_code == 403
-    assert denied.json()["message"] == (f'pods.{ORCH_GROUP} is forbidden: User "nobody" cannot list resource "pods" '
-                                        f'in API group "{ORCH_GROUP}" in the namespace "default"')
+    assert denied.json()["message"] == (
+        f'pods.{ORCH_GROUP} is forbidden: User "nobody" cannot list resource "pods" '
+        f'in API group "{ORCH_GROUP}" in the namespace "default"'
+    )
     assert len(metrics.calls) == before
 
 
@@ -142,8 +169,10 @@ def test_an_apiservice_without_its_service_is_unavailable(kubectl: str, orch: Ru
     name = "v1beta1.missing.example.com"
     poll(lambda: _condition(orch, name).get("reason") == "ServiceNotFound")
     assert _condition(orch, name)["message"] == 'service/nowhere in "default" is not present'
-    table = orch.get(f"/apis/apiregistration.orch.io/v1/apiservices/{name}",
-                     headers={"Accept": "application/json;as=Table;v=v1;g=meta.orch.io"}).json()
+    table = orch.get(
+        f"/apis/apiregistration.orch.io/v1/apiservices/{name}",
+        headers={"Accept": "application/json;as=Table;v=v1;g=meta.orch.io"},
+    ).json()
     assert table["rows"][0]["cells"][1:3] == ["default/nowhere", "False (ServiceNotFound)"]
     refused = orch.get("/apis/missing.example.com/v1beta1/things")
     assert refused.status_code == 503 and refused.json()["reason"] == "ServiceUnavailable"
@@ -151,20 +180,31 @@ def test_an_apiservice_without_its_service_is_unavailable(kubectl: str, orch: Ru
     assert f'aggregator_unavailable_apiservice{{name="{name}"}} 1.0' in scraped
     assert 'aggregator_unavailable_apiservice{name="v1.apps"} 0.0' in scraped
     # the Service appears, with no ready address behind its port: the next check says so
-    service, endpoints = objects[0], {**objects[1], "subsets": [{"notReadyAddresses": [{"ip": "127.0.0.1"}],
-                                                                 "ports": [{"name": "https", "port": 1}]}]}
+    service, endpoints = (
+        objects[0],
+        {
+            **objects[1],
+            "subsets": [{"notReadyAddresses": [{"ip": "127.0.0.1"}], "ports": [{"name": "https", "port": 1}]}],
+        },
+    )
     kubectl_run(kubectl, orch, "apply", "-f", "-", stdin=yaml.safe_dump_all([service, endpoints]))
     kubectl_run(kubectl, orch, "annotate", "apiservice", name, "touched=yes")  # a change: checked at once
     poll(lambda: _condition(orch, name).get("reason") == "MissingEndpoints")
-    assert _condition(orch, name)["message"] == ('endpoints for service/nowhere in "default" have no addresses with '
-                                                 'port name "https"')
+    assert _condition(orch, name)["message"] == (
+        'endpoints for service/nowhere in "default" have no addresses with port name "https"'
+    )
     kubectl_run(kubectl, orch, "delete", "apiservice", name)
 
 
 def test_the_front_proxys_trust_is_published(orch: RunningServer):
-    cm = poll(lambda: orch.get("/api/v1/namespaces/orch-system/configmaps/extension-apiserver-authentication"
-                               ).json() if orch.get("/api/v1/namespaces/orch-system/configmaps/"
-                                                    "extension-apiserver-authentication").status_code == 200 else None)
+    cm = poll(
+        lambda: (
+            orch.get("/api/v1/namespaces/orch-system/configmaps/extension-apiserver-authentication").json()
+            if orch.get("/api/v1/namespaces/orch-system/configmaps/extension-apiserver-authentication").status_code
+            == 200
+            else None
+        )
+    )
     data = cm["data"]
     assert data["client-ca-file"].startswith("-----BEGIN CERTIFICATE-----")
     front_proxy_ca = (orch.data_dir / "pki" / "front-proxy-ca.crt").read_text()
@@ -196,23 +236,37 @@ def test_every_served_group_version_has_a_local_apiservice(kubectl: str, k8s: Ru
     kubectl_run(kubectl, k8s, "delete", "apiservice", "v1.batch")
     poll(lambda: k8s.get("/apis/apiregistration.k8s.io/v1/apiservices/v1.batch").status_code == 200)
     # pointed elsewhere, it is put back: a group version served here stays served here
-    kubectl_run(kubectl, k8s, "patch", "apiservice", "v1.apps", "--type", "merge", "-p", json.dumps(
-        {"spec": {"service": {"namespace": "default", "name": "elsewhere"}, "insecureSkipTLSVerify": True}}))
+    kubectl_run(
+        kubectl,
+        k8s,
+        "patch",
+        "apiservice",
+        "v1.apps",
+        "--type",
+        "merge",
+        "-p",
+        json.dumps({"spec": {"service": {"namespace": "default", "name": "elsewhere"}, "insecureSkipTLSVerify": True}}),
+    )
     poll(lambda: "service" not in k8s.get("/apis/apiregistration.k8s.io/v1/apiservices/v1.apps").json()["spec"])
     assert k8s.get("/apis/apps/v1/namespaces/default/deployments").status_code == 200
 
 
-
 def test_kubectl_top(kubectl: str, k8s: RunningServer, ca: pki.CertKey, tmp_path: Path):
     group = "metrics.k8s.io"
-    with extension_server(ca, tmp_path, group, "metrics-server", "kube-system",
-                          k8s.data_dir / "pki" / "front-proxy-ca.crt") as ext:
-        node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"},
-                "status": {"capacity": {"cpu": "2", "memory": "4Gi"}, "allocatable": {"cpu": "2", "memory": "4Gi"}}}
+    with extension_server(
+        ca, tmp_path, group, "metrics-server", "kube-system", k8s.data_dir / "pki" / "front-proxy-ca.crt"
+    ) as ext:
+        node = {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": "node-1"},
+            "status": {"capacity": {"cpu": "2", "memory": "4Gi"}, "allocatable": {"cpu": "2", "memory": "4Gi"}},
+        }
         objects = [node, *registration(group, "metrics-server", "kube-system", ext.port, ca, "apiregistration.k8s.io")]
         kubectl_run(kubectl, k8s, "apply", "-f", "-", stdin=yaml.safe_dump_all(objects))
-        kubectl_run(kubectl, k8s, "wait", "--for", "condition=Available", f"apiservice/v1beta1.{group}",
-                    "--timeout", "30s")
+        kubectl_run(
+            kubectl, k8s, "wait", "--for", "condition=Available", f"apiservice/v1beta1.{group}", "--timeout", "30s"
+        )
         pods = kubectl_run(kubectl, k8s, "top", "pod", "-n", "default").stdout.splitlines()
         assert pods[0].split() == ["NAME", "CPU(cores)", "MEMORY(bytes)"]
         assert pods[1].split() == ["web", "150m", "64Mi"]
@@ -231,12 +285,22 @@ def test_two_replicas_serve_an_extension_without_fighting_over_it(ca: pki.CertKe
         first = start_server(tmp_path / "shared", database_url=url)
         second = start_server(tmp_path / "shared", database_url=url)  # same data dir: same CAs and certificates
         try:
-            with extension_server(ca, tmp_path, ORCH_GROUP, "metrics-server", "orch-system",
-                                  tmp_path / "shared" / "pki" / "front-proxy-ca.crt") as ext:
-                objects = registration(ORCH_GROUP, "metrics-server", "orch-system", ext.port, ca,
-                                       "apiregistration.orch.io")
-                paths = ["/api/v1/namespaces/orch-system/services", "/api/v1/namespaces/orch-system/endpoints",
-                         "/apis/apiregistration.orch.io/v1/apiservices"]
+            with extension_server(
+                ca,
+                tmp_path,
+                ORCH_GROUP,
+                "metrics-server",
+                "orch-system",
+                tmp_path / "shared" / "pki" / "front-proxy-ca.crt",
+            ) as ext:
+                objects = registration(
+                    ORCH_GROUP, "metrics-server", "orch-system", ext.port, ca, "apiregistration.orch.io"
+                )
+                paths = [
+                    "/api/v1/namespaces/orch-system/services",
+                    "/api/v1/namespaces/orch-system/endpoints",
+                    "/apis/apiregistration.orch.io/v1/apiservices",
+                ]
                 for path, obj in zip(paths, objects):
                     assert first.session.post(f"{first.url}{path}", json=obj).status_code == 201
                 pods = f"/apis/{ORCH_GROUP}/v1beta1/namespaces/default/pods"

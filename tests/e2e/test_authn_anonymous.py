@@ -1,4 +1,5 @@
 """The real server with anonymous access off (set through ORCH_ANONYMOUS_AUTH): no credentials, no service."""
+
 from __future__ import annotations
 
 import os
@@ -32,10 +33,25 @@ def test_requests_without_credentials_are_401(closed_server: RunningServer) -> N
 
 def test_kubectl_without_credentials_is_refused(closed_server: RunningServer, kubectl: str) -> None:
     result = subprocess.run(
-        [kubectl, "--kubeconfig", "/dev/null", "--server", closed_server.url, "--certificate-authority",
-         str(closed_server.ca_file), "get", "namespaces"],
-        check=False, cwd=REPO_ROOT, env=server_env(), capture_output=True, text=True, timeout=60,
-        stdin=subprocess.DEVNULL)
+        [
+            kubectl,
+            "--kubeconfig",
+            "/dev/null",
+            "--server",
+            closed_server.url,
+            "--certificate-authority",
+            str(closed_server.ca_file),
+            "get",
+            "namespaces",
+        ],
+        check=False,
+        cwd=REPO_ROOT,
+        env=server_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert result.returncode != 0
     # on a 401 without credentials kubectl asks for a user name (and finds no input)
     assert "Unauthorized" in result.stderr or "Please enter Username" in result.stdout

@@ -3,6 +3,7 @@
 One server runs with all methods on: a token CSV, bootstrap tokens, two extra client CAs, a front
 proxy CA, an OIDC issuer and a token webhook (both real HTTPS servers in this test process).
 """
+
 from __future__ import annotations
 
 import base64
@@ -64,39 +65,97 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         oidc.json_route("/keys", {"keys": [key.jwk()]})
         webhook.routes["/review"] = _webhook_review
         hook_config = kubeconfig(tmp / "webhook.kubeconfig", webhook.url + "/review", tmp / "outside-ca.crt")
-        server = start_server(tmp / "data", args=[
-            "--token-auth-file", str(tmp / "tokens.csv"), "--enable-bootstrap-token-auth",
-            "--client-ca-file", str(tmp / "teams.crt"),
-            "--requestheader-client-ca-file", str(tmp / "proxy-ca.crt"),
-            "--requestheader-username-headers", "X-Remote-User", "--requestheader-group-headers", "X-Remote-Group",
-            "--requestheader-extra-headers-prefix", "X-Remote-Extra-", "--requestheader-allowed-names", "front-proxy",
-            "--oidc-issuer-url", oidc.url, "--oidc-client-id", "orch", "--oidc-ca-file", str(tmp / "outside-ca.crt"),
-            "--oidc-groups-claim", "groups", "--oidc-username-prefix", "oidc:",
-            "--authentication-token-webhook-config-file", str(hook_config),
-            "--authorization-mode", "AlwaysAllow",  # these tests are about who is asking
-        ])
+        server = start_server(
+            tmp / "data",
+            args=[
+                "--token-auth-file",
+                str(tmp / "tokens.csv"),
+                "--enable-bootstrap-token-auth",
+                "--client-ca-file",
+                str(tmp / "teams.crt"),
+                "--requestheader-client-ca-file",
+                str(tmp / "proxy-ca.crt"),
+                "--requestheader-username-headers",
+                "X-Remote-User",
+                "--requestheader-group-headers",
+                "X-Remote-Group",
+                "--requestheader-extra-headers-prefix",
+                "X-Remote-Extra-",
+                "--requestheader-allowed-names",
+                "front-proxy",
+                "--oidc-issuer-url",
+                oidc.url,
+                "--oidc-client-id",
+                "orch",
+                "--oidc-ca-file",
+                str(tmp / "outside-ca.crt"),
+                "--oidc-groups-claim",
+                "groups",
+                "--oidc-username-prefix",
+                "oidc:",
+                "--authentication-token-webhook-config-file",
+                str(hook_config),
+                "--authorization-mode",
+                "AlwaysAllow",  # these tests are about who is asking
+            ],
+        )
         try:
-            yield World(server, tmp, oidc, key, (str(tmp / "proxy.crt"), str(tmp / "proxy.key")),
-                        (str(tmp / "bob.crt"), str(tmp / "bob.key")))
+            yield World(
+                server,
+                tmp,
+                oidc,
+                key,
+                (str(tmp / "proxy.crt"), str(tmp / "proxy.key")),
+                (str(tmp / "bob.crt"), str(tmp / "bob.key")),
+            )
         finally:
             server.stop()
 
 
-def kubectl_run(kubectl: str, world: World, *args: str, stdin: str | None = None,
-                admin: bool = False) -> subprocess.CompletedProcess[str]:
+def kubectl_run(
+    kubectl: str, world: World, *args: str, stdin: str | None = None, admin: bool = False
+) -> subprocess.CompletedProcess[str]:
     """kubectl against the server: the admin kubeconfig, or only the server and its CA (credentials by flags)."""
-    target = (["--kubeconfig", str(world.server.kubeconfig)] if admin else
-              ["--kubeconfig", "/dev/null", "--server", world.server.url,
-               "--certificate-authority", str(world.server.ca_file)])
-    return subprocess.run([kubectl, *target, *args], check=False, cwd=REPO_ROOT, env=server_env(), input=stdin,
-                          capture_output=True, text=True, timeout=60)
+    target = (
+        ["--kubeconfig", str(world.server.kubeconfig)]
+        if admin
+        else [
+            "--kubeconfig",
+            "/dev/null",
+            "--server",
+            world.server.url,
+            "--certificate-authority",
+            str(world.server.ca_file),
+        ]
+    )
+    return subprocess.run(
+        [kubectl, *target, *args],
+        check=False,
+        cwd=REPO_ROOT,
+        env=server_env(),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def kubectl_whoami(kubectl: str, world: World, *flags: str, admin: bool = False) -> dict:
     """The user kubectl is, through `kubectl create -f` of a SelfSubjectReview (our group's spelling)."""
     # --validate=false: client-side schema validation would fetch the OpenAPI document first
-    result = kubectl_run(kubectl, world, *flags, "create", "--validate=false", "-f", "-", "-o", "json",
-                         stdin=REVIEW_MANIFEST, admin=admin)
+    result = kubectl_run(
+        kubectl,
+        world,
+        *flags,
+        "create",
+        "--validate=false",
+        "-f",
+        "-",
+        "-o",
+        "json",
+        stdin=REVIEW_MANIFEST,
+        admin=admin,
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)["status"]["userInfo"]
 
@@ -111,7 +170,10 @@ def test_kubectl_with_a_static_token(world: World, kubectl: str) -> None:
     assert listed.returncode == 0, listed.stderr
     assert "namespace/default" in listed.stdout.split()
     assert kubectl_whoami(kubectl, world, "--token", "static-token") == {
-        "username": "alice", "uid": "1001", "groups": ["dev", "ops", "system:authenticated"]}
+        "username": "alice",
+        "uid": "1001",
+        "groups": ["dev", "ops", "system:authenticated"],
+    }
 
 
 def test_kubectl_with_a_bad_token_is_unauthorized(world: World, kubectl: str) -> None:
@@ -128,24 +190,34 @@ def test_a_client_certificate_from_an_extra_ca(world: World) -> None:
 
 def test_bootstrap_token_from_a_secret_made_with_kubectl(world: World, kubectl: str) -> None:
     secret = {
-        "apiVersion": "v1", "kind": "Secret", "type": "bootstrap.orch.io/token",
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "type": "bootstrap.orch.io/token",
         "metadata": {"name": "bootstrap-token-abcdef", "namespace": "orch-system"},
-        "stringData": {"token-id": "abcdef", "token-secret": "0123456789abcdef",
-                       "usage-bootstrap-authentication": "true", "auth-extra-groups": "system:bootstrappers:nodes"},
+        "stringData": {
+            "token-id": "abcdef",
+            "token-secret": "0123456789abcdef",
+            "usage-bootstrap-authentication": "true",
+            "auth-extra-groups": "system:bootstrappers:nodes",
+        },
     }
     made = kubectl_run(kubectl, world, "apply", "--validate=false", "-f", "-", stdin=json.dumps(secret), admin=True)
     assert made.returncode == 0, made.stderr
     user = kubectl_whoami(kubectl, world, "--token", "abcdef.0123456789abcdef")
-    assert user == {"username": "system:bootstrap:abcdef", "groups": [
-        "system:bootstrappers", "system:bootstrappers:nodes", "system:authenticated"]}
+    assert user == {
+        "username": "system:bootstrap:abcdef",
+        "groups": ["system:bootstrappers", "system:bootstrappers:nodes", "system:authenticated"],
+    }
     wrong = kubectl_run(kubectl, world, "--token", "abcdef.0000000000000000", "get", "ns")
     assert wrong.returncode != 0
 
 
 def test_service_account_token_by_rest_then_kubectl(world: World, kubectl: str) -> None:
     assert kubectl_run(kubectl, world, "create", "serviceaccount", "robot", admin=True).returncode == 0
-    reply = world.server.session.post(f"{NS}/serviceaccounts/robot/token", json={
-        "apiVersion": "authentication.orch.io/v1", "kind": "TokenRequest", "spec": {"expirationSeconds": 600}})
+    reply = world.server.session.post(
+        f"{NS}/serviceaccounts/robot/token",
+        json={"apiVersion": "authentication.orch.io/v1", "kind": "TokenRequest", "spec": {"expirationSeconds": 600}},
+    )
     assert reply.status_code == 201, reply.text
     token = reply.json()["status"]["token"]
     user = kubectl_whoami(kubectl, world, "--token", token)
@@ -158,13 +230,21 @@ def test_service_account_token_by_rest_then_kubectl(world: World, kubectl: str) 
 def test_legacy_token_secret_is_filled_in_by_the_server(world: World, kubectl: str) -> None:
     manifests = [
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "legacy", "namespace": "default"}},
-        {"apiVersion": "v1", "kind": "Secret", "type": "orch.io/service-account-token",
-         "metadata": {"name": "legacy-token", "namespace": "default",
-                      "annotations": {"orch.io/service-account.name": "legacy"}}},
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "type": "orch.io/service-account-token",
+            "metadata": {
+                "name": "legacy-token",
+                "namespace": "default",
+                "annotations": {"orch.io/service-account.name": "legacy"},
+            },
+        },
     ]
     for manifest in manifests:
-        made = kubectl_run(kubectl, world, "apply", "--validate=false", "-f", "-", stdin=json.dumps(manifest),
-                           admin=True)
+        made = kubectl_run(
+            kubectl, world, "apply", "--validate=false", "-f", "-", stdin=json.dumps(manifest), admin=True
+        )
         assert made.returncode == 0, made.stderr
     deadline, token = time.monotonic() + 20, ""
     while not token and time.monotonic() < deadline:
@@ -186,7 +266,9 @@ def test_oidc_id_token_with_kubectl(world: World, kubectl: str) -> None:
 
 def test_webhook_token_with_kubectl(world: World, kubectl: str) -> None:
     assert kubectl_whoami(kubectl, world, "--token", "webhook-token") == {
-        "username": "hooked", "groups": ["remote", "system:authenticated"]}
+        "username": "hooked",
+        "groups": ["remote", "system:authenticated"],
+    }
     assert kubectl_run(kubectl, world, "--token", "webhook-nope", "get", "ns").returncode != 0
 
 
@@ -195,7 +277,10 @@ def test_front_proxy_with_its_certificate(world: World) -> None:
     response = whoami(world, cert=world.proxy, headers=headers)
     assert response.status_code == 201, response.text
     assert response.json()["status"]["userInfo"] == {
-        "username": "jane", "groups": ["dev", "system:authenticated"], "extra": {"scopes": ["read"]}}
+        "username": "jane",
+        "groups": ["dev", "system:authenticated"],
+        "extra": {"scopes": ["read"]},
+    }
 
 
 def test_proxy_headers_without_the_proxy_certificate_are_ignored(world: World) -> None:
@@ -206,8 +291,9 @@ def test_proxy_headers_without_the_proxy_certificate_are_ignored(world: World) -
 
 
 def test_kubectl_impersonation(world: World, kubectl: str) -> None:
-    user = kubectl_whoami(kubectl, world, "--as", "jane", "--as-group", "dev", "--as-group", "ops",
-                          "--as-uid", "u-1", admin=True)
+    user = kubectl_whoami(
+        kubectl, world, "--as", "jane", "--as-group", "dev", "--as-group", "ops", "--as-uid", "u-1", admin=True
+    )
     assert user == {"username": "jane", "uid": "u-1", "groups": ["dev", "ops", "system:authenticated"]}
     sa = kubectl_whoami(kubectl, world, "--as", "system:serviceaccount:default:builder", admin=True)
     assert sa["groups"] == ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"]
@@ -228,12 +314,17 @@ def test_kubectl_create_token(world: World, kubectl: str) -> None:
     assert kubectl_run(kubectl, world, "create", "serviceaccount", "stock", admin=True).returncode == 0
     result = kubectl_run(kubectl, world, "create", "token", "stock", admin=True)
     assert result.returncode == 0, result.stderr
-    assert kubectl_whoami(kubectl, world, "--token", result.stdout.strip())["username"] == \
-        "system:serviceaccount:default:stock"
+    assert (
+        kubectl_whoami(kubectl, world, "--token", result.stdout.strip())["username"]
+        == "system:serviceaccount:default:stock"
+    )
 
 
-@pytest.mark.xfail(strict=True, reason="kubectl asks for /apis/authentication.k8s.io; the API serves the "
-                   "group under the configured domain only (see the closing note)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="kubectl asks for /apis/authentication.k8s.io; the API serves the "
+    "group under the configured domain only (see the closing note)",
+)
 def test_kubectl_auth_whoami(world: World, kubectl: str) -> None:
     """`kubectl auth whoami` POSTs to the client-spelled group `authentication.k8s.io`."""
     result = kubectl_run(kubectl, world, "--token", "static-token", "auth", "whoami", "-o", "json")

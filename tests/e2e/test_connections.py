@@ -2,6 +2,7 @@
 
 Each server here has one worker with 4 threads, so every scenario holds far more connections than threads.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -45,7 +46,7 @@ def open_tls(server: RunningServer, context: ssl.SSLContext) -> ssl.SSLSocket:
 
 def read_all_until(socks: list[ssl.SSLSocket], marker: bytes, timeout: float) -> list[bytes]:
     """Read every socket until its bytes contain `marker` (or the time is up); returns what each got."""
-    got = {s: b"" for s in socks}
+    got = dict.fromkeys(socks, b"")
     waiting = set(socks)
     with selectors.DefaultSelector() as selector:
         for s in socks:
@@ -88,7 +89,8 @@ def few_threads_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterat
 
 
 def test_hundreds_of_open_watches_leave_the_server_answering_and_all_get_their_events(
-        few_threads_server: RunningServer) -> None:
+    few_threads_server: RunningServer,
+) -> None:
     server = few_threads_server
     ns = f"w-{uuid.uuid4().hex[:8]}"
     assert server.session.post("/api/v1/namespaces", json={"metadata": {"name": ns}}).status_code == 201
@@ -97,13 +99,16 @@ def test_hundreds_of_open_watches_leave_the_server_answering_and_all_get_their_e
     watches = []
     for _ in range(WATCHES):
         sock = open_tls(server, context)
-        sock.sendall(f"GET /api/v1/namespaces/{ns}/configmaps?watch=1&resourceVersion={rv}&timeoutSeconds=300 "
-                     "HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n\r\n".encode())
+        sock.sendall(
+            f"GET /api/v1/namespaces/{ns}/configmaps?watch=1&resourceVersion={rv}&timeoutSeconds=300 "
+            "HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n\r\n".encode()
+        )
         watches.append(sock)
     try:
         heads = read_all_until(watches, b"\r\n\r\n", timeout=60)
-        assert all(h.startswith(b"HTTP/1.1 200") for h in heads), [h[:100] for h in heads if
-                                                                   not h.startswith(b"HTTP/1.1 200")][:3]
+        assert all(h.startswith(b"HTTP/1.1 200") for h in heads), [
+            h[:100] for h in heads if not h.startswith(b"HTTP/1.1 200")
+        ][:3]
         # 500 open watches on 4 threads: an ordinary request is still served
         assert server.get("/api/v1/namespaces", timeout=20).status_code == 200
         marker = f"marker-{uuid.uuid4().hex[:8]}"
@@ -185,26 +190,47 @@ def test_requests_beyond_the_in_flight_limit_are_refused_with_429_and_watches_do
         assert read_all_until([watch], b'"type":"ADDED"', timeout=30)[0].startswith(b"HTTP/1.1 200")
         body = b'{"metadata":{"name":"held"}}'
         # a create whose body is slow to arrive: one mutating request in flight
-        held.sendall(b"POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                     b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body[:5])
+        held.sendall(
+            b"POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body[:5]
+        )
 
         def refused() -> list:  # a one-item list: a 4xx Response itself is falsy
-            answer = server.session.post("/api/v1/namespaces/default/configmaps",
-                                         json={"metadata": {"name": f"c-{uuid.uuid4().hex[:6]}"}})
+            answer = server.session.post(
+                "/api/v1/namespaces/default/configmaps", json={"metadata": {"name": f"c-{uuid.uuid4().hex[:6]}"}}
+            )
             return [answer] if answer.status_code == 429 else []
+
         [answer] = poll(refused, timeout=20)
         assert answer.headers["Retry-After"] == "1"
         assert answer.text == "Too many requests, please try again later.\n"  # plain text, as the reference
         assert server.get("/api/v1/namespaces/default").status_code == 200  # read-only requests have their own
-        refused = [sample for family in text_string_to_metric_families(server.get("/metrics").text)
-                   for sample in family.samples if sample.name == "apiserver_request_terminations_total"]
-        assert any(s.labels["code"] == "429" and s.labels["verb"] == "POST" and s.labels["resource"] == "configmaps"
-                   and s.value >= 1 for s in refused), refused
+        refused = [
+            sample
+            for family in text_string_to_metric_families(server.get("/metrics").text)
+            for sample in family.samples
+            if sample.name == "apiserver_request_terminations_total"
+        ]
+        assert any(
+            s.labels["code"] == "429"
+            and s.labels["verb"] == "POST"
+            and s.labels["resource"] == "configmaps"
+            and s.value >= 1
+            for s in refused
+        ), refused
         held.sendall(body[5:])
         assert read_all_until([held], b"\r\n\r\n", timeout=30)[0].startswith(b"HTTP/1.1 201")
         # the slot is free again (a client honouring Retry-After gets in)
-        poll(lambda: server.session.post("/api/v1/namespaces/default/configmaps", json={
-            "metadata": {"name": f"after-{uuid.uuid4().hex[:6]}"}}).status_code == 201, timeout=10)
+        poll(
+            lambda: (
+                server.session.post(
+                    "/api/v1/namespaces/default/configmaps",
+                    json={"metadata": {"name": f"after-{uuid.uuid4().hex[:6]}"}},
+                ).status_code
+                == 201
+            ),
+            timeout=10,
+        )
     finally:
         for sock in (held, watch):
             sock.close()

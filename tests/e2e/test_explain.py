@@ -1,5 +1,6 @@
 """Real kubectl against the real server: `kubectl explain` from the typed OpenAPI v3 documents, and
 kubectl's server-side field validation (`--validate`) on a manifest with a misspelt field."""
+
 from __future__ import annotations
 
 import subprocess
@@ -39,8 +40,16 @@ def kubectl_run(server: RunningServer, kubectl: str, tmp_path: Path) -> Kubectl:
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         command = [kubectl, "--kubeconfig", str(server.kubeconfig), "--cache-dir", str(cache), *args]
-        return subprocess.run(command, check=False, cwd=REPO_ROOT, env=server_env(env), capture_output=True,
-                              text=True, timeout=120, stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            command,
+            check=False,
+            cwd=REPO_ROOT,
+            env=server_env(env),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
 
     return run
 
@@ -113,7 +122,6 @@ def test_kubectl_validation_modes_reach_the_server(kubectl_run: Kubectl, tmp_pat
     warned = kubectl_run("create", "-f", str(warn_file), "--validate=warn")
     assert warned.returncode == 0, warned.stderr
     assert f"Warning: {unknown}" in warned.stderr
-    container = kubectl_run("get", "deployment", "typo-warn", "-o",
-                            "jsonpath={.spec.template.spec.containers[0]}")
+    container = kubectl_run("get", "deployment", "typo-warn", "-o", "jsonpath={.spec.template.spec.containers[0]}")
     assert container.returncode == 0 and "imagee" not in container.stdout and '"image":"nginx"' in container.stdout
     kubectl_run("delete", "deployment", "typo-warn")

@@ -1,6 +1,7 @@
 """Dependents follow their owners (ownerReferences) with kubectl's three cascades, and every namespace gets its
 `default` ServiceAccount and root-CA ConfigMap: the in-server garbagecollector, serviceaccount and
 rootcacertpublisher controllers on a real server."""
+
 from __future__ import annotations
 
 import json
@@ -30,13 +31,19 @@ def ns(gc_server: RunningServer) -> str:
     return name
 
 
-
 def make(server: RunningServer, ns: str, name: str, owners: list[dict] = (), **metadata: Any) -> dict:
     md = {"name": name, **metadata}
     if owners:
-        md["ownerReferences"] = [{"apiVersion": o.get("apiVersion", "v1"), "kind": o.get("kind", "ConfigMap"),
-                                  "name": o["metadata"]["name"], "uid": o["metadata"]["uid"],
-                                  **({"blockOwnerDeletion": True} if o.get("block") else {})} for o in owners]
+        md["ownerReferences"] = [
+            {
+                "apiVersion": o.get("apiVersion", "v1"),
+                "kind": o.get("kind", "ConfigMap"),
+                "name": o["metadata"]["name"],
+                "uid": o["metadata"]["uid"],
+                **({"blockOwnerDeletion": True} if o.get("block") else {}),
+            }
+            for o in owners
+        ]
     created = server.session.post(CONFIGMAPS.format(ns=ns), json={"metadata": md})
     assert created.status_code == 201, created.text
     return created.json()
@@ -47,8 +54,13 @@ def exists(server: RunningServer, ns: str, name: str) -> bool:
 
 
 def run_kubectl(kubectl_path: str, server: RunningServer, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([kubectl_path, "--kubeconfig", str(server.kubeconfig), *args], capture_output=True,
-                          text=True, timeout=90, check=False)
+    return subprocess.run(
+        [kubectl_path, "--kubeconfig", str(server.kubeconfig), *args],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
 
 
 def test_background_cascade_deletes_the_dependents(kubectl: str, gc_server: RunningServer, ns: str):
@@ -66,9 +78,15 @@ def test_foreground_deletion_waits_for_blocking_dependents(gc_server: RunningSer
     deleted = gc_server.session.delete(f"{CONFIGMAPS.format(ns=ns)}/owner", json={"propagationPolicy": "Foreground"})
     assert deleted.status_code == 200
     terminating = gc_server.get(f"{CONFIGMAPS.format(ns=ns)}/owner").json()
-    assert terminating["metadata"]["deletionTimestamp"] and "foregroundDeletion" in terminating["metadata"]["finalizers"]
-    held = poll(lambda: gc_server.get(f"{CONFIGMAPS.format(ns=ns)}/held").json()["metadata"].get("deletionTimestamp")
-                and gc_server.get(f"{CONFIGMAPS.format(ns=ns)}/held").json())
+    assert (
+        terminating["metadata"]["deletionTimestamp"] and "foregroundDeletion" in terminating["metadata"]["finalizers"]
+    )
+    held = poll(
+        lambda: (
+            gc_server.get(f"{CONFIGMAPS.format(ns=ns)}/held").json()["metadata"].get("deletionTimestamp")
+            and gc_server.get(f"{CONFIGMAPS.format(ns=ns)}/held").json()
+        )
+    )
     assert exists(gc_server, ns, "owner")  # the held dependent blocks its owner
     held["metadata"]["finalizers"] = []
     assert gc_server.session.put(f"{CONFIGMAPS.format(ns=ns)}/held", json=held).status_code == 200
@@ -78,8 +96,9 @@ def test_foreground_deletion_waits_for_blocking_dependents(gc_server: RunningSer
 def test_kubectl_cascade_foreground_returns_once_everything_is_gone(kubectl: str, gc_server: RunningServer, ns: str):
     owner = make(gc_server, ns, "owner")
     make(gc_server, ns, "child", [{**owner, "block": True}])
-    done = run_kubectl(kubectl, gc_server, "delete", "configmap", "owner", "-n", ns, "--cascade=foreground",
-                   "--timeout=60s")
+    done = run_kubectl(
+        kubectl, gc_server, "delete", "configmap", "owner", "-n", ns, "--cascade=foreground", "--timeout=60s"
+    )
     assert done.returncode == 0, done.stderr
     assert not exists(gc_server, ns, "owner") and not exists(gc_server, ns, "child")
 
@@ -98,13 +117,23 @@ def test_a_dependent_with_another_owner_only_loses_the_reference(gc_server: Runn
     first, second = make(gc_server, ns, "first"), make(gc_server, ns, "second")
     make(gc_server, ns, "shared", [first, second])
     assert gc_server.session.delete(f"{CONFIGMAPS.format(ns=ns)}/first").status_code == 200
-    refs = poll(lambda: [r["name"] for r in gc_server.get(f"{CONFIGMAPS.format(ns=ns)}/shared").json()["metadata"]
-                         .get("ownerReferences", [])] == ["second"])
+    refs = poll(
+        lambda: (
+            [
+                r["name"]
+                for r in gc_server.get(f"{CONFIGMAPS.format(ns=ns)}/shared")
+                .json()["metadata"]
+                .get("ownerReferences", [])
+            ]
+            == ["second"]
+        )
+    )
     assert refs
 
 
 def test_unknown_owner_kinds_are_left_alone_and_a_recreated_owner_does_not_save_a_dependent(
-        gc_server: RunningServer, ns: str):
+    gc_server: RunningServer, ns: str
+):
     foreign = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "uid": str(uuid.uuid4())}}
     make(gc_server, ns, "foreign-child", [foreign])
     stale = {"metadata": {"name": "reborn", "uid": str(uuid.uuid4())}}  # the owner's name, another incarnation
@@ -129,8 +158,9 @@ def test_every_namespace_gets_a_default_account_and_the_root_ca(gc_server: Runni
 def test_the_reference_domain_names_the_config_map_as_the_reference(tmp_path):
     server = start_server(tmp_path, ["--api-domain", "k8s.io"])
     try:
-        found = poll(lambda: (r := server.get("/api/v1/namespaces/default/configmaps/kube-root-ca.crt")).ok
-                     and r.json())
+        found = poll(
+            lambda: (r := server.get("/api/v1/namespaces/default/configmaps/kube-root-ca.crt")).ok and r.json()
+        )
         assert json.loads(json.dumps(found["data"]))["ca.crt"].startswith("-----BEGIN CERTIFICATE-----")
     finally:
         server.stop()

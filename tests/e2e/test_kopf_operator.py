@@ -1,5 +1,6 @@
 """A real operator written with kopf (PyPI) against a real server: it watches a custom kind, adds its finalizer,
 creates an owned child ConfigMap, writes status, posts Events and cleans up on delete."""
+
 from __future__ import annotations
 
 import os
@@ -16,7 +17,7 @@ from .test_custom_resources import CRDS, crd, create_crd
 
 pytestmark = pytest.mark.e2e
 
-OPERATOR = textwrap.dedent('''
+OPERATOR = textwrap.dedent("""
     import os
 
     import kopf
@@ -45,8 +46,7 @@ OPERATOR = textwrap.dedent('''
     def gone(name, namespace, **_):
         kubernetes.client.CoreV1Api().create_namespaced_config_map(
             namespace, {{"metadata": {{"name": f"{{name}}-cleaned"}}}})
-''')
-
+""")
 
 
 def test_a_kopf_operator_reconciles_a_custom_kind(k8s_server: RunningServer, tmp_path: Path):
@@ -54,7 +54,9 @@ def test_a_kopf_operator_reconciles_a_custom_kind(k8s_server: RunningServer, tmp
     group = f"k{uuid.uuid4().hex[:8]}.example.com"
     body = crd(group)
     body["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["status"] = {
-        "type": "object", "x-kubernetes-preserve-unknown-fields": True}
+        "type": "object",
+        "x-kubernetes-preserve-unknown-fields": True,
+    }
     create_crd(server, body)
     ns = f"kopf-{uuid.uuid4().hex[:6]}"
     assert server.session.post("/api/v1/namespaces", json={"metadata": {"name": ns}}).status_code == 201
@@ -63,12 +65,19 @@ def test_a_kopf_operator_reconciles_a_custom_kind(k8s_server: RunningServer, tmp
     env = {**os.environ, "KUBECONFIG": str(server.kubeconfig)}
     env.pop("REQUESTS_CA_BUNDLE", None)
     log = (tmp_path / "kopf.log").open("w")
-    process = subprocess.Popen([sys.executable, "-m", "kopf", "run", "--verbose", "--standalone", "--namespace", ns,
-                                str(operator)], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kopf", "run", "--verbose", "--standalone", "--namespace", ns, str(operator)],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=tmp_path,
+    )
     widgets = f"/apis/{group}/v1/namespaces/{ns}/widgets"
     try:
-        made = server.session.post(widgets, json={"apiVersion": f"{group}/v1", "kind": "Widget",
-                                                  "metadata": {"name": "w"}, "spec": {"mode": "fast"}})
+        made = server.session.post(
+            widgets,
+            json={"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"mode": "fast"}},
+        )
         assert made.status_code == 201, made.text
 
         def reconciled() -> dict | None:

@@ -1,4 +1,5 @@
 """Onboarding a second person: `orch-apiserver kubeconfig user NAME --group G` and kubectl with the result."""
+
 from __future__ import annotations
 
 import subprocess
@@ -12,9 +13,23 @@ from . import REPO_ROOT, RunningServer
 
 def _kubeconfig_user(server: RunningServer, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "app.cli", "kubeconfig", "user", *args, "--data-dir", str(server.data_dir),
-         "--secure-port", str(server.port)],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, check=False,
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "kubeconfig",
+            "user",
+            *args,
+            "--data-dir",
+            str(server.data_dir),
+            "--secure-port",
+            str(server.port),
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
 
 
@@ -25,23 +40,36 @@ def test_a_user_kubeconfig_authenticates_with_its_groups(server: RunningServer, 
     assert out.stat().st_mode & 0o077 == 0  # it holds a private key
 
     def kubectl_get_namespaces() -> subprocess.CompletedProcess[str]:
-        return subprocess.run([kubectl, "--kubeconfig", str(out), "get", "namespaces", "-o", "name"],
-                              capture_output=True, text=True, timeout=60, check=False)
+        return subprocess.run(
+            [kubectl, "--kubeconfig", str(out), "get", "namespaces", "-o", "name"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
 
     denied = kubectl_get_namespaces()
     assert denied.returncode != 0
     assert 'User "alice" cannot list resource "namespaces"' in denied.stderr
     group = next(g["name"] for g in server.get("/apis").json()["groups"] if g["name"].startswith("rbac."))
-    binding = {"apiVersion": f"{group}/v1", "kind": "ClusterRoleBinding",
-               "metadata": {"name": "reviewers-view-test"},
-               "roleRef": {"apiGroup": group, "kind": "ClusterRole", "name": "view"},
-               "subjects": [{"apiGroup": group, "kind": "Group", "name": "reviewers"}]}
+    binding = {
+        "apiVersion": f"{group}/v1",
+        "kind": "ClusterRoleBinding",
+        "metadata": {"name": "reviewers-view-test"},
+        "roleRef": {"apiGroup": group, "kind": "ClusterRole", "name": "view"},
+        "subjects": [{"apiGroup": group, "kind": "Group", "name": "reviewers"}],
+    }
     created = server.session.post(f"/apis/{group}/v1/clusterrolebindings", json=binding)
     assert created.status_code == 201, created.text
     try:
         # the view role does not cover namespaces (cluster-scoped), so check what it does cover
-        allowed = subprocess.run([kubectl, "--kubeconfig", str(out), "get", "configmaps", "-A", "-o", "name"],
-                                 capture_output=True, text=True, timeout=60, check=False)
+        allowed = subprocess.run(
+            [kubectl, "--kubeconfig", str(out), "get", "configmaps", "-A", "-o", "name"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         assert allowed.returncode == 0, allowed.stderr
     finally:
         server.session.delete(f"/apis/{group}/v1/clusterrolebindings/reviewers-view-test")
@@ -55,7 +83,12 @@ def test_stdout_and_refusals(server: RunningServer, tmp_path: Path):
     assert config["clusters"][0]["cluster"]["server"] == server.url
     reserved = _kubeconfig_user(server, "system:admin")
     assert reserved.returncode == 2 and "reserved system: prefix" in reserved.stderr
-    nowhere = subprocess.run([sys.executable, "-m", "app.cli", "kubeconfig", "user", "carol", "--data-dir",
-                              str(tmp_path / "empty")], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
-                             check=False)
+    nowhere = subprocess.run(
+        [sys.executable, "-m", "app.cli", "kubeconfig", "user", "carol", "--data-dir", str(tmp_path / "empty")],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert nowhere.returncode == 1 and "no cluster CA" in nowhere.stderr

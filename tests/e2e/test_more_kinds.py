@@ -1,5 +1,6 @@
 """Kinds a v1.23 server serves beyond the first set, as kubectl uses them: ControllerRevision (the history
 `kubectl rollout history` reads for DaemonSets and StatefulSets) and the CSI kinds of the storage group."""
+
 from __future__ import annotations
 
 import subprocess
@@ -14,8 +15,13 @@ pytestmark = pytest.mark.e2e
 
 
 def run(kubectl: str, server: RunningServer, *args: str) -> str:
-    done = subprocess.run([kubectl, "--kubeconfig", str(server.kubeconfig), *args], capture_output=True, text=True,
-                          timeout=60, check=False)
+    done = subprocess.run(
+        [kubectl, "--kubeconfig", str(server.kubeconfig), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -25,16 +31,36 @@ def test_rollout_history_of_a_daemon_set_reads_its_controller_revisions(kubectl:
     ns = f"cr-{uuid.uuid4().hex[:8]}"
     assert server.session.post("/api/v1/namespaces", json={"metadata": {"name": ns}}).status_code == 201
     template = {"metadata": {"labels": {"app": "agent"}}, "spec": {"containers": [{"name": "a", "image": "busybox"}]}}
-    ds = server.session.post(f"/apis/apps/v1/namespaces/{ns}/daemonsets", json={
-        "metadata": {"name": "agent"}, "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": template}})
+    ds = server.session.post(
+        f"/apis/apps/v1/namespaces/{ns}/daemonsets",
+        json={
+            "metadata": {"name": "agent"},
+            "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": template},
+        },
+    )
     assert ds.status_code == 201, ds.text
-    owner = {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent", "uid": ds.json()["metadata"]["uid"],
-             "controller": True, "blockOwnerDeletion": True}
+    owner = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "name": "agent",
+        "uid": ds.json()["metadata"]["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
     for revision in (1, 2):
-        created = server.session.post(f"/apis/apps/v1/namespaces/{ns}/controllerrevisions", json={
-            "metadata": {"name": f"agent-{revision}", "labels": {"app": "agent"}, "ownerReferences": [owner],
-                         "annotations": {"kubernetes.io/change-cause": f"change {revision}"}},
-            "revision": revision, "data": {"spec": {"template": template}}})
+        created = server.session.post(
+            f"/apis/apps/v1/namespaces/{ns}/controllerrevisions",
+            json={
+                "metadata": {
+                    "name": f"agent-{revision}",
+                    "labels": {"app": "agent"},
+                    "ownerReferences": [owner],
+                    "annotations": {"kubernetes.io/change-cause": f"change {revision}"},
+                },
+                "revision": revision,
+                "data": {"spec": {"template": template}},
+            },
+        )
         assert created.status_code == 201, created.text
 
     shown = run(kubectl, server, "get", "controllerrevisions", "-n", ns).splitlines()
@@ -42,14 +68,17 @@ def test_rollout_history_of_a_daemon_set_reads_its_controller_revisions(kubectl:
     assert shown[1].split()[:3] == ["agent-1", "daemonset.apps/agent", "1"]
     history = run(kubectl, server, "rollout", "history", "daemonset/agent", "-n", ns)
     assert [line.split()[:3] for line in history.splitlines()[2:] if line.strip()] == [
-        ["1", "change", "1"], ["2", "change", "2"]]
+        ["1", "change", "1"],
+        ["2", "change", "2"],
+    ]
 
     url = f"/apis/apps/v1/namespaces/{ns}/controllerrevisions/agent-1"
     current = server.get(url).json()
     changed = server.session.put(url, json={**current, "data": {"other": True}})
     assert changed.status_code == 422 and changed.json()["details"]["causes"][0]["field"] == "data", changed.text
-    negative = server.session.post(f"/apis/apps/v1/namespaces/{ns}/controllerrevisions",
-                                   json={"metadata": {"name": "bad"}, "revision": -1})
+    negative = server.session.post(
+        f"/apis/apps/v1/namespaces/{ns}/controllerrevisions", json={"metadata": {"name": "bad"}, "revision": -1}
+    )
     assert negative.status_code == 422
     assert {c["field"] for c in negative.json()["details"]["causes"]} == {"data", "revision"}
 
@@ -82,25 +111,56 @@ capacity: 10Gi
 
 def test_csi_kinds_are_served_as_kubectl_expects(kubectl: str, k8s_server: RunningServer):
     server = k8s_server
-    resources = {line.split()[0]: line.split() for line in run(kubectl, server, "api-resources", "--api-group",
-                                                                 "storage.k8s.io").splitlines()[1:]}
+    resources = {
+        line.split()[0]: line.split()
+        for line in run(kubectl, server, "api-resources", "--api-group", "storage.k8s.io").splitlines()[1:]
+    }
     assert resources["csidrivers"][1:] == ["storage.k8s.io/v1", "false", "CSIDriver"]
     assert resources["csinodes"][1:] == ["storage.k8s.io/v1", "false", "CSINode"]
     assert resources["volumeattachments"][1:] == ["storage.k8s.io/v1", "false", "VolumeAttachment"]
     assert resources["csistoragecapacities"][1:] == ["storage.k8s.io/v1beta1", "true", "CSIStorageCapacity"]
 
-    subprocess.run([kubectl, "--kubeconfig", str(server.kubeconfig), "apply", "-f", "-"], input=CSI_OBJECTS,
-                   text=True, check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [kubectl, "--kubeconfig", str(server.kubeconfig), "apply", "-f", "-"],
+        input=CSI_OBJECTS,
+        text=True,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     drivers = run(kubectl, server, "get", "csidrivers").splitlines()
-    assert drivers[0].split() == ["NAME", "ATTACHREQUIRED", "PODINFOONMOUNT", "STORAGECAPACITY", "TOKENREQUESTS",
-                                  "REQUIRESREPUBLISH", "MODES", "AGE"]
-    assert drivers[1].split()[:7] == ["hostpath.csi.example.com", "true", "true", "false", "vault", "false",
-                                      "Persistent"]  # the reference's defaults
+    assert drivers[0].split() == [
+        "NAME",
+        "ATTACHREQUIRED",
+        "PODINFOONMOUNT",
+        "STORAGECAPACITY",
+        "TOKENREQUESTS",
+        "REQUIRESREPUBLISH",
+        "MODES",
+        "AGE",
+    ]
+    assert drivers[1].split()[:7] == [
+        "hostpath.csi.example.com",
+        "true",
+        "true",
+        "false",
+        "vault",
+        "false",
+        "Persistent",
+    ]  # the reference's defaults
     assert run(kubectl, server, "get", "csinodes").splitlines()[1].split()[:2] == ["node-1", "1"]
     assert run(kubectl, server, "get", "volumeattachments").splitlines()[1].split()[:5] == [
-        "attach-1", "hostpath.csi.example.com", "pv-1", "node-1", "false"]
+        "attach-1",
+        "hostpath.csi.example.com",
+        "pv-1",
+        "node-1",
+        "false",
+    ]
     assert run(kubectl, server, "get", "csistoragecapacities").splitlines()[1].split() == [
-        "capacity-1", "standard", "10Gi"]
+        "capacity-1",
+        "standard",
+        "10Gi",
+    ]
 
     # the attacher reports through the status subresource; the spec is fixed
     url = "/apis/storage.k8s.io/v1/volumeattachments/attach-1"
@@ -117,14 +177,21 @@ def test_csi_kinds_are_served_as_kubectl_expects(kubectl: str, k8s_server: Runni
     immutable = server.session.put("/apis/storage.k8s.io/v1/csidrivers/hostpath.csi.example.com", json=driver)
     assert immutable.status_code == 422, immutable.text
     assert immutable.json()["details"]["causes"][0]["field"] == "spec.attachRequired"
-    bad = server.session.post("/apis/storage.k8s.io/v1/volumeattachments", json={
-        "metadata": {"name": "bad"}, "spec": {"attacher": "x", "nodeName": "n", "source": {}}})
+    bad = server.session.post(
+        "/apis/storage.k8s.io/v1/volumeattachments",
+        json={"metadata": {"name": "bad"}, "spec": {"attacher": "x", "nodeName": "n", "source": {}}},
+    )
     assert bad.status_code == 422 and "exactly one of" in bad.text, bad.text
 
 
 def test_kubectl_get_componentstatuses_shows_the_store_and_the_controllers(kubectl: str, k8s_server: RunningServer):
-    done = subprocess.run([kubectl, "--kubeconfig", str(k8s_server.kubeconfig), "get", "cs"], capture_output=True,
-                          text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [kubectl, "--kubeconfig", str(k8s_server.kubeconfig), "get", "cs"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert "v1 ComponentStatus is deprecated in v1.19+" in done.stderr  # kubectl prints the server's warning
     rows = {line.split()[0]: line.split()[1:] for line in done.stdout.splitlines()[1:]}
     assert done.stdout.splitlines()[0].split() == ["NAME", "STATUS", "MESSAGE", "ERROR"]
@@ -149,20 +216,55 @@ spec:
 
 def test_pod_security_policies_are_stored_deprecated_and_validated(kubectl: str, k8s_server: RunningServer):
     server = k8s_server
-    applied = subprocess.run([kubectl, "--kubeconfig", str(server.kubeconfig), "apply", "-f", "-"], input=PSP,
-                             text=True, capture_output=True, timeout=60, check=True)
+    applied = subprocess.run(
+        [kubectl, "--kubeconfig", str(server.kubeconfig), "apply", "-f", "-"],
+        input=PSP,
+        text=True,
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
     assert "policy/v1beta1 PodSecurityPolicy is deprecated in v1.21+, unavailable in v1.25+" in applied.stderr
     shown = run(kubectl, server, "get", "psp").splitlines()
-    assert shown[0].split() == ["NAME", "PRIV", "CAPS", "SELINUX", "RUNASUSER", "FSGROUP", "SUPGROUP",
-                                "READONLYROOTFS", "VOLUMES"]
-    assert shown[1].split() == ["restricted", "false", "RunAsAny", "MustRunAsNonRoot", "MustRunAs", "RunAsAny",
-                                "false", "configMap,secret,emptyDir"]
+    assert shown[0].split() == [
+        "NAME",
+        "PRIV",
+        "CAPS",
+        "SELINUX",
+        "RUNASUSER",
+        "FSGROUP",
+        "SUPGROUP",
+        "READONLYROOTFS",
+        "VOLUMES",
+    ]
+    assert shown[1].split() == [
+        "restricted",
+        "false",
+        "RunAsAny",
+        "MustRunAsNonRoot",
+        "MustRunAs",
+        "RunAsAny",
+        "false",
+        "configMap,secret,emptyDir",
+    ]
     stored = server.get("/apis/policy/v1beta1/podsecuritypolicies/restricted").json()
     assert stored["spec"]["allowPrivilegeEscalation"] is True  # the reference's default
-    bad = server.session.post("/apis/policy/v1beta1/podsecuritypolicies", json={
-        "metadata": {"name": "bad"}, "spec": {"seLinux": {"rule": "Sometimes"}, "runAsUser": {"rule": "MustRunAs"},
-                                              "fsGroup": {"rule": "RunAsAny"},
-                                              "supplementalGroups": {"rule": "RunAsAny"}, "volumes": ["nfs", "tape"]}})
+    bad = server.session.post(
+        "/apis/policy/v1beta1/podsecuritypolicies",
+        json={
+            "metadata": {"name": "bad"},
+            "spec": {
+                "seLinux": {"rule": "Sometimes"},
+                "runAsUser": {"rule": "MustRunAs"},
+                "fsGroup": {"rule": "RunAsAny"},
+                "supplementalGroups": {"rule": "RunAsAny"},
+                "volumes": ["nfs", "tape"],
+            },
+        },
+    )
     assert bad.status_code == 422, bad.text
     assert {c["field"] for c in bad.json()["details"]["causes"]} == {
-        "spec.seLinux.rule", "spec.runAsUser.ranges", "spec.volumes[1]"}
+        "spec.seLinux.rule",
+        "spec.runAsUser.ranges",
+        "spec.volumes[1]",
+    }

@@ -1,6 +1,7 @@
 """The API server behind a real nginx, with the configurations in config/nginx/ as the README gives them: TLS
 pass-through, a terminating proxy that forwards users with the --requestheader-* headers, and a terminating proxy
 left with nginx's defaults (HTTP/1.0 to the upstream, response buffering on), through which watches still stream."""
+
 from __future__ import annotations
 
 import json
@@ -17,16 +18,7 @@ import pytest
 
 from app import pki
 
-from . import (
-    REPO_ROOT,
-    SHARED_SERVER_ARGS,
-    ApiSession,
-    RunningServer,
-    free_port,
-    poll,
-    start_server,
-    unavailable,
-)
+from . import REPO_ROOT, SHARED_SERVER_ARGS, ApiSession, RunningServer, free_port, poll, start_server, unavailable
 
 CONFIGS = REPO_ROOT / "config" / "nginx"
 STREAM_MODULE = Path("/usr/lib/nginx/modules/ngx_stream_module.so")
@@ -53,12 +45,25 @@ def proxied(tmp_path_factory: pytest.TempPathFactory, nginx_binary: str) -> Iter
     tmp = tmp_path_factory.mktemp("nginx")
     front_ca = pki.create_ca("front-proxy-ca")
     pki.write_file(tmp / "front-proxy-ca.crt", front_ca.cert_pem)
-    pki.write_pair(pki.issue_client_cert(front_ca, "front-proxy-client"), tmp / "front-proxy-client.crt",
-                   tmp / "front-proxy-client.key")
-    server = start_server(tmp / "data", [
-        *SHARED_SERVER_ARGS, "--requestheader-client-ca-file", str(tmp / "front-proxy-ca.crt"),
-        "--requestheader-allowed-names", "front-proxy-client", "--requestheader-username-headers", "X-Remote-User",
-        "--requestheader-group-headers", "X-Remote-Group"])
+    pki.write_pair(
+        pki.issue_client_cert(front_ca, "front-proxy-client"),
+        tmp / "front-proxy-client.crt",
+        tmp / "front-proxy-client.key",
+    )
+    server = start_server(
+        tmp / "data",
+        [
+            *SHARED_SERVER_ARGS,
+            "--requestheader-client-ca-file",
+            str(tmp / "front-proxy-ca.crt"),
+            "--requestheader-allowed-names",
+            "front-proxy-client",
+            "--requestheader-username-headers",
+            "X-Remote-User",
+            "--requestheader-group-headers",
+            "X-Remote-Group",
+        ],
+    )
     cluster_ca = pki.load_pair(server.ca_file, server.data_dir / "pki" / "ca.key")
     pki.write_file(tmp / "cluster-ca.crt", cluster_ca.cert_pem)
     pki.write_pair(pki.issue_serving_cert(cluster_ca, "proxy", ["127.0.0.1"]), tmp / "proxy.crt", tmp / "proxy.key")
@@ -72,9 +77,14 @@ def configured(name: str, proxied: Proxied, port: int, drop: tuple[str, ...] = (
     it: the test fails when the shipped file changes under it)."""
     text = (CONFIGS / name).read_text()
     upstream = f"127.0.0.1:{proxied.server.port}"
-    replacements = {"10.0.0.11:6443": upstream, "10.0.0.12:6443": upstream, "/etc/nginx/orch/": f"{proxied.tmp}/",
-                    "orch.example.com": "localhost", "listen 6443;": f"listen 127.0.0.1:{port};",
-                    "listen 443 ssl;": f"listen 127.0.0.1:{port} ssl;"}
+    replacements = {
+        "10.0.0.11:6443": upstream,
+        "10.0.0.12:6443": upstream,
+        "/etc/nginx/orch/": f"{proxied.tmp}/",
+        "orch.example.com": "localhost",
+        "listen 6443;": f"listen 127.0.0.1:{port};",
+        "listen 443 ssl;": f"listen 127.0.0.1:{port} ssl;",
+    }
     for old, new in replacements.items():
         if old in text:
             text = text.replace(old, new)
@@ -94,10 +104,25 @@ def run_nginx(nginx_binary: str, tmp_path: Path) -> Iterator:
         port = free_port()
         (tmp_path / "nginx.conf").write_text(
             f"load_module {STREAM_MODULE};\nerror_log {tmp_path}/error.log;\npid {tmp_path}/nginx.pid;\n"
-            f"user root;\nevents {{}}\n" + main.format(port=port))
-        processes.append(subprocess.Popen(
-            [nginx_binary, "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"), "-e", str(tmp_path / "error.log"),
-             "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT))
+            f"user root;\nevents {{}}\n" + main.format(port=port)
+        )
+        processes.append(
+            subprocess.Popen(
+                [
+                    nginx_binary,
+                    "-p",
+                    str(tmp_path),
+                    "-c",
+                    str(tmp_path / "nginx.conf"),
+                    "-e",
+                    str(tmp_path / "error.log"),
+                    "-g",
+                    "daemon off;",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.STDOUT,
+            )
+        )
 
         def listening() -> bool:
             assert processes[-1].poll() is None, (tmp_path / "error.log").read_text()
@@ -117,13 +142,23 @@ def run_nginx(nginx_binary: str, tmp_path: Path) -> Iterator:
 
 
 def http_block(name: str, proxied: Proxied, drop: tuple[str, ...] = ()) -> str:
-    return "http {{\n" + configured(name, proxied, 0, drop).replace("{", "{{").replace("}", "}}").replace(
-        "127.0.0.1:0 ssl", "127.0.0.1:{port} ssl") + "\n}}\n"
+    return (
+        "http {{\n"
+        + configured(name, proxied, 0, drop)
+        .replace("{", "{{")
+        .replace("}", "}}")
+        .replace("127.0.0.1:0 ssl", "127.0.0.1:{port} ssl")
+        + "\n}}\n"
+    )
 
 
 def stream_block(proxied: Proxied) -> str:
-    return configured("orch-passthrough.conf", proxied, 0).replace("{", "{{").replace("}", "}}").replace(
-        "127.0.0.1:0;", "127.0.0.1:{port};")
+    return (
+        configured("orch-passthrough.conf", proxied, 0)
+        .replace("{", "{{")
+        .replace("}", "}}")
+        .replace("127.0.0.1:0;", "127.0.0.1:{port};")
+    )
 
 
 def session(proxied: Proxied, url: str, cert: tuple[str, str] | None, **headers: str) -> ApiSession:
@@ -136,8 +171,7 @@ def watch_sees_a_live_event(http: ApiSession) -> None:
     """A configmaps watch opened through the proxy delivers an event written after it opened, as clean JSON lines."""
     name = f"live-{uuid.uuid4().hex[:6]}"
     lines: list[bytes] = []
-    with http.get("/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=20",
-                  stream=True, timeout=30) as answer:
+    with http.get("/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=20", stream=True, timeout=30) as answer:
         assert answer.status_code == 200
 
         def read() -> None:
@@ -149,8 +183,10 @@ def watch_sees_a_live_event(http: ApiSession) -> None:
 
         reader = threading.Thread(target=read, daemon=True)
         reader.start()
-        created = http.post("/api/v1/namespaces/default/configmaps",
-                            json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}})
+        created = http.post(
+            "/api/v1/namespaces/default/configmaps",
+            json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}},
+        )
         assert created.status_code == 201
         reader.join(10)  # far less than the watch's 20 s: the event came live, not with the end of the body
         assert any(name.encode() in line for line in lines), f"no live event through the proxy; got {lines}"
@@ -159,9 +195,24 @@ def watch_sees_a_live_event(http: ApiSession) -> None:
 
 
 def kubectl_reads_through(kubectl: str, proxied: Proxied, url: str) -> None:
-    shown = subprocess.run([kubectl, "--kubeconfig", str(proxied.server.kubeconfig), "--server", url, "get",
-                            "namespace", "default", "-o", "name"], check=False, capture_output=True, text=True,
-                           timeout=60)
+    shown = subprocess.run(
+        [
+            kubectl,
+            "--kubeconfig",
+            str(proxied.server.kubeconfig),
+            "--server",
+            url,
+            "get",
+            "namespace",
+            "default",
+            "-o",
+            "name",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert shown.returncode == 0 and shown.stdout.strip() == "namespace/default", shown.stderr
 
 
@@ -192,6 +243,11 @@ def test_a_terminating_proxy_forwards_users_as_request_headers(proxied, run_ngin
 def test_watches_stream_through_a_proxy_left_at_nginx_defaults(proxied, run_nginx):
     """proxy_http_version 1.0 and proxy_buffering on, nginx's defaults: the watch body is unframed and each
     event passes as it comes (the server answers X-Accel-Buffering: no)."""
-    url = run_nginx(http_block("orch-terminating.conf", proxied, drop=(
-        "proxy_http_version 1.1;", 'proxy_set_header Connection "";', "proxy_buffering off;")))
+    url = run_nginx(
+        http_block(
+            "orch-terminating.conf",
+            proxied,
+            drop=("proxy_http_version 1.1;", 'proxy_set_header Connection "";', "proxy_buffering off;"),
+        )
+    )
     watch_sees_a_live_event(session(proxied, url, proxied.server.client_cert))

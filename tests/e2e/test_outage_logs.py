@@ -1,5 +1,6 @@
 """When the database goes away every request and every poll fails alike: clients get a 503 without the
 database's internals, and the log says so once, with one traceback per distinct error, not one per request."""
+
 from __future__ import annotations
 
 import re
@@ -29,8 +30,11 @@ def test_an_outage_logs_each_error_once(tmp_path: Path):
             assert not any(word in status["message"] for word in ("127.0.0.1", "5432", "psycopg", "SELECT", name))
             log = server.log()
             assert log.count("unhandled error serving a request") == 1, log[-6000:]  # 30 failed requests
-            problems = Counter(re.sub(r"^\[[^]]*\] \[\d+\] ", "", line)[:400] for line in log.splitlines()
-                               if re.match(r"^\[[^]]*\] \[\d+\] \[(ERROR|WARNING)\]", line))
+            problems = Counter(
+                re.sub(r"^\[[^]]*\] \[\d+\] ", "", line)[:400]
+                for line in log.splitlines()
+                if re.match(r"^\[[^]]*\] \[\d+\] \[(ERROR|WARNING)\]", line)
+            )
             assert problems and max(problems.values()) <= 2, problems  # each failure once (twice: two workers' loops)
         finally:
             server.stop()

@@ -4,6 +4,7 @@
 the installed `orch-apiserver` must serve on SQLite (the default) and on the migrated PostgreSQL database.
 The Docker image is built and started where a Docker engine answers.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,13 +28,22 @@ pytestmark = pytest.mark.e2e
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """bin/ of a new virtualenv holding only the wheel built from this tree and its install requirements."""
     root = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-                    "-w", str(root / "dist"), str(REPO_ROOT)], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(root / "dist"), str(REPO_ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     wheel = next((root / "dist").glob("orch_apiserver-*.whl"))
     venv.EnvBuilder(with_pip=True).create(root / "venv")
     bin_dir = root / "venv" / "bin"
-    done = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", str(wheel)],
-                          capture_output=True, text=True, timeout=600, check=False)
+    done = subprocess.run(
+        [str(bin_dir / "python"), "-m", "pip", "install", "--quiet", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return bin_dir
 
@@ -41,8 +51,15 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _flask_db_upgrade(bin_dir: Path, cwd: Path, database_url: str) -> str:
     env = server_env({"ORCH_DATABASE_URL": database_url})
     env.pop("FLASK_APP", None)
-    done = subprocess.run([str(bin_dir / "flask"), "db", "upgrade"], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [str(bin_dir / "flask"), "db", "upgrade"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
@@ -56,8 +73,9 @@ def test_flask_db_upgrade_then_serve_from_an_empty_directory(installed: Path, tm
         again = _flask_db_upgrade(installed, empty, url)
         assert "already at revision" in again and "nothing to do" in again, again
         assert list(empty.iterdir()) == []  # nothing written where the admin stood
-        server = start_server(tmp_path / "pg-data", database_url=url, program=[str(installed / "orch-apiserver")],
-                              cwd=empty)
+        server = start_server(
+            tmp_path / "pg-data", database_url=url, program=[str(installed / "orch-apiserver")], cwd=empty
+        )
         try:
             created = server.session.post("/api/v1/namespaces", json={"metadata": {"name": "from-the-wheel"}})
             assert created.status_code == 201, created.text
@@ -72,8 +90,10 @@ def test_two_replicas_run_the_entrypoint_at_once(installed: Path, tmp_path: Path
     with scratch_database() as url:
         env = {"PATH": f"{installed}:{os.environ['PATH']}", "ORCH_DATABASE_URL": url}
         with ThreadPoolExecutor(2) as pool:
-            starting = [pool.submit(start_server, tmp_path / f"replica-{i}", env=env, program=entrypoint,
-                                    cwd=tmp_path) for i in range(2)]
+            starting = [
+                pool.submit(start_server, tmp_path / f"replica-{i}", env=env, program=entrypoint, cwd=tmp_path)
+                for i in range(2)
+            ]
             replicas = [future.result() for future in starting]
         try:
             outputs = sorted(r.log().splitlines()[0] for r in replicas)
@@ -103,12 +123,24 @@ def test_an_operator_project_tests_itself_with_the_installed_fixture(installed: 
     orch_apiserver fixture the wheel registers (a packaging mistake fails here, not at a user's)."""
     project = tmp_path / "operator"
     shutil.copytree(REPO_ROOT / "examples" / "operator", project)
-    done = subprocess.run([str(installed / "python"), "-m", "pip", "install", "--quiet", f"{project}[test]"],
-                          capture_output=True, text=True, timeout=600, check=False)
+    done = subprocess.run(
+        [str(installed / "python"), "-m", "pip", "install", "--quiet", f"{project}[test]"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ORCH_", "PYTEST_"))}
-    run = subprocess.run([str(installed / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=project,
-                         env=env, capture_output=True, text=True, timeout=300, check=False)
+    run = subprocess.run(
+        [str(installed / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert "1 passed" in run.stdout
 
@@ -129,8 +161,9 @@ def test_the_wheel_needs_nothing_the_test_extra_brings(installed: Path):
         "        bad.append(f'{m.name}: {err}')\n"
         "print('\\n'.join(bad))\n"
     )
-    done = subprocess.run([str(installed / "python"), "-c", script], cwd="/", capture_output=True, text=True,
-                          timeout=300, check=False)
+    done = subprocess.run(
+        [str(installed / "python"), "-c", script], cwd="/", capture_output=True, text=True, timeout=300, check=False
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip() == "", done.stdout
 
@@ -138,32 +171,42 @@ def test_the_wheel_needs_nothing_the_test_extra_brings(installed: Path):
 def _docker() -> str:
     docker = shutil.which("docker")
     if docker is None or subprocess.run([docker, "info"], capture_output=True, timeout=30, check=False).returncode:
-        pytest.skip("no Docker engine answers `docker info` here: install Docker and start its daemon to build "
-                    "and run the image")
+        pytest.skip(
+            "no Docker engine answers `docker info` here: install Docker and start its daemon to build "
+            "and run the image"
+        )
     return docker
 
 
 def test_the_docker_image_builds_migrates_and_serves(tmp_path: Path):
     docker = _docker()
     tag = f"orch-apiserver-test:{os.getpid()}"
-    build = subprocess.run([docker, "build", "-q", "-t", tag, str(REPO_ROOT)], capture_output=True, text=True,
-                           timeout=1200, check=False)
+    build = subprocess.run(
+        [docker, "build", "-q", "-t", tag, str(REPO_ROOT)], capture_output=True, text=True, timeout=1200, check=False
+    )
     if build.returncode != 0:
         if "network" in build.stderr.lower() or "pull" in build.stderr.lower():
             unavailable(f"docker build could not fetch its base image: {build.stderr[-500:]}")
         raise AssertionError(build.stderr[-3000:])
     container = ""
     try:
-        run = subprocess.run([docker, "run", "-d", "-p", "127.0.0.1::6443", tag], capture_output=True, text=True,
-                             timeout=120, check=True)
+        run = subprocess.run(
+            [docker, "run", "-d", "-p", "127.0.0.1::6443", tag], capture_output=True, text=True, timeout=120, check=True
+        )
         container = run.stdout.strip()
         health, deadline = "", time.monotonic() + 180
         while health not in ("healthy", "unhealthy") and time.monotonic() < deadline:
-            health = subprocess.run([docker, "inspect", "-f", "{{.State.Health.Status}}", container],
-                                    capture_output=True, text=True, timeout=30, check=False).stdout.strip()
+            health = subprocess.run(
+                [docker, "inspect", "-f", "{{.State.Health.Status}}", container],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=False,
+            ).stdout.strip()
             time.sleep(0.5)
-        logs = subprocess.run([docker, "logs", container], capture_output=True, text=True, timeout=30,
-                              check=False).stderr
+        logs = subprocess.run(
+            [docker, "logs", container], capture_output=True, text=True, timeout=30, check=False
+        ).stderr
         assert health == "healthy", logs[-3000:]
     finally:
         if container:

@@ -1,4 +1,5 @@
 """The server as a process on the command line: Ctrl-C with open watches, and a port already in use."""
+
 from __future__ import annotations
 
 import os
@@ -32,9 +33,15 @@ def test_a_port_in_use_is_reported_before_claiming_to_serve(tmp_path: Path):
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        done = subprocess.run([sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path), "--secure-port",
-                               str(port)], cwd=REPO_ROOT, env=server_env(), capture_output=True, text=True,
-                              timeout=60, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path), "--secure-port", str(port)],
+            cwd=REPO_ROOT,
+            env=server_env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
     assert done.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in done.stderr, done.stderr
     assert "serving" not in done.stdout

@@ -1,4 +1,5 @@
 """Two server processes on one PostgreSQL database: each sees every write, watches included."""
+
 from __future__ import annotations
 
 import json
@@ -19,11 +20,14 @@ def test_two_replicas_share_state_and_watch_events(tmp_path: Path) -> None:
         second = start_server(tmp_path / "shared", database_url=url)  # same data dir: same CA and admin cert
         try:
             rv = second.get(CM).json()["metadata"]["resourceVersion"]
-            watch = second.session.get(f"{second.url}{CM}?watch=1&resourceVersion={rv}&timeoutSeconds=20",
-                                       stream=True, timeout=30)
+            watch = second.session.get(
+                f"{second.url}{CM}?watch=1&resourceVersion={rv}&timeoutSeconds=20", stream=True, timeout=30
+            )
             sent = time.monotonic()
-            made = first.session.post(f"{first.url}{CM}", json={
-                "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "from-first"}, "data": {"a": "b"}})
+            made = first.session.post(
+                f"{first.url}{CM}",
+                json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "from-first"}, "data": {"a": "b"}},
+            )
             assert made.status_code == 201
             line = next(watch.iter_lines(chunk_size=1))  # the default 512 would wait for more bytes
             waited = time.monotonic() - sent

@@ -1,4 +1,5 @@
 """The real process: start-up, TLS with client certificates, kubectl and the Python client, both backends."""
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,9 @@ def test_admin_kubeconfig_points_at_the_server(server: RunningServer) -> None:
 
 
 @pytest.mark.parametrize("which", ["unknown CA", "expired", "server usage"])
-def test_a_client_certificate_that_does_not_verify_is_a_401(server: RunningServer, tmp_path: Path, which: str,
-                                                           kubectl: str) -> None:
+def test_a_client_certificate_that_does_not_verify_is_a_401(
+    server: RunningServer, tmp_path: Path, which: str, kubectl: str
+) -> None:
     """As the reference: the handshake asks for a certificate without requiring it to verify, and the request is
     refused with a Status saying Unauthorized (kubectl: "You must be logged in to the server")."""
     from datetime import timedelta
@@ -58,15 +60,28 @@ def test_a_client_certificate_that_does_not_verify_is_a_401(server: RunningServe
     with session:
         refused = session.get("/api/v1/namespaces")
         assert refused.status_code == 401
-        assert refused.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                                  "message": "Unauthorized", "reason": "Unauthorized", "code": 401}
+        assert refused.json() == {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": "Unauthorized",
+            "reason": "Unauthorized",
+            "code": 401,
+        }
         assert session.get("/version").status_code == 401  # not anonymous either: credentials were wrong
     with server.new_session(cert=None) as anonymous:
         assert anonymous.get("/version").status_code == 200  # no certificate at all: anonymous, as before
-    pki.write_kubeconfig(str(tmp_path / "m.kubeconfig"), pki.kubeconfig(server.url, cluster_ca.cert_pem, pair,
-                                                                      "orch", "mallory"))
-    shown = subprocess.run([kubectl, "--kubeconfig", str(tmp_path / "m.kubeconfig"), "get", "namespaces"],
-                           capture_output=True, text=True, timeout=60, check=False)
+    pki.write_kubeconfig(
+        str(tmp_path / "m.kubeconfig"), pki.kubeconfig(server.url, cluster_ca.cert_pem, pair, "orch", "mallory")
+    )
+    shown = subprocess.run(
+        [kubectl, "--kubeconfig", str(tmp_path / "m.kubeconfig"), "get", "namespaces"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert shown.returncode == 1
     assert "error: You must be logged in to the server" in shown.stderr, shown.stderr
 
@@ -74,8 +89,14 @@ def test_a_client_certificate_that_does_not_verify_is_a_401(server: RunningServe
 def run(command: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run to completion from the repo root without ORCH_* leaking in; the caller checks the outcome."""
     return subprocess.run(
-        command, check=False, cwd=REPO_ROOT, env=server_env(env), capture_output=True, text=True,
-        timeout=120, stdin=subprocess.DEVNULL,
+        command,
+        check=False,
+        cwd=REPO_ROOT,
+        env=server_env(env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
     )
 
 
@@ -117,7 +138,9 @@ def test_bad_flag_and_bad_env_exit_2(tmp_path: Path) -> None:
 
 def test_outdated_postgresql_schema_exits_1(empty_pg_database: str, tmp_path: Path) -> None:
     # a fresh database: nothing has migrated it
-    result = _run_cli(["--data-dir", str(tmp_path), "--database-url", empty_pg_database, "--secure-port", str(free_port())])
+    result = _run_cli(
+        ["--data-dir", str(tmp_path), "--database-url", empty_pg_database, "--secure-port", str(free_port())]
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "flask db upgrade" in result.stderr
 
@@ -131,8 +154,12 @@ def test_flask_db_upgrade_then_gunicorn_config(tmp_path: Path) -> None:
     log_path = tmp_path / "gunicorn.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py", "wsgi:app"], cwd=REPO_ROOT,
-            env=server_env(env), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py", "wsgi:app"],
+            cwd=REPO_ROOT,
+            env=server_env(env),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
     running = RunningServer(f"https://127.0.0.1:{port}", port, tmp_path, process, log_path)
@@ -171,15 +198,23 @@ def echo_server(tmp_path: Path) -> Iterator[RunningServer]:
     pki.write_pair(extra_ca, tmp_path / "extra-ca.crt", tmp_path / "extra-ca.key")
     port = free_port()
     env = {
-        "ORCH_DATA_DIR": str(tmp_path / "data"), "ORCH_SECURE_PORT": str(port), "ORCH_WORKERS": "1",
-        "ORCH_THREADS": "4", "ORCH_CLIENT_CA_FILE": str(tmp_path / "extra-ca.crt"),
+        "ORCH_DATA_DIR": str(tmp_path / "data"),
+        "ORCH_SECURE_PORT": str(port),
+        "ORCH_WORKERS": "1",
+        "ORCH_THREADS": "4",
+        "ORCH_CLIENT_CA_FILE": str(tmp_path / "extra-ca.crt"),
     }
     prepare(settings_from_env(env))
     log_path = tmp_path / "echo.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-c", ECHO_SERVER], cwd=REPO_ROOT, env=server_env(env), stdout=log,
-            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+            [sys.executable, "-c", ECHO_SERVER],
+            cwd=REPO_ROOT,
+            env=server_env(env),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
     running = RunningServer(f"https://127.0.0.1:{port}", port, tmp_path / "data", process, log_path)
     try:

@@ -1,5 +1,6 @@
 """Served versions with the stock kubectl: a deprecated version warns on stderr, the preferred one is used
 by default, and a removed version on --runtime-config stops the server from starting."""
+
 from __future__ import annotations
 
 import subprocess
@@ -13,8 +14,10 @@ from .test_kubectl import Kubectl, fresh_namespace, kubectl_for
 
 pytestmark = pytest.mark.e2e
 
-WARNING = ("Warning: policy/v1beta1 PodDisruptionBudget is deprecated in v1.21+, unavailable in v1.25+; "
-           "use policy/v1 PodDisruptionBudget")
+WARNING = (
+    "Warning: policy/v1beta1 PodDisruptionBudget is deprecated in v1.21+, unavailable in v1.25+; "
+    "use policy/v1 PodDisruptionBudget"
+)
 PDB_V1BETA1 = """apiVersion: policy/v1beta1
 kind: PodDisruptionBudget
 metadata:
@@ -49,6 +52,11 @@ def test_kubectl_warns_on_the_deprecated_version_and_prefers_v1(kube1: Kubectl) 
 def test_a_removed_version_on_runtime_config_fails_start(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path), "--runtime-config", "extensions/v1beta1=true"],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, check=False)
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 2
     assert "extensions/v1beta1 is not served: removed in v1.16" in result.stderr

@@ -1,5 +1,6 @@
 """Wire details clients compare with the reference: bodies end with a newline, Go's reason phrases, one
 /version for every worker, base64 with line breaks, and Status bodies for errors found below the app."""
+
 from __future__ import annotations
 
 import base64
@@ -29,8 +30,10 @@ def raw_exchange(server: RunningServer, request: bytes) -> tuple[str, dict[str, 
     """Send bytes as they are over TLS (no client library to tidy them) and read the whole answer."""
     context = ssl.create_default_context(cafile=str(server.ca_file))
     context.load_cert_chain(*server.client_cert)
-    with socket.create_connection(("127.0.0.1", server.port), timeout=15) as raw, \
-            context.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+    with (
+        socket.create_connection(("127.0.0.1", server.port), timeout=15) as raw,
+        context.wrap_socket(raw, server_hostname="127.0.0.1") as tls,
+    ):
         tls.sendall(request)
         data = b""
         while chunk := tls.recv(65536):
@@ -44,11 +47,17 @@ def raw_exchange(server: RunningServer, request: bytes) -> tuple[str, dict[str, 
 def test_json_bodies_end_with_a_newline(any_server: RunningServer):
     session = any_server.session
     name = f"nl-{any_server.port}"
-    created = session.post("/api/v1/namespaces/default/configmaps",
-                           json={"metadata": {"name": name}, "data": {"a": "b"}})
-    answers = [created, session.get(f"/api/v1/namespaces/default/configmaps/{name}"),
-               session.get("/api/v1/namespaces/default/configmaps"), session.get("/api/v1/namespaces/default/configmaps/nope"),
-               session.get("/version"), session.get("/apis")]
+    created = session.post(
+        "/api/v1/namespaces/default/configmaps", json={"metadata": {"name": name}, "data": {"a": "b"}}
+    )
+    answers = [
+        created,
+        session.get(f"/api/v1/namespaces/default/configmaps/{name}"),
+        session.get("/api/v1/namespaces/default/configmaps"),
+        session.get("/api/v1/namespaces/default/configmaps/nope"),
+        session.get("/version"),
+        session.get("/apis"),
+    ]
     assert [r.status_code for r in answers] == [201, 200, 200, 404, 200, 200]
     for response in answers:
         assert response.headers["Content-Type"].startswith("application/json")
@@ -57,13 +66,16 @@ def test_json_bodies_end_with_a_newline(any_server: RunningServer):
 
 
 def test_reason_phrases_are_go_s(server: RunningServer):
-    status, _, _ = raw_exchange(server, b"GET /api/v1/namespaces/default/configmaps/nope HTTP/1.1\r\n"
-                                        b"Host: x\r\nConnection: close\r\n\r\n")
+    status, _, _ = raw_exchange(
+        server, b"GET /api/v1/namespaces/default/configmaps/nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
     assert status == "HTTP/1.1 404 Not Found"
     body = json.dumps({"metadata": {"name": "default"}}).encode()
-    status, _, _ = raw_exchange(server, b"POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-                                        b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
-                                        % (len(body), body))
+    status, _, _ = raw_exchange(
+        server,
+        b"POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body),
+    )
     assert status == "HTTP/1.1 409 Conflict"
     status, _, _ = raw_exchange(server, b"GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     assert status == "HTTP/1.1 200 OK"
@@ -85,21 +97,38 @@ def test_base64_with_line_breaks_is_accepted_like_go_does(any_server: RunningSer
     wrapped = base64.encodebytes(payload).decode().replace("\n", "\r\n")  # 76-character lines, CRLF
     assert "\r\n" in wrapped.strip()
     name = f"wrapped-{any_server.port}"
-    created = any_server.session.post("/api/v1/namespaces/default/secrets",
-                                      json={"metadata": {"name": name}, "data": {"blob": wrapped}})
+    created = any_server.session.post(
+        "/api/v1/namespaces/default/secrets", json={"metadata": {"name": name}, "data": {"blob": wrapped}}
+    )
     assert created.status_code == 201, created.text
     stored = any_server.session.get(f"/api/v1/namespaces/default/secrets/{name}").json()
     assert stored["data"]["blob"] == base64.b64encode(payload).decode()  # normalised, as Go re-encodes it
     # the common case: a YAML block scalar, sent by kubectl
-    manifest = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\nbinaryData:\n  blob: |\n"
-                + "".join(f"    {line}\n" for line in base64.encodebytes(payload).decode().splitlines()))
+    manifest = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "
+        + name
+        + "\nbinaryData:\n  blob: |\n"
+        + "".join(f"    {line}\n" for line in base64.encodebytes(payload).decode().splitlines())
+    )
     import subprocess
 
-    done = subprocess.run([kubectl, "--kubeconfig", str(any_server.kubeconfig), "apply", "-f", "-"],
-                          input=manifest, text=True, capture_output=True, timeout=60, check=False)
+    done = subprocess.run(
+        [kubectl, "--kubeconfig", str(any_server.kubeconfig), "apply", "-f", "-"],
+        input=manifest,
+        text=True,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
-    shown = yaml.safe_load(subprocess.run([kubectl, "--kubeconfig", str(any_server.kubeconfig), "get", "configmap",
-                                           name, "-o", "yaml"], capture_output=True, text=True, check=True).stdout)
+    shown = yaml.safe_load(
+        subprocess.run(
+            [kubectl, "--kubeconfig", str(any_server.kubeconfig), "get", "configmap", name, "-o", "yaml"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
     assert base64.b64decode(shown["binaryData"]["blob"]) == payload
 
 
@@ -110,15 +139,24 @@ def _status(body: bytes) -> dict:
     return status
 
 
-@pytest.mark.parametrize(("request_bytes", "code"), [
-    (b"GET /api/v1/" + b"a" * (1 << 20) + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414),
-    (b"GET /version HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-H%d: v\r\n" % i for i in range(200)) + b"\r\n", 431),
-    (b"GET /version HTTP/1.1\r\nHost: x\r\nX-Big: " + b"v" * 9000 + b"\r\n\r\n", 431),
-    (b"FOO BAR\r\n\r\n", 400),
-    (b"GET /version HTTP/9.1\r\nHost: x\r\n\r\n", 400),
-    ((b"POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
-     b"Content-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"), 400),
-], ids=["uri-too-long", "too-many-headers", "header-too-large", "bad-request-line", "bad-version", "bad-chunk"])
+@pytest.mark.parametrize(
+    ("request_bytes", "code"),
+    [
+        (b"GET /api/v1/" + b"a" * (1 << 20) + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+        (b"GET /version HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-H%d: v\r\n" % i for i in range(200)) + b"\r\n", 431),
+        (b"GET /version HTTP/1.1\r\nHost: x\r\nX-Big: " + b"v" * 9000 + b"\r\n\r\n", 431),
+        (b"FOO BAR\r\n\r\n", 400),
+        (b"GET /version HTTP/9.1\r\nHost: x\r\n\r\n", 400),
+        (
+            (
+                b"POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                b"Content-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"
+            ),
+            400,
+        ),
+    ],
+    ids=["uri-too-long", "too-many-headers", "header-too-large", "bad-request-line", "bad-version", "bad-chunk"],
+)
 def test_errors_below_the_app_are_status_bodies(server: RunningServer, request_bytes: bytes, code: int):
     status_line, headers, body = raw_exchange(server, request_bytes)
     assert status_line.split(" ", 2)[1] == str(code), (status_line, body[:300])

@@ -1,4 +1,5 @@
 """Post-start hooks as health checks, the livez grace period, and the shared shutdown flag (in-process)."""
+
 from __future__ import annotations
 
 import threading
@@ -9,17 +10,16 @@ from pathlib import Path
 import pytest
 from flask import Flask
 
-from app.lifecycle import (
-    ShutdownSignal,
-    add_post_start_hook,
-    begin_drain,
-    post_start_hooks,
-)
+from app.lifecycle import ShutdownSignal, add_post_start_hook, begin_drain, post_start_hooks
 from tests.conftest import admin_app, make_app
 
 POLL_LIMIT = 30.0
-BUILT_IN = ["poststarthook/bootstrap-controller", "poststarthook/generic-apiserver-start-informers",
-            "poststarthook/rbac/bootstrap-roles", "autoregister-completion"]
+BUILT_IN = [
+    "poststarthook/bootstrap-controller",
+    "poststarthook/generic-apiserver-start-informers",
+    "poststarthook/rbac/bootstrap-roles",
+    "autoregister-completion",
+]
 
 
 def _poll_status(client, path: str, code: int) -> None:
@@ -55,8 +55,11 @@ def booting(sqlite_url: str, tmp_path: Path, gate: threading.Event) -> Iterator[
 def test_built_in_hooks_listed_on_every_endpoint_and_individually(client) -> None:
     for endpoint in ("livez", "readyz", "healthz"):
         body = client.get(f"/{endpoint}?verbose").data.decode()
-        assert [line[3:-3] for line in body.splitlines() if line.startswith("[+]") and (
-            "poststarthook" in line or "autoregister" in line)] == BUILT_IN
+        assert [
+            line[3:-3]
+            for line in body.splitlines()
+            if line.startswith("[+]") and ("poststarthook" in line or "autoregister" in line)
+        ] == BUILT_IN
     for name in BUILT_IN:
         resp = client.get(f"/readyz/{name}")
         assert resp.status_code == 200 and resp.data == b"ok"
@@ -79,8 +82,9 @@ def test_unfinished_hook_fails_readiness_until_done(booting: Flask, gate: thread
     assert client.get("/livez/poststarthook/demo").data == b"ok"
 
 
-def test_livez_grace_period_hides_unfinished_hooks_until_it_passes(sqlite_url: str, tmp_path: Path,
-                                                                    gate: threading.Event) -> None:
+def test_livez_grace_period_hides_unfinished_hooks_until_it_passes(
+    sqlite_url: str, tmp_path: Path, gate: threading.Event
+) -> None:
     flask_app = _app(sqlite_url, tmp_path, LIVEZ_GRACE_PERIOD=60.0)
     hooks = post_start_hooks(flask_app)
     now = [1000.0]
@@ -175,7 +179,8 @@ def test_drain_ends_open_watches_and_fails_readiness(app, client) -> None:
 
 
 def test_probes_answer_anonymous_callers_before_the_default_policy_exists(
-        sqlite_url: str, tmp_path: Path, gate: threading.Event, monkeypatch: pytest.MonkeyPatch) -> None:
+    sqlite_url: str, tmp_path: Path, gate: threading.Event, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A starting server's liveness is not a 403: the policy being written grants probes to everyone."""
     from app.auth.rbac.reconcile import Reconciler
 

@@ -1,5 +1,6 @@
 """A real SIGTERM to the real server: readiness fails at once, serving goes on for --shutdown-delay-duration,
 then open watches end cleanly and the process exits 0."""
+
 from __future__ import annotations
 
 import signal

@@ -1,4 +1,5 @@
 """Apps with audit logging for the observability tests."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """Helpers of the observability tests: parsing /metrics and anonymous test clients."""
+
 from __future__ import annotations
 
 from typing import Any

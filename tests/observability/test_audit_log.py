@@ -1,4 +1,5 @@
 """Audit events written for real requests through the Flask test client."""
+
 from __future__ import annotations
 
 import base64
@@ -9,8 +10,12 @@ from flask import g, request
 from config import ConfigError, Settings, default_values
 from tests.observability.helpers import anonymous_client
 
-SECRET = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"},
-          "data": {"password": base64.b64encode(b"hunter2").decode()}}
+SECRET = {
+    "apiVersion": "v1",
+    "kind": "Secret",
+    "metadata": {"name": "s"},
+    "data": {"password": base64.b64encode(b"hunter2").decode()},
+}
 SECRETS = "/api/v1/namespaces/default/secrets"
 ALL_METADATA = "rules:\n- level: Metadata\n"
 
@@ -30,8 +35,10 @@ def test_a_request_has_received_and_complete_stages_with_the_audit_id_header(aud
     assert complete["responseStatus"]["code"] == 200
     assert complete["annotations"]["authorization.orch.io/decision"] == "allow"
     assert "responseStatus" not in events[0] and "annotations" not in events[0]
-    assert complete["requestReceivedTimestamp"].endswith("Z") and complete["stageTimestamp"] >= \
-        complete["requestReceivedTimestamp"]
+    assert (
+        complete["requestReceivedTimestamp"].endswith("Z")
+        and complete["stageTimestamp"] >= complete["requestReceivedTimestamp"]
+    )
     assert complete["sourceIPs"]
 
 
@@ -53,16 +60,20 @@ def test_metadata_level_never_holds_secret_data(audited):
 
 
 def test_request_and_request_response_levels_record_bodies_as_asked(audited):
-    log = audited("rules:\n- level: RequestResponse\n  resources: [{group: '', resources: [secrets]}]\n"
-                  "- level: Request\n  resources: [{group: '', resources: [configmaps]}]\n")
+    log = audited(
+        "rules:\n- level: RequestResponse\n  resources: [{group: '', resources: [secrets]}]\n"
+        "- level: Request\n  resources: [{group: '', resources: [configmaps]}]\n"
+    )
     client = log.client()
     created = client.post(SECRETS, json=SECRET)
     assert created.status_code == 201
     complete = log.events_of(created.headers["Audit-Id"])[-1]
     assert complete["requestObject"]["data"] == SECRET["data"]
     assert complete["responseObject"]["metadata"]["name"] == "s"
-    cm = client.post("/api/v1/namespaces/default/configmaps",
-                     json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": "v"}})
+    cm = client.post(
+        "/api/v1/namespaces/default/configmaps",
+        json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": "v"}},
+    )
     assert cm.status_code == 201, cm.data  # the handler still read the body the audit had read first
     cm_events = log.events_of(cm.headers["Audit-Id"])
     assert cm_events[-1]["requestObject"]["data"] == {"k": "v"}
@@ -70,8 +81,10 @@ def test_request_and_request_response_levels_record_bodies_as_asked(audited):
 
 
 def test_policy_level_none_and_omitted_stages_write_nothing_for_them(audited):
-    log = audited("rules:\n- level: None\n  resources: [{group: '', resources: [configmaps]}]\n"
-                  "- level: Metadata\n  omitStages: [RequestReceived]\n")
+    log = audited(
+        "rules:\n- level: None\n  resources: [{group: '', resources: [configmaps]}]\n"
+        "- level: Metadata\n  omitStages: [RequestReceived]\n"
+    )
     client = log.client()
     quiet = client.get("/api/v1/namespaces/default/configmaps")
     assert log.events_of(quiet.headers["Audit-Id"]) == []
@@ -121,8 +134,13 @@ def test_deprecated_version_request_is_annotated(audited):
     @log.app.before_request
     def _mark_deprecated() -> None:  # what the versions layer sets on requests to a deprecated version
         if request.path.startswith(SECRETS):
-            g.deprecated_api = {"group": "", "version": "v1", "resource": "secrets", "subresource": "",
-                                "removed_release": "1.99"}
+            g.deprecated_api = {
+                "group": "",
+                "version": "v1",
+                "resource": "secrets",
+                "subresource": "",
+                "removed_release": "1.99",
+            }
 
     response = log.client().get(SECRETS)
     annotations = log.events_of(response.headers["Audit-Id"])[-1]["annotations"]

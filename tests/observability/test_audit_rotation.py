@@ -1,4 +1,5 @@
 """The audit log file: whole lines from several processes, rotation by size, pruning of backups."""
+
 from __future__ import annotations
 
 import multiprocessing

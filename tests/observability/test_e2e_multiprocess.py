@@ -1,4 +1,5 @@
 """The real server with two gunicorn workers: /metrics adds up every worker's counts; audit lines from both."""
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,10 @@ def two_workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSer
     data_dir = tmp_path_factory.mktemp("orch-metrics")
     policy = data_dir / "policy.yaml"
     policy.write_text(POLICY)
-    running = start_server(data_dir, ["--workers", "2", "--audit-policy-file", str(policy),
-                                      "--audit-log-path", str(data_dir / "audit.log")])
+    running = start_server(
+        data_dir,
+        ["--workers", "2", "--audit-policy-file", str(policy), "--audit-log-path", str(data_dir / "audit.log")],
+    )
     yield running
     running.stop()
 
@@ -44,9 +47,13 @@ def _poll(predicate, timeout: float = 20.0) -> None:
 def test_counts_add_up_across_workers(two_workers: RunningServer):
     sent = 24
     for _ in range(sent):  # a new connection each: either worker may take it
-        response = requests.get(two_workers.url + "/api/v1/namespaces/default/serviceaccounts",
-                                verify=str(two_workers.ca_file), cert=two_workers.client_cert,
-                                headers={"Connection": "close"}, timeout=30)
+        response = requests.get(
+            two_workers.url + "/api/v1/namespaces/default/serviceaccounts",
+            verify=str(two_workers.ca_file),
+            cert=two_workers.client_cert,
+            headers={"Connection": "close"},
+            timeout=30,
+        )
         assert response.status_code == 200
     for _ in range(4):  # whichever worker answers the scrape, the total is the same
         text = _scrape(two_workers)
@@ -75,8 +82,13 @@ def test_open_watch_shows_in_the_gauge_until_it_ends(two_workers: RunningServer)
 def test_audit_lines_of_both_workers_are_whole_events(two_workers: RunningServer):
     ids = []
     for _ in range(10):
-        response = requests.get(two_workers.url + "/api/v1/namespaces", verify=str(two_workers.ca_file),
-                                cert=two_workers.client_cert, headers={"Connection": "close"}, timeout=30)
+        response = requests.get(
+            two_workers.url + "/api/v1/namespaces",
+            verify=str(two_workers.ca_file),
+            cert=two_workers.client_cert,
+            headers={"Connection": "close"},
+            timeout=30,
+        )
         ids.append(response.headers["Audit-Id"])
     log_path = Path(two_workers.data_dir) / "audit.log"
     events = [json.loads(line) for line in log_path.read_text().splitlines()]

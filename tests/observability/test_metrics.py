@@ -1,15 +1,10 @@
 """/metrics through the Flask test client: counters per verb/resource/code, histogram, gauges, access."""
+
 from __future__ import annotations
 
 from flask import g
 
-from tests.observability.helpers import (
-    MONITOR,
-    anonymous_client,
-    samples,
-    scrape,
-    value,
-)
+from tests.observability.helpers import MONITOR, anonymous_client, samples, scrape, value
 
 CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "one"}, "data": {"a": "b"}}
 
@@ -21,8 +16,12 @@ def test_requests_are_counted_per_verb_resource_scope_and_code(client):
     assert client.get(f"{base}/missing").status_code == 404
     assert client.get(base).status_code == 200
     assert client.get("/api/v1/configmaps").status_code == 200
-    assert client.patch(f"{base}/one", data='{"data":{"c":"d"}}',
-                        headers={"Content-Type": "application/merge-patch+json"}).status_code == 200
+    assert (
+        client.patch(
+            f"{base}/one", data='{"data":{"c":"d"}}', headers={"Content-Type": "application/merge-patch+json"}
+        ).status_code
+        == 200
+    )
     assert client.delete(f"{base}/one").status_code == 200
     text = scrape(client)
     common = {"group": "", "version": "v1", "resource": "configmaps", "subresource": "", "component": "apiserver"}
@@ -38,8 +37,11 @@ def test_requests_are_counted_per_verb_resource_scope_and_code(client):
 def test_apply_and_dry_run_are_reported_as_the_reference(client):
     base = "/api/v1/namespaces/default/configmaps"
     body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n"
-    response = client.patch(f"{base}/applied?fieldManager=test&dryRun=All", data=body,
-                            headers={"Content-Type": "application/apply-patch+yaml"})
+    response = client.patch(
+        f"{base}/applied?fieldManager=test&dryRun=All",
+        data=body,
+        headers={"Content-Type": "application/apply-patch+yaml"},
+    )
     assert response.status_code == 201, response.data
     text = scrape(client)
     assert value(text, "apiserver_request_total", verb="APPLY", dry_run="All", resource="configmaps") == 1
@@ -64,8 +66,10 @@ def test_content_type_is_text_format_0_0_4(client):
 def test_storage_objects_count_what_is_stored(any_client):
     client = any_client  # one grouped query, spelled per dialect: both stores
     for name in ("a", "b", "c"):
-        assert client.post("/api/v1/namespaces/default/configmaps",
-                           json={**CM, "metadata": {"name": name}}).status_code == 201
+        assert (
+            client.post("/api/v1/namespaces/default/configmaps", json={**CM, "metadata": {"name": name}}).status_code
+            == 201
+        )
     text = scrape(client)
     before = value(text, "apiserver_storage_objects", resource="configmaps")
     assert before >= 3  # plus whatever the server keeps in configmaps itself
@@ -81,13 +85,28 @@ def test_deprecated_api_gauge_is_set_for_a_deprecated_request(app, client):
         from flask import request
 
         if request.path.startswith("/api/v1/namespaces/default/secrets"):
-            g.deprecated_api = {"group": "", "version": "v1", "resource": "secrets", "subresource": "",
-                                "removed_release": "1.99"}
+            g.deprecated_api = {
+                "group": "",
+                "version": "v1",
+                "resource": "secrets",
+                "subresource": "",
+                "removed_release": "1.99",
+            }
 
     client.get("/api/v1/namespaces/default/secrets")
     text = scrape(client)
-    assert value(text, "apiserver_requested_deprecated_apis", group="", version="v1", resource="secrets",
-                 subresource="", removed_release="1.99") == 1
+    assert (
+        value(
+            text,
+            "apiserver_requested_deprecated_apis",
+            group="",
+            version="v1",
+            resource="secrets",
+            subresource="",
+            removed_release="1.99",
+        )
+        == 1
+    )
     assert value(text, "apiserver_requested_deprecated_apis", resource="configmaps") == 0
 
 
@@ -116,8 +135,9 @@ def test_open_watch_is_a_long_running_request(client):
     assert watch.status_code == 200
     try:
         text = scrape(client)
-        assert value(text, "apiserver_longrunning_requests", verb="WATCH", resource="configmaps",
-                     scope="namespace") == 1
+        assert (
+            value(text, "apiserver_longrunning_requests", verb="WATCH", resource="configmaps", scope="namespace") == 1
+        )
     finally:
         watch.close()
     text = scrape(client)

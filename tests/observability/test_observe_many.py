@@ -1,4 +1,5 @@
 """Many observations of one value at once (the watch writer's per-turn counting) equal as many single ones."""
+
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Histogram
@@ -7,8 +8,12 @@ from app.metrics import observe_many
 
 
 def samples(registry: CollectorRegistry) -> dict:
-    return {(s.name, tuple(sorted(s.labels.items()))): s.value
-            for family in registry.collect() for s in family.samples if not s.name.endswith("_created")}
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in registry.collect()
+        for s in family.samples
+        if not s.name.endswith("_created")
+    }
 
 
 def test_observe_many_counts_like_repeated_observe() -> None:

@@ -1,4 +1,5 @@
 """An error that repeats is logged once with its traceback, then counted, then reported in one line."""
+
 from __future__ import annotations
 
 import logging
@@ -22,8 +23,9 @@ def test_repeats_within_the_window_are_counted_then_reported_once(caplog: pytest
     errors.log(logging.ERROR, "request failed", error=outage, context="GET /api/v1/pods/x")
     assert len(caplog.records) == 2
     line = caplog.records[1].getMessage()
-    assert line == ("request failed: ConnectionError: database gone (29 more times in the last 60s) "
-                    "[GET /api/v1/pods/x]")
+    assert line == (
+        "request failed: ConnectionError: database gone (29 more times in the last 60s) [GET /api/v1/pods/x]"
+    )
     assert caplog.records[1].exc_info is None
     errors.log(logging.ERROR, "request failed", error=ValueError("another"))  # a different error: logged
     assert len(caplog.records) == 3

@@ -1,4 +1,5 @@
 """Running orchctl as a real subprocess against a real server (tests.e2e harness)."""
+
 from __future__ import annotations
 
 import os
@@ -26,18 +27,33 @@ def command(server: RunningServer | None, args: tuple[str, ...], kubeconfig: Pat
     return [sys.executable, "-m", "app.orchctl", *(["--kubeconfig", str(config)] if config else []), *args]
 
 
-def orchctl(server: RunningServer | None, *args: str, stdin: str | None = None,
-            kubeconfig: Path | str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command(server, args, kubeconfig), input=stdin, capture_output=True, text=True,
-                          check=False, cwd=REPO_ROOT, env=orchctl_env(), timeout=RUN_TIMEOUT)
+def orchctl(
+    server: RunningServer | None, *args: str, stdin: str | None = None, kubeconfig: Path | str | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        command(server, args, kubeconfig),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=REPO_ROOT,
+        env=orchctl_env(),
+        timeout=RUN_TIMEOUT,
+    )
 
 
 class Streaming:
     """A long-running orchctl (watch) whose output lines are read as they come."""
 
     def __init__(self, server: RunningServer, *args: str) -> None:
-        self.process = subprocess.Popen(command(server, args, None), stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT, env=orchctl_env())
+        self.process = subprocess.Popen(
+            command(server, args, None),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO_ROOT,
+            env=orchctl_env(),
+        )
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
         assert self.process.stdout is not None

@@ -1,4 +1,5 @@
 """orchctl end to end: a real subprocess against a real server on a free port."""
+
 from __future__ import annotations
 
 import base64
@@ -74,9 +75,11 @@ def test_get_in_every_output_format_and_resource_spelling(server: RunningServer,
     assert everywhere[0].split()[:2] == ["NAMESPACE", "NAME"]
     assert [ns, "one"] in [line.split()[:2] for line in everywhere]
 
-    deployment = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 1\n"
-                  "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"
-                  "    spec: {containers: [{name: c, image: nginx}]}\n")
+    deployment = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 1\n"
+        "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"
+        "    spec: {containers: [{name: c, image: nginx}]}\n"
+    )
     assert orchctl(server, "-n", ns, "apply", "-f", write(tmp_path, "d.yaml", deployment)).returncode == 0
     narrow = orchctl(server, "-n", ns, "get", "deployments.apps").stdout.splitlines()
     wide = orchctl(server, "-n", ns, "get", "deploy", "-o", "wide").stdout.splitlines()
@@ -101,12 +104,16 @@ def test_errors_print_the_server_status_and_exit_1(server: RunningServer) -> Non
 
 def test_client_side_apply_creates_configures_and_prunes_fields(server: RunningServer, tmp_path: Path) -> None:
     ns = namespace(server, "csa")
-    manifest = write(tmp_path, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\n"
-                                          "data: {keep: k, drop: d}\n")
+    manifest = write(
+        tmp_path, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {keep: k, drop: d}\n"
+    )
     assert orchctl(server, "-n", ns, "apply", "-f", manifest).stdout == "configmap/cfg created\n"
     assert orchctl(server, "-n", ns, "apply", "-f", manifest).stdout == "configmap/cfg unchanged\n"
-    server.session.patch(f"/api/v1/namespaces/{ns}/configmaps/cfg", json={"data": {"theirs": "t"}},
-                         headers={"Content-Type": "application/merge-patch+json"}).raise_for_status()
+    server.session.patch(
+        f"/api/v1/namespaces/{ns}/configmaps/cfg",
+        json={"data": {"theirs": "t"}},
+        headers={"Content-Type": "application/merge-patch+json"},
+    ).raise_for_status()
     Path(manifest).write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {keep: k2}\n")
     assert orchctl(server, "-n", ns, "apply", "-f", manifest).stdout == "configmap/cfg configured\n"
     live = server.get(f"/api/v1/namespaces/{ns}/configmaps/cfg").json()
@@ -116,9 +123,11 @@ def test_client_side_apply_creates_configures_and_prunes_fields(server: RunningS
 
 def test_client_side_apply_merges_containers_by_name(server: RunningServer, tmp_path: Path) -> None:
     ns = namespace(server, "csa-strategic")
-    manifest = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: sm}\nspec:\n  replicas: 1\n"
-                "  selector: {matchLabels: {app: sm}}\n  template:\n    metadata: {labels: {app: sm}}\n"
-                "    spec:\n      containers:\n      - {name: a, image: img-a}\n      - {name: b, image: img-b}\n")
+    manifest = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: sm}\nspec:\n  replicas: 1\n"
+        "  selector: {matchLabels: {app: sm}}\n  template:\n    metadata: {labels: {app: sm}}\n"
+        "    spec:\n      containers:\n      - {name: a, image: img-a}\n      - {name: b, image: img-b}\n"
+    )
     path = write(tmp_path, "deployment.yaml", manifest)
     assert orchctl(server, "-n", ns, "apply", "-f", path).returncode == 0
     assert orchctl(server, "-n", ns, "apply", "-f", path).stdout == "deployment.apps/sm unchanged\n"
@@ -134,16 +143,18 @@ def test_client_side_apply_merges_containers_by_name(server: RunningServer, tmp_
 def test_server_side_apply_conflict_and_force(server: RunningServer, tmp_path: Path) -> None:
     ns = namespace(server, "ssa")
     mine = write(tmp_path, "mine.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared}\ndata: {x: '1'}\n")
-    theirs = write(tmp_path, "theirs.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared}\n"
-                                            "data: {x: '2'}\n")
+    theirs = write(
+        tmp_path, "theirs.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared}\ndata: {x: '2'}\n"
+    )
     first = orchctl(server, "-n", ns, "apply", "--server-side", "-f", mine)
     assert first.returncode == 0 and first.stdout == "configmap/shared serverside-applied\n"
     conflict = orchctl(server, "-n", ns, "apply", "--server-side", "--field-manager", "other", "-f", theirs)
     assert conflict.returncode == 1
     assert conflict.stderr.startswith("Error from server (Conflict): ") and '"orchctl"' in conflict.stderr
     assert "--force-conflicts" in conflict.stderr
-    forced = orchctl(server, "-n", ns, "apply", "--server-side", "--field-manager", "other", "--force-conflicts",
-                     "-f", theirs)
+    forced = orchctl(
+        server, "-n", ns, "apply", "--server-side", "--field-manager", "other", "--force-conflicts", "-f", theirs
+    )
     assert forced.returncode == 0, forced.stderr
     live = server.get(f"/api/v1/namespaces/{ns}/configmaps/shared").json()
     assert live["data"] == {"x": "2"}
@@ -152,24 +163,47 @@ def test_server_side_apply_conflict_and_force(server: RunningServer, tmp_path: P
 
 def test_patch_types_and_delete(server: RunningServer) -> None:
     ns = namespace(server, "patching")
-    server.session.post(f"/api/v1/namespaces/{ns}/configmaps",
-                        json={"metadata": {"name": "p"}, "data": {"a": "1"}}).raise_for_status()
+    server.session.post(
+        f"/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"name": "p"}, "data": {"a": "1"}}
+    ).raise_for_status()
     strategic = orchctl(server, "-n", ns, "patch", "configmap", "p", "-p", '{"data": {"b": "2"}}')
     assert strategic.returncode == 0 and strategic.stdout == "configmap/p patched\n"
     assert orchctl(server, "-n", ns, "patch", "cm/p", "--type", "merge", "-p", "data: {c: '3'}").returncode == 0
-    json_patch = orchctl(server, "-n", ns, "patch", "cm", "p", "--type", "json",
-                         "-p", '[{"op": "remove", "path": "/data/a"}]', "-o", "json")
+    json_patch = orchctl(
+        server,
+        "-n",
+        ns,
+        "patch",
+        "cm",
+        "p",
+        "--type",
+        "json",
+        "-p",
+        '[{"op": "remove", "path": "/data/a"}]',
+        "-o",
+        "json",
+    )
     assert json.loads(json_patch.stdout)["data"] == {"b": "2", "c": "3"}
     same = orchctl(server, "-n", ns, "patch", "cm", "p", "--type", "merge", "-p", '{"data": {"c": "3"}}')
     assert same.stdout == "configmap/p patched (no change)\n"
     bad = orchctl(server, "-n", ns, "patch", "cm", "p", "--type", "json", "-p", '[{"op": "remove", "path": "/x"}]')
     assert bad.returncode == 1 and bad.stderr.startswith("Error from server")
 
-    from_stdin = orchctl(server, "-n", ns, "create", "-f", "-", "-o", "name",
-                         stdin='{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "piped"}}')
+    from_stdin = orchctl(
+        server,
+        "-n",
+        ns,
+        "create",
+        "-f",
+        "-",
+        "-o",
+        "name",
+        stdin='{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "piped"}}',
+    )
     assert (from_stdin.returncode, from_stdin.stdout) == (0, "configmap/piped\n")
-    by_manifest = orchctl(server, "-n", ns, "delete", "-f", "-",
-                          stdin="apiVersion: v1\nkind: ConfigMap\nmetadata: {name: piped}\n")
+    by_manifest = orchctl(
+        server, "-n", ns, "delete", "-f", "-", stdin="apiVersion: v1\nkind: ConfigMap\nmetadata: {name: piped}\n"
+    )
     assert by_manifest.stdout == 'configmap "piped" deleted\n'
 
     deleted = orchctl(server, "-n", ns, "delete", "configmap", "p")
@@ -185,8 +219,9 @@ def test_watch_prints_changes_made_meanwhile(server: RunningServer) -> None:
     watch = Streaming(server, "-n", ns, "watch", "configmaps", "--resource-version", start)
     get_w = Streaming(server, "-n", ns, "get", "configmaps", "-w", "-o", "name")
     try:
-        server.session.post(f"/api/v1/namespaces/{ns}/configmaps",
-                            json={"metadata": {"name": "seen"}, "data": {"k": "v"}}).raise_for_status()
+        server.session.post(
+            f"/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"name": "seen"}, "data": {"k": "v"}}
+        ).raise_for_status()
         assert watch.wait_for(lambda line: line.split()[:2] == ["ADDED", "seen"])
         assert watch.seen[0].split()[:2] == ["EVENT", "NAME"]
         assert get_w.wait_for(lambda line: line == "configmap/seen")
@@ -215,8 +250,9 @@ def test_auth_whoami_and_can_i(server: RunningServer) -> None:
 
     # a restricted user: a service account's token from `create token`
     ns = namespace(server, "restricted")
-    server.session.post(f"/api/v1/namespaces/{ns}/serviceaccounts",
-                        json={"metadata": {"name": "robot"}}).raise_for_status()
+    server.session.post(
+        f"/api/v1/namespaces/{ns}/serviceaccounts", json={"metadata": {"name": "robot"}}
+    ).raise_for_status()
     token = orchctl(server, "-n", ns, "create", "token", "robot", "--duration", "10m")
     assert token.returncode == 0, token.stderr
     config = yaml.safe_load(server.kubeconfig.read_text())
@@ -235,21 +271,30 @@ def test_auth_whoami_and_can_i(server: RunningServer) -> None:
 
 def csr_pem(common_name: str) -> bytes:
     key = ec.generate_private_key(ec.SECP256R1())
-    request = (x509.CertificateSigningRequestBuilder()
-               .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)]))
-               .sign(key, hashes.SHA256()))
+    request = (
+        x509.CertificateSigningRequestBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)]))
+        .sign(key, hashes.SHA256())
+    )
     return request.public_bytes(serialization.Encoding.PEM)
 
 
 def test_certificate_approve_and_deny(server: RunningServer) -> None:
     base = f"/apis/{NAMING.group('certificates')}/v1/certificatesigningrequests"
     for name in ("to-approve", "to-deny"):
-        server.session.post(base, json={
-            "apiVersion": f"{NAMING.group('certificates')}/v1", "kind": "CertificateSigningRequest",
-            "metadata": {"name": name},
-            "spec": {"request": base64.b64encode(csr_pem(name)).decode(), "usages": ["client auth"],
-                     "signerName": NAMING.key("kube-apiserver-client")},
-        }).raise_for_status()
+        server.session.post(
+            base,
+            json={
+                "apiVersion": f"{NAMING.group('certificates')}/v1",
+                "kind": "CertificateSigningRequest",
+                "metadata": {"name": name},
+                "spec": {
+                    "request": base64.b64encode(csr_pem(name)).decode(),
+                    "usages": ["client auth"],
+                    "signerName": NAMING.key("kube-apiserver-client"),
+                },
+            },
+        ).raise_for_status()
     approved = orchctl(server, "certificate", "approve", "to-approve")
     assert approved.returncode == 0, approved.stderr
     assert approved.stdout == f"certificatesigningrequest.{NAMING.group('certificates')}/to-approve approved\n"
@@ -267,8 +312,9 @@ def test_certificate_approve_and_deny(server: RunningServer) -> None:
 def test_deprecated_version_warning_goes_to_stderr(server: RunningServer) -> None:
     from app.resources import build_catalog
 
-    deprecated = [rt for rt in build_catalog(NAMING)
-                  if rt.deprecation is not None and not rt.virtual and "list" in rt.verbs]
+    deprecated = [
+        rt for rt in build_catalog(NAMING) if rt.deprecation is not None and not rt.virtual and "list" in rt.verbs
+    ]
     if not deprecated:
         pytest.skip("no deprecated API version is served by this tree yet")
     rt = deprecated[0]
@@ -284,15 +330,24 @@ def test_deprecated_version_warning_goes_to_stderr(server: RunningServer) -> Non
 
 
 def bootstrap_token(server: RunningServer, token_id: str, secret: str) -> None:
-    server.session.post(f"/api/v1/namespaces/{NAMING.system_namespace}/secrets", json={
-        "metadata": {"name": f"bootstrap-token-{token_id}"}, "type": f"{NAMING.group('bootstrap')}/token",
-        "stringData": {"token-id": token_id, "token-secret": secret, "usage-bootstrap-authentication": "true",
-                       "usage-bootstrap-signing": "true"},
-    }).raise_for_status()
+    server.session.post(
+        f"/api/v1/namespaces/{NAMING.system_namespace}/secrets",
+        json={
+            "metadata": {"name": f"bootstrap-token-{token_id}"},
+            "type": f"{NAMING.group('bootstrap')}/token",
+            "stringData": {
+                "token-id": token_id,
+                "token-secret": secret,
+                "usage-bootstrap-authentication": "true",
+                "usage-bootstrap-signing": "true",
+            },
+        },
+    ).raise_for_status()
 
 
 def jws(payload: str, token_id: str, secret: str) -> str:
     """An independent detached HS256 JWS, as the bootstrap signer makes them."""
+
     def b64url(data: bytes) -> str:
         return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
@@ -318,20 +373,31 @@ def signed_cluster_info(server: RunningServer, token_id: str, secret: str, *, si
     response = server.get(CLUSTER_INFO)
     if response.status_code == 404:
         ca_data = base64.b64encode(server.ca_file.read_bytes()).decode()
-        kubeconfig = yaml.safe_dump({"apiVersion": "v1", "kind": "Config", "clusters": [
-            {"name": "", "cluster": {"server": server.url, "certificate-authority-data": ca_data}}]})
-        server.session.post(f"/api/v1/namespaces/{NAMING.public_namespace}/configmaps", json={
-            "metadata": {"name": "cluster-info"}, "data": {"kubeconfig": kubeconfig}}).raise_for_status()
+        kubeconfig = yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "clusters": [{"name": "", "cluster": {"server": server.url, "certificate-authority-data": ca_data}}],
+            }
+        )
+        server.session.post(
+            f"/api/v1/namespaces/{NAMING.public_namespace}/configmaps",
+            json={"metadata": {"name": "cluster-info"}, "data": {"kubeconfig": kubeconfig}},
+        ).raise_for_status()
         response = server.get(CLUSTER_INFO)
     payload = response.json()["data"]["kubeconfig"]
-    server.session.patch(CLUSTER_INFO, json={"data": {key: jws(payload, token_id, signer_secret or secret)}},
-                         headers={"Content-Type": "application/merge-patch+json"}).raise_for_status()
+    server.session.patch(
+        CLUSTER_INFO,
+        json={"data": {key: jws(payload, token_id, signer_secret or secret)}},
+        headers={"Content-Type": "application/merge-patch+json"},
+    ).raise_for_status()
 
 
 def ca_pin(server: RunningServer) -> str:
     certificate = x509.load_pem_x509_certificate(server.ca_file.read_bytes())
-    spki = certificate.public_key().public_bytes(serialization.Encoding.DER,
-                                                 serialization.PublicFormat.SubjectPublicKeyInfo)
+    spki = certificate.public_key().public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
     return "sha256:" + hashlib.sha256(spki).hexdigest()
 
 
@@ -340,19 +406,40 @@ def test_bootstrap_writes_a_working_kubeconfig_only_after_verification(server: R
     bootstrap_token(server, token_id, secret)
     signed_cluster_info(server, token_id, secret)
     output = tmp_path / "bootstrap.kubeconfig"
-    done = orchctl(None, "bootstrap", "--server", server.url, "--token", f"{token_id}.{secret}",
-                   "--output", str(output), "--discovery-token-ca-cert-hash", ca_pin(server))
+    done = orchctl(
+        None,
+        "bootstrap",
+        "--server",
+        server.url,
+        "--token",
+        f"{token_id}.{secret}",
+        "--output",
+        str(output),
+        "--discovery-token-ca-cert-hash",
+        ca_pin(server),
+    )
     assert done.returncode == 0, done.stderr
     config = yaml.safe_load(output.read_text())
-    assert base64.b64decode(config["clusters"][0]["cluster"]["certificate-authority-data"]) == \
-        server.ca_file.read_bytes()
+    assert (
+        base64.b64decode(config["clusters"][0]["cluster"]["certificate-authority-data"]) == server.ca_file.read_bytes()
+    )
     assert config["users"][0]["user"]["token"] == f"{token_id}.{secret}"
     who = orchctl(None, "auth", "whoami", kubeconfig=output)
     assert who.returncode == 0, who.stderr
     assert f"system:bootstrap:{token_id}" in who.stdout
 
-    wrong_pin = orchctl(None, "bootstrap", "--server", server.url, "--token", f"{token_id}.{secret}",
-                        "--output", str(tmp_path / "pinned"), "--discovery-token-ca-cert-hash", "sha256:" + "0" * 64)
+    wrong_pin = orchctl(
+        None,
+        "bootstrap",
+        "--server",
+        server.url,
+        "--token",
+        f"{token_id}.{secret}",
+        "--output",
+        str(tmp_path / "pinned"),
+        "--discovery-token-ca-cert-hash",
+        "sha256:" + "0" * 64,
+    )
     assert wrong_pin.returncode == 1 and not (tmp_path / "pinned").exists()
 
 
@@ -360,8 +447,9 @@ def test_bootstrap_refuses_a_forged_signature(server: RunningServer, tmp_path: P
     token_id, secret = "forged", "aaaaaaaaaaaaaaaa"
     signed_cluster_info(server, token_id, secret, signer_secret="bbbbbbbbbbbbbbbb")  # not the token's secret
     output = tmp_path / "never.kubeconfig"
-    refused = orchctl(None, "bootstrap", "--server", server.url, "--token", f"{token_id}.{secret}",
-                      "--output", str(output))
+    refused = orchctl(
+        None, "bootstrap", "--server", server.url, "--token", f"{token_id}.{secret}", "--output", str(output)
+    )
     assert refused.returncode == 1
     assert "nothing was written" in refused.stderr
     assert not output.exists()

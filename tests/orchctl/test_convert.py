@@ -1,4 +1,5 @@
 """`orchctl convert`: local conversion with the server's own conversion code (no server)."""
+
 from __future__ import annotations
 
 import json
@@ -30,8 +31,10 @@ def manifest(rt: ResourceType, name: str) -> dict:
 
 
 def test_unchanged_version_and_other_groups_pass_through(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n---\n"
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 2}\n")
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 2}\n"
+    )
     code, out, _ = convert(tmp_path, capsys, text, "--output-version", "v1", "-o", "json")
     assert code == 0
     document = json.loads(out)
@@ -40,21 +43,31 @@ def test_unchanged_version_and_other_groups_pass_through(tmp_path: Path, capsys:
 
 
 def test_unknown_kind_or_version_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = convert(tmp_path, capsys, "apiVersion: v1\nkind: Gizmo\nmetadata: {name: a}\n",
-                             "--output-version", "v1")
+    code, out, err = convert(
+        tmp_path, capsys, "apiVersion: v1\nkind: Gizmo\nmetadata: {name: a}\n", "--output-version", "v1"
+    )
     assert code == 1 and out == ""
     assert 'no kind "Gizmo" is registered for version "v1"' in err
-    code, _, err = convert(tmp_path, capsys, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
-                           "--output-version", "nothing.example/v9")
+    code, _, err = convert(
+        tmp_path,
+        capsys,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+        "--output-version",
+        "nothing.example/v9",
+    )
     assert code == 1 and "nothing.example/v9" in err
 
 
 @pytest.mark.parametrize("rt", CONVERTIBLE, ids=lambda rt: f"{rt.group_version}/{rt.kind}")
-def test_round_trip_through_the_storage_version(rt: ResourceType, tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_round_trip_through_the_storage_version(
+    rt: ResourceType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert rt.conversion is not None
-    storage_gv = (f"{rt.conversion.storage_group}/{rt.conversion.storage_version}" if rt.conversion.storage_group
-                  else rt.conversion.storage_version)
+    storage_gv = (
+        f"{rt.conversion.storage_group}/{rt.conversion.storage_version}"
+        if rt.conversion.storage_group
+        else rt.conversion.storage_version
+    )
     original = manifest(rt, "one")
     code, out, err = convert(tmp_path, capsys, yaml.safe_dump(original), "--output-version", storage_gv)
     assert code == 0, err
@@ -70,7 +83,9 @@ def test_pod_disruption_budget_v1beta1_to_v1(tmp_path: Path, capsys: pytest.Capt
         pytest.skip("policy/v1beta1 PodDisruptionBudget is not served by this tree yet")
     text = "".join(
         f"---\napiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {{name: {name}}}\n"
-        f"spec: {{minAvailable: 1, selector: {{matchLabels: {{app: {name}}}}}}}\n" for name in ("a", "b"))
+        f"spec: {{minAvailable: 1, selector: {{matchLabels: {{app: {name}}}}}}}\n"
+        for name in ("a", "b")
+    )
     code, out, err = convert(tmp_path, capsys, text, "--output-version", "policy/v1", "-o", "json")
     assert code == 0, err
     items = json.loads(out)["items"]

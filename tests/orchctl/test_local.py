@@ -1,4 +1,5 @@
 """orchctl pieces that need no server: manifests, output formats, the client-side apply patch, usage errors."""
+
 from __future__ import annotations
 
 import io
@@ -18,13 +19,18 @@ DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name"
 
 
 def test_manifests_from_yaml_documents_json_lists_directories_and_stdin(tmp_path: Path) -> None:
-    (tmp_path / "two.yaml").write_text("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n---\n"
-                                       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n")
+    (tmp_path / "two.yaml").write_text(
+        "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
+    )
     (tmp_path / "list.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [CONFIGMAP]}))
     (tmp_path / "notes.txt").write_text("not a manifest")
     objects = read_manifests([str(tmp_path)])
-    assert [(o["kind"], o["metadata"]["name"]) for o in objects] == [("ConfigMap", "a"), ("ConfigMap", "a"),
-                                                                    ("Deployment", "web")]
+    assert [(o["kind"], o["metadata"]["name"]) for o in objects] == [
+        ("ConfigMap", "a"),
+        ("ConfigMap", "a"),
+        ("Deployment", "web"),
+    ]
     from_stdin = read_manifests(["-"], stdin=io.StringIO(json.dumps(DEPLOYMENT)))
     assert from_stdin == [DEPLOYMENT]
 
@@ -47,24 +53,33 @@ def test_output_formats() -> None:
 
 
 def test_table_columns_like_kubectl_and_wide_adds_priority_columns() -> None:
-    table = {"columnDefinitions": [{"name": "Name", "priority": 0}, {"name": "Ready", "priority": 0},
-                                   {"name": "Node", "priority": 1}],
-             "rows": [{"cells": ["web-1", "1/1", None], "object": {"metadata": {"namespace": "ns1"}}}]}
+    table = {
+        "columnDefinitions": [
+            {"name": "Name", "priority": 0},
+            {"name": "Ready", "priority": 0},
+            {"name": "Node", "priority": 1},
+        ],
+        "rows": [{"cells": ["web-1", "1/1", None], "object": {"metadata": {"namespace": "ns1"}}}],
+    }
     assert align(table_lines(table)) == "NAME    READY\nweb-1   1/1\n"
     assert align(table_lines(table, wide=True, with_namespace=True)) == (
-        "NAMESPACE   NAME    READY   NODE\nns1         web-1   1/1     <none>\n")
+        "NAMESPACE   NAME    READY   NODE\nns1         web-1   1/1     <none>\n"
+    )
 
 
 def test_client_side_apply_patch_is_three_way() -> None:
     original = {"data": {"a": "1", "gone": "x"}}
     modified = {"data": {"a": "2", "new": "y"}}
-    current = {"data": {"a": "1", "gone": "x", "theirs": "z"},
-               "spec": {"containers": [{"name": "c", "image": "i", "imagePullPolicy": "Always"}]}}
+    current = {
+        "data": {"a": "1", "gone": "x", "theirs": "z"},
+        "spec": {"containers": [{"name": "c", "image": "i", "imagePullPolicy": "Always"}]},
+    }
     assert three_way_patch(original, modified, current) == {"data": {"a": "2", "gone": None, "new": "y"}}
     # a list as applied plus server defaults inside its items is unchanged
     assert three_way_patch({}, {"spec": {"containers": [{"name": "c", "image": "i"}]}}, current) == {}
     assert three_way_patch({}, {"spec": {"containers": [{"name": "c", "image": "j"}]}}, current) == {
-        "spec": {"containers": [{"name": "c", "image": "j"}]}}
+        "spec": {"containers": [{"name": "c", "image": "j"}]}
+    }
 
 
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
@@ -84,23 +99,52 @@ def test_missing_kubeconfig_is_a_clear_error(tmp_path: Path, capsys: pytest.Capt
 
 def test_missing_exec_plugin_shows_the_install_hint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "config"
-    config.write_text(json.dumps({
-        "apiVersion": "v1", "kind": "Config", "current-context": "c",
-        "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:1"}}],
-        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
-        "users": [{"name": "u", "user": {"exec": {
-            "apiVersion": f"{Naming().group('client.authentication')}/v1", "command": "./no-such-plugin",
-            "interactiveMode": "Never",
-            "installHint": "get no-such-plugin from your administrator"}}}],
-    }))
+    config.write_text(
+        json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "current-context": "c",
+                "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:1"}}],
+                "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
+                "users": [
+                    {
+                        "name": "u",
+                        "user": {
+                            "exec": {
+                                "apiVersion": f"{Naming().group('client.authentication')}/v1",
+                                "command": "./no-such-plugin",
+                                "interactiveMode": "Never",
+                                "installHint": "get no-such-plugin from your administrator",
+                            }
+                        },
+                    }
+                ],
+            }
+        )
+    )
     assert main(["--kubeconfig", str(config), "get", "pods"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "get no-such-plugin from your administrator" in err
 
 
-@pytest.mark.parametrize("command", [[], ["get"], ["watch"], ["create"], ["apply"], ["delete"], ["patch"],
-                                     ["auth", "whoami"], ["auth", "can-i"], ["certificate"], ["bootstrap"],
-                                     ["convert"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        [],
+        ["get"],
+        ["watch"],
+        ["create"],
+        ["apply"],
+        ["delete"],
+        ["patch"],
+        ["auth", "whoami"],
+        ["auth", "can-i"],
+        ["certificate"],
+        ["bootstrap"],
+        ["convert"],
+    ],
+)
 def test_help_of_every_command(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main([*command, "--help"])
@@ -112,17 +156,25 @@ def test_strategic_apply_patch_merges_lists_by_key() -> None:
     from app.orchctl.apply import schema_of, strategic_three_way_patch
 
     def deployment(*containers: dict, finalizers: tuple[str, ...] = ()) -> dict:
-        return {**DEPLOYMENT, "metadata": {"name": "web", "finalizers": list(finalizers)},
-                "spec": {"template": {"spec": {"containers": list(containers)}}}}
+        return {
+            **DEPLOYMENT,
+            "metadata": {"name": "web", "finalizers": list(finalizers)},
+            "spec": {"template": {"spec": {"containers": list(containers)}}},
+        }
 
     original = deployment({"name": "a", "image": "1"}, {"name": "b", "image": "1"}, finalizers=("x/one",))
     modified = deployment({"name": "a", "image": "2"}, finalizers=("x/two",))
-    current = deployment({"name": "a", "image": "1", "imagePullPolicy": "Always"}, {"name": "b", "image": "1"},
-                         {"name": "theirs", "image": "1"}, finalizers=("x/one", "x/other"))
+    current = deployment(
+        {"name": "a", "image": "1", "imagePullPolicy": "Always"},
+        {"name": "b", "image": "1"},
+        {"name": "theirs", "image": "1"},
+        finalizers=("x/one", "x/other"),
+    )
     schema = schema_of(modified, Naming())
     assert schema is not None
     assert strategic_three_way_patch(original, modified, current, schema) == {
         "metadata": {"finalizers": ["x/two"], "$deleteFromPrimitiveList/finalizers": ["x/one"]},
-        "spec": {"template": {"spec": {"containers": [{"name": "a", "image": "2"},
-                                                      {"name": "b", "$patch": "delete"}]}}},
+        "spec": {
+            "template": {"spec": {"containers": [{"name": "a", "image": "2"}, {"name": "b", "$patch": "delete"}]}}
+        },
     }

@@ -1,5 +1,6 @@
 """Creates check their namespace against the namespaces seen in the change log, not the store: what another
 server over the same store did reaches them, and what this server did counts at once. Both stores."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -42,5 +43,6 @@ def test_a_namespace_terminated_elsewhere_refuses_new_content(two_servers: tuple
     refused = a.post(f"{NS}/doomed/configmaps", json=_cm("late"))  # the server that deleted: at once
     assert refused.status_code == 403
     assert refused.get_json()["details"]["causes"][0]["reason"] == "NamespaceTerminating"
-    wait_for(lambda: b.post(f"{NS}/doomed/configmaps", json={"metadata": {"generateName": "later-"}}).status_code
-             == 403)
+    wait_for(
+        lambda: b.post(f"{NS}/doomed/configmaps", json={"metadata": {"generateName": "later-"}}).status_code == 403
+    )

@@ -1,4 +1,5 @@
 """Drive strategies the way the registry does, on plain dicts (no storage, no HTTP)."""
+
 from __future__ import annotations
 
 import copy

@@ -1,5 +1,6 @@
 """HorizontalPodAutoscaler: conversions between autoscaling/v1, v2, v2beta1 and v2beta2, defaults, validation,
 the printer, and the versions over HTTP."""
+
 from __future__ import annotations
 
 import copy
@@ -30,9 +31,12 @@ def hpa_kind(version: str = "v2"):
 
 
 def v2(spec: dict, status: dict | None = None, annotations: dict | None = None) -> dict:
-    obj = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-           "metadata": {"name": "web", "namespace": "default", "uid": "u-1", "resourceVersion": "7"},
-           "spec": {"scaleTargetRef": dict(REF), "minReplicas": 2, "maxReplicas": 10, **spec}}
+    obj = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "web", "namespace": "default", "uid": "u-1", "resourceVersion": "7"},
+        "spec": {"scaleTargetRef": dict(REF), "minReplicas": 2, "maxReplicas": 10, **spec},
+    }
     if status is not None:
         obj["status"] = status
     if annotations:
@@ -41,46 +45,115 @@ def v2(spec: dict, status: dict | None = None, annotations: dict | None = None) 
 
 
 def cpu(utilization: int) -> dict:
-    return {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization",
-                                                                       "averageUtilization": utilization}}}
+    return {
+        "type": "Resource",
+        "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": utilization}},
+    }
 
 
-PODS = {"type": "Pods", "pods": {"metric": {"name": "qps", "selector": {"matchLabels": {"a": "b"}}},
-                                 "target": {"type": "AverageValue", "averageValue": "10"}}}
-OBJECT = {"type": "Object", "object": {"describedObject": {"apiVersion": "v1", "kind": "Service", "name": "front"},
-                                       "metric": {"name": "hits"}, "target": {"type": "Value", "value": "2k"}}}
-OBJECT_AVG = {"type": "Object", "object": {"describedObject": {"kind": "Service", "name": "front"},
-                                           "metric": {"name": "hits"},
-                                           "target": {"type": "AverageValue", "averageValue": "30"}}}
-OBJECT_BOTH = {"type": "Object", "object": {"describedObject": {"kind": "Service", "name": "front"},
-                                            "metric": {"name": "hits"},
-                                            "target": {"type": "Value", "value": "5", "averageValue": "3"}}}
+PODS = {
+    "type": "Pods",
+    "pods": {
+        "metric": {"name": "qps", "selector": {"matchLabels": {"a": "b"}}},
+        "target": {"type": "AverageValue", "averageValue": "10"},
+    },
+}
+OBJECT = {
+    "type": "Object",
+    "object": {
+        "describedObject": {"apiVersion": "v1", "kind": "Service", "name": "front"},
+        "metric": {"name": "hits"},
+        "target": {"type": "Value", "value": "2k"},
+    },
+}
+OBJECT_AVG = {
+    "type": "Object",
+    "object": {
+        "describedObject": {"kind": "Service", "name": "front"},
+        "metric": {"name": "hits"},
+        "target": {"type": "AverageValue", "averageValue": "30"},
+    },
+}
+OBJECT_BOTH = {
+    "type": "Object",
+    "object": {
+        "describedObject": {"kind": "Service", "name": "front"},
+        "metric": {"name": "hits"},
+        "target": {"type": "Value", "value": "5", "averageValue": "3"},
+    },
+}
 MEMORY = {"type": "Resource", "resource": {"name": "memory", "target": {"type": "AverageValue", "averageValue": "1Gi"}}}
-CONTAINER = {"type": "ContainerResource", "containerResource": {
-    "name": "cpu", "container": "app", "target": {"type": "Utilization", "averageUtilization": 60}}}
-EXTERNAL = {"type": "External", "external": {"metric": {"name": "queue", "selector": {"matchLabels": {"q": "jobs"}}},
-                                             "target": {"type": "AverageValue", "averageValue": "5"}}}
-BEHAVIOR = {"scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max",
-                        "policies": [{"type": "Pods", "value": 4, "periodSeconds": 15}]},
-            "scaleDown": {"stabilizationWindowSeconds": 120, "selectPolicy": "Min",
-                          "policies": [{"type": "Percent", "value": 50, "periodSeconds": 60}]}}
-STATUS = {"observedGeneration": 3, "lastScaleTime": "2026-01-02T03:04:05Z", "currentReplicas": 3,
-          "desiredReplicas": 4,
-          "currentMetrics": [
-              {"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 40,
-                                                                           "averageValue": "200m"}}},
-              {"type": "Pods", "pods": {"metric": {"name": "qps"}, "current": {"averageValue": "12"}}},
-              {"type": "Object", "object": {"metric": {"name": "hits"}, "current": {"value": "1k"},
-                                            "describedObject": {"kind": "Service", "name": "front"}}},
-              {"type": "External", "external": {"metric": {"name": "queue"}, "current": {"averageValue": "4"}}}],
-          "conditions": [{"type": "AbleToScale", "status": "True", "reason": "ReadyForNewScale",
-                          "lastTransitionTime": "2026-01-02T03:04:05Z"}]}
+CONTAINER = {
+    "type": "ContainerResource",
+    "containerResource": {
+        "name": "cpu",
+        "container": "app",
+        "target": {"type": "Utilization", "averageUtilization": 60},
+    },
+}
+EXTERNAL = {
+    "type": "External",
+    "external": {
+        "metric": {"name": "queue", "selector": {"matchLabels": {"q": "jobs"}}},
+        "target": {"type": "AverageValue", "averageValue": "5"},
+    },
+}
+BEHAVIOR = {
+    "scaleUp": {
+        "stabilizationWindowSeconds": 0,
+        "selectPolicy": "Max",
+        "policies": [{"type": "Pods", "value": 4, "periodSeconds": 15}],
+    },
+    "scaleDown": {
+        "stabilizationWindowSeconds": 120,
+        "selectPolicy": "Min",
+        "policies": [{"type": "Percent", "value": 50, "periodSeconds": 60}],
+    },
+}
+STATUS = {
+    "observedGeneration": 3,
+    "lastScaleTime": "2026-01-02T03:04:05Z",
+    "currentReplicas": 3,
+    "desiredReplicas": 4,
+    "currentMetrics": [
+        {
+            "type": "Resource",
+            "resource": {"name": "cpu", "current": {"averageUtilization": 40, "averageValue": "200m"}},
+        },
+        {"type": "Pods", "pods": {"metric": {"name": "qps"}, "current": {"averageValue": "12"}}},
+        {
+            "type": "Object",
+            "object": {
+                "metric": {"name": "hits"},
+                "current": {"value": "1k"},
+                "describedObject": {"kind": "Service", "name": "front"},
+            },
+        },
+        {"type": "External", "external": {"metric": {"name": "queue"}, "current": {"averageValue": "4"}}},
+    ],
+    "conditions": [
+        {
+            "type": "AbleToScale",
+            "status": "True",
+            "reason": "ReadyForNewScale",
+            "lastTransitionTime": "2026-01-02T03:04:05Z",
+        }
+    ],
+}
 
 #: storage (v2) objects, from plain to everything v1 and v2beta1 cannot spell.
 STORED = {
     "cpu-only": v2({"metrics": [cpu(70)]}),
-    "cpu-with-status": v2({"metrics": [cpu(70)]}, {"currentReplicas": 1, "desiredReplicas": 1, "currentMetrics": [
-        {"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 55}}}]}),
+    "cpu-with-status": v2(
+        {"metrics": [cpu(70)]},
+        {
+            "currentReplicas": 1,
+            "desiredReplicas": 1,
+            "currentMetrics": [
+                {"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 55}}}
+            ],
+        },
+    ),
     "every-source": v2({"metrics": [cpu(50), PODS, OBJECT, OBJECT_AVG, MEMORY, CONTAINER, EXTERNAL]}, STATUS),
     "cpu-not-first": v2({"metrics": [PODS, cpu(50)]}),
     "two-cpu-targets": v2({"metrics": [cpu(50), cpu(90)]}),
@@ -136,8 +209,9 @@ def test_conversions_never_mutate_their_input() -> None:
 
 
 def test_v1_keeps_what_it_cannot_spell_in_the_reference_annotations() -> None:
-    served = CONV.v1_from_storage(STORED["every-source"] | {"spec": {**STORED["every-source"]["spec"],
-                                                                      "behavior": BEHAVIOR}})
+    served = CONV.v1_from_storage(
+        STORED["every-source"] | {"spec": {**STORED["every-source"]["spec"], "behavior": BEHAVIOR}}
+    )
     assert served["spec"]["targetCPUUtilizationPercentage"] == 50
     assert "metrics" not in served["spec"] and "behavior" not in served["spec"]
     assert served["status"]["currentCPUUtilizationPercentage"] == 40
@@ -145,26 +219,38 @@ def test_v1_keeps_what_it_cannot_spell_in_the_reference_annotations() -> None:
     notes = served["metadata"]["annotations"]
     assert KEYS.metrics == "autoscaling.alpha.orch.io/metrics"  # the reference's key with our domain
     others = json.loads(notes[KEYS.metrics])
-    assert {"type": "Pods", "pods": {"metricName": "qps", "targetAverageValue": "10",
-                                     "selector": {"matchLabels": {"a": "b"}}}} in others
+    assert {
+        "type": "Pods",
+        "pods": {"metricName": "qps", "targetAverageValue": "10", "selector": {"matchLabels": {"a": "b"}}},
+    } in others
     assert {"type": "Resource", "resource": {"name": "memory", "targetAverageValue": "1Gi"}} in others
     assert all(m.get("resource", {}).get("name") != "cpu" for m in others)  # the CPU target is a v1 field
     assert json.loads(notes[KEYS.current_metrics])[0] == {
-        "type": "Resource", "resource": {"name": "cpu", "currentAverageUtilization": 40, "currentAverageValue": "200m"}}
+        "type": "Resource",
+        "resource": {"name": "cpu", "currentAverageUtilization": 40, "currentAverageValue": "200m"},
+    }
     assert json.loads(notes[KEYS.conditions]) == STATUS["conditions"]
     assert json.loads(notes[KEYS.behavior]) == BEHAVIOR
 
 
 def test_v1_of_a_plain_cpu_autoscaler_carries_no_annotations() -> None:
     served = CONV.v1_from_storage(STORED["cpu-only"])
-    assert served["spec"] == {"scaleTargetRef": REF, "minReplicas": 2, "maxReplicas": 10,
-                              "targetCPUUtilizationPercentage": 70}
+    assert served["spec"] == {
+        "scaleTargetRef": REF,
+        "minReplicas": 2,
+        "maxReplicas": 10,
+        "targetCPUUtilizationPercentage": 70,
+    }
     assert "annotations" not in served["metadata"]
 
 
 def test_v1_without_a_target_means_80_percent_cpu() -> None:
-    v1 = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "a"},
-          "spec": {"scaleTargetRef": REF, "maxReplicas": 3}}
+    v1 = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "a"},
+        "spec": {"scaleTargetRef": REF, "maxReplicas": 3},
+    }
     assert CONV.v1_to_storage(v1)["spec"]["metrics"] == [cpu(80)]
 
 
@@ -172,10 +258,22 @@ def test_v2beta1_maps_targets_onto_its_own_fields() -> None:
     served = CONV.v2beta1_from_storage(STORED["every-source"])
     metrics = served["spec"]["metrics"]
     assert metrics[0] == {"type": "Resource", "resource": {"name": "cpu", "targetAverageUtilization": 50}}
-    assert metrics[2] == {"type": "Object", "object": {
-        "target": {"apiVersion": "v1", "kind": "Service", "name": "front"}, "metricName": "hits", "targetValue": "2k"}}
-    assert metrics[6] == {"type": "External", "external": {
-        "metricName": "queue", "metricSelector": {"matchLabels": {"q": "jobs"}}, "targetAverageValue": "5"}}
+    assert metrics[2] == {
+        "type": "Object",
+        "object": {
+            "target": {"apiVersion": "v1", "kind": "Service", "name": "front"},
+            "metricName": "hits",
+            "targetValue": "2k",
+        },
+    }
+    assert metrics[6] == {
+        "type": "External",
+        "external": {
+            "metricName": "queue",
+            "metricSelector": {"matchLabels": {"q": "jobs"}},
+            "targetAverageValue": "5",
+        },
+    }
     assert served["status"]["conditions"] == STATUS["conditions"]  # a v2beta1 field
     assert "annotations" not in served["metadata"]
 
@@ -189,23 +287,44 @@ def test_v2beta1_keeps_behavior_in_an_annotation() -> None:
 @pytest.mark.parametrize("version", ["v1", "v2beta1"])
 def test_a_v1_or_v2beta1_native_object_round_trips(version: str) -> None:
     native = {
-        "v1": {"spec": {"scaleTargetRef": REF, "minReplicas": 1, "maxReplicas": 4,
-                        "targetCPUUtilizationPercentage": 65},
-               "status": {"currentReplicas": 2, "desiredReplicas": 2, "currentCPUUtilizationPercentage": 30}},
-        "v2beta1": {"spec": {"scaleTargetRef": REF, "minReplicas": 1, "maxReplicas": 4, "metrics": [
-            {"type": "Pods", "pods": {"metricName": "qps", "targetAverageValue": "9"}},
-            {"type": "Object", "object": {"target": {"kind": "Service", "name": "s"}, "metricName": "m",
-                                          "targetValue": "0", "averageValue": "3"}}]}},
+        "v1": {
+            "spec": {"scaleTargetRef": REF, "minReplicas": 1, "maxReplicas": 4, "targetCPUUtilizationPercentage": 65},
+            "status": {"currentReplicas": 2, "desiredReplicas": 2, "currentCPUUtilizationPercentage": 30},
+        },
+        "v2beta1": {
+            "spec": {
+                "scaleTargetRef": REF,
+                "minReplicas": 1,
+                "maxReplicas": 4,
+                "metrics": [
+                    {"type": "Pods", "pods": {"metricName": "qps", "targetAverageValue": "9"}},
+                    {
+                        "type": "Object",
+                        "object": {
+                            "target": {"kind": "Service", "name": "s"},
+                            "metricName": "m",
+                            "targetValue": "0",
+                            "averageValue": "3",
+                        },
+                    },
+                ],
+            }
+        },
     }[version]
-    obj = {"apiVersion": f"autoscaling/{version}", "kind": "HorizontalPodAutoscaler",
-           "metadata": {"name": "a", "namespace": "default"}, **native}
+    obj = {
+        "apiVersion": f"autoscaling/{version}",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "a", "namespace": "default"},
+        **native,
+    }
     back = from_storage(version, to_storage(version, obj))
     # as the reference, v1 also saves the raw current metrics the CPU field was taken from
     notes = back["metadata"].pop("annotations", {})
     assert back == obj
     if version == "v1":
         assert json.loads(notes[KEYS.current_metrics]) == [
-            {"type": "Resource", "resource": {"name": "cpu", "currentAverageUtilization": 30}}]
+            {"type": "Resource", "resource": {"name": "cpu", "currentAverageUtilization": 30}}
+        ]
 
 
 def test_edited_v1_view_wins_over_the_saved_exact_metrics() -> None:
@@ -235,15 +354,32 @@ def test_round_trip_annotations_sent_by_a_client_are_dropped(version: str) -> No
 
 
 def test_defaults_min_replicas_cpu_metric_and_behavior_rules() -> None:
-    obj = create_ok(hpa_kind(), {"spec": {"scaleTargetRef": REF, "maxReplicas": 5,
-                                          "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60}}}})
+    obj = create_ok(
+        hpa_kind(),
+        {
+            "spec": {
+                "scaleTargetRef": REF,
+                "maxReplicas": 5,
+                "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60}},
+            }
+        },
+    )
     spec = obj["spec"]
     assert spec["minReplicas"] == 1
     assert spec["metrics"] == [cpu(80)]
-    assert spec["behavior"]["scaleUp"] == {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
-        {"type": "Pods", "value": 4, "periodSeconds": 15}, {"type": "Percent", "value": 100, "periodSeconds": 15}]}
-    assert spec["behavior"]["scaleDown"] == {"stabilizationWindowSeconds": 60, "selectPolicy": "Max",
-                                             "policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}]}
+    assert spec["behavior"]["scaleUp"] == {
+        "stabilizationWindowSeconds": 0,
+        "selectPolicy": "Max",
+        "policies": [
+            {"type": "Pods", "value": 4, "periodSeconds": 15},
+            {"type": "Percent", "value": 100, "periodSeconds": 15},
+        ],
+    }
+    assert spec["behavior"]["scaleDown"] == {
+        "stabilizationWindowSeconds": 60,
+        "selectPolicy": "Max",
+        "policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}],
+    }
     assert obj["status"] == {"currentReplicas": 0, "desiredReplicas": 0}
     assert "generation" not in obj["metadata"]
 
@@ -259,41 +395,107 @@ BAD = [
     ({"scaleTargetRef": {"name": "web"}, "maxReplicas": 3}, "spec.scaleTargetRef.kind: Required value"),
     ({"scaleTargetRef": {"kind": "Deployment"}, "maxReplicas": 3}, "spec.scaleTargetRef.name: Required value"),
     ({"scaleTargetRef": {"kind": "Deployment", "name": "a/b"}, "maxReplicas": 3}, "spec.scaleTargetRef.name: Invalid"),
-    ({"scaleTargetRef": REF, "minReplicas": 0, "maxReplicas": 3},
-     "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1"),
+    (
+        {"scaleTargetRef": REF, "minReplicas": 0, "maxReplicas": 3},
+        "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1",
+    ),
     ({"scaleTargetRef": REF, "maxReplicas": 0}, "spec.maxReplicas: Invalid value: 0: must be greater than 0"),
-    ({"scaleTargetRef": REF, "minReplicas": 5, "maxReplicas": 3},
-     "spec.maxReplicas: Invalid value: 3: must be greater than or equal to `minReplicas`"),
+    (
+        {"scaleTargetRef": REF, "minReplicas": 5, "maxReplicas": 3},
+        "spec.maxReplicas: Invalid value: 3: must be greater than or equal to `minReplicas`",
+    ),
     ({"scaleTargetRef": REF, "maxReplicas": 3, "metrics": [{"type": "Nope"}]}, "spec.metrics[0].type: Unsupported"),
-    ({"scaleTargetRef": REF, "maxReplicas": 3, "metrics": [{"type": "Pods"}]},
-     "spec.metrics[0].pods: Required value: must populate information for the given metric source"),
-    ({"scaleTargetRef": REF, "maxReplicas": 3, "metrics": [{**PODS, "resource": MEMORY["resource"]}]},
-     "spec.metrics[0]: Forbidden: must populate the given metric source only"),
-    ({"scaleTargetRef": REF, "maxReplicas": 3, "metrics": [
-        {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization"}}}]},
-     "spec.metrics[0].resource.target.averageUtilization: Required value"),
-    ({"scaleTargetRef": REF, "maxReplicas": 3, "metrics": [
-        {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 5,
-                                                                    "averageValue": "1"}}}]},
-     "may not set both a target raw value and a target utilization"),
-    ({"scaleTargetRef": REF, "maxReplicas": 3, "metrics": [
-        {"type": "Pods", "pods": {"metric": {"name": "q"}, "target": {"type": "AverageValue", "averageValue": "-1"}}}]},
-     "spec.metrics[0].pods.target.averageValue: Invalid value: \"-1\": must be positive"),
-    ({"scaleTargetRef": REF, "maxReplicas": 3, "metrics": [
-        {"type": "Object", "object": {"describedObject": {"kind": "Service", "name": "s"}, "metric": {},
-                                      "target": {"type": "Value", "value": "1"}}}]},
-     "spec.metrics[0].object.metric.name: Required value: must specify a metric name"),
-    ({"scaleTargetRef": REF, "maxReplicas": 3, "metrics": [
-        {"type": "External", "external": {"metric": {"name": "q"}, "target": {"type": "Bogus", "value": "1"}}}]},
-     ("spec.metrics[0].external.target.type: Invalid value: \"Bogus\": must be either Utilization, Value, or "
-      "AverageValue")),
-    ({"scaleTargetRef": REF, "maxReplicas": 3, "behavior": {"scaleUp": {"stabilizationWindowSeconds": 4000}}},
-     "spec.behavior.scaleUp.stabilizationWindowSeconds: Invalid value: 4000: must be less than or equal to 3600"),
-    ({"scaleTargetRef": REF, "maxReplicas": 3, "behavior": {"scaleDown": {"policies": [
-        {"type": "Pods", "value": 0, "periodSeconds": 2000}]}}},
-     "spec.behavior.scaleDown.policies[0].periodSeconds: Invalid value: 2000: must be less than or equal to 1800"),
-    ({"scaleTargetRef": REF, "maxReplicas": 3, "behavior": {"scaleDown": {"selectPolicy": "Any"}}},
-     "spec.behavior.scaleDown.selectPolicy: Unsupported value: \"Any\""),
+    (
+        {"scaleTargetRef": REF, "maxReplicas": 3, "metrics": [{"type": "Pods"}]},
+        "spec.metrics[0].pods: Required value: must populate information for the given metric source",
+    ),
+    (
+        {"scaleTargetRef": REF, "maxReplicas": 3, "metrics": [{**PODS, "resource": MEMORY["resource"]}]},
+        "spec.metrics[0]: Forbidden: must populate the given metric source only",
+    ),
+    (
+        {
+            "scaleTargetRef": REF,
+            "maxReplicas": 3,
+            "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization"}}}],
+        },
+        "spec.metrics[0].resource.target.averageUtilization: Required value",
+    ),
+    (
+        {
+            "scaleTargetRef": REF,
+            "maxReplicas": 3,
+            "metrics": [
+                {
+                    "type": "Resource",
+                    "resource": {
+                        "name": "cpu",
+                        "target": {"type": "Utilization", "averageUtilization": 5, "averageValue": "1"},
+                    },
+                }
+            ],
+        },
+        "may not set both a target raw value and a target utilization",
+    ),
+    (
+        {
+            "scaleTargetRef": REF,
+            "maxReplicas": 3,
+            "metrics": [
+                {
+                    "type": "Pods",
+                    "pods": {"metric": {"name": "q"}, "target": {"type": "AverageValue", "averageValue": "-1"}},
+                }
+            ],
+        },
+        'spec.metrics[0].pods.target.averageValue: Invalid value: "-1": must be positive',
+    ),
+    (
+        {
+            "scaleTargetRef": REF,
+            "maxReplicas": 3,
+            "metrics": [
+                {
+                    "type": "Object",
+                    "object": {
+                        "describedObject": {"kind": "Service", "name": "s"},
+                        "metric": {},
+                        "target": {"type": "Value", "value": "1"},
+                    },
+                }
+            ],
+        },
+        "spec.metrics[0].object.metric.name: Required value: must specify a metric name",
+    ),
+    (
+        {
+            "scaleTargetRef": REF,
+            "maxReplicas": 3,
+            "metrics": [
+                {"type": "External", "external": {"metric": {"name": "q"}, "target": {"type": "Bogus", "value": "1"}}}
+            ],
+        },
+        (
+            'spec.metrics[0].external.target.type: Invalid value: "Bogus": must be either Utilization, Value, or '
+            "AverageValue"
+        ),
+    ),
+    (
+        {"scaleTargetRef": REF, "maxReplicas": 3, "behavior": {"scaleUp": {"stabilizationWindowSeconds": 4000}}},
+        "spec.behavior.scaleUp.stabilizationWindowSeconds: Invalid value: 4000: must be less than or equal to 3600",
+    ),
+    (
+        {
+            "scaleTargetRef": REF,
+            "maxReplicas": 3,
+            "behavior": {"scaleDown": {"policies": [{"type": "Pods", "value": 0, "periodSeconds": 2000}]}},
+        },
+        "spec.behavior.scaleDown.policies[0].periodSeconds: Invalid value: 2000: must be less than or equal to 1800",
+    ),
+    (
+        {"scaleTargetRef": REF, "maxReplicas": 3, "behavior": {"scaleDown": {"selectPolicy": "Any"}}},
+        'spec.behavior.scaleDown.selectPolicy: Unsupported value: "Any"',
+    ),
 ]
 
 
@@ -304,8 +506,17 @@ def test_invalid_autoscalers_are_refused(spec: dict, message: str) -> None:
 
 
 def test_every_source_type_is_valid() -> None:
-    create_ok(hpa_kind(), {"spec": {"scaleTargetRef": REF, "maxReplicas": 4, "behavior": BEHAVIOR, "metrics": [
-        cpu(50), PODS, OBJECT, OBJECT_AVG, MEMORY, CONTAINER, EXTERNAL]}})
+    create_ok(
+        hpa_kind(),
+        {
+            "spec": {
+                "scaleTargetRef": REF,
+                "maxReplicas": 4,
+                "behavior": BEHAVIOR,
+                "metrics": [cpu(50), PODS, OBJECT, OBJECT_AVG, MEMORY, CONTAINER, EXTERNAL],
+            }
+        },
+    )
 
 
 def test_update_keeps_status() -> None:
@@ -327,8 +538,11 @@ def test_every_version_is_served_with_the_reference_deprecations() -> None:
     assert all(kinds[v].conversion.storage_version == "v2" for v in ("v1", "v2beta1", "v2beta2"))
     assert kinds["v1"].deprecation is None and kinds["v2"].deprecation is None
     beta1, beta2 = kinds["v2beta1"].deprecation, kinds["v2beta2"].deprecation
-    assert (beta1.deprecated_in, beta1.removed_in, beta1.replacement) == ("1.22", "1.25",
-                                                                         "autoscaling/v2 HorizontalPodAutoscaler")
+    assert (beta1.deprecated_in, beta1.removed_in, beta1.replacement) == (
+        "1.22",
+        "1.25",
+        "autoscaling/v2 HorizontalPodAutoscaler",
+    )
     assert (beta2.deprecated_in, beta2.removed_in) == ("1.23", "1.26")
     assert all(k.short_names == ("hpa",) and k.categories == ("all",) and k.namespaced for k in kinds.values())
 
@@ -365,10 +579,13 @@ def test_view_and_edit_roles_cover_autoscalers() -> None:
     roles = {r["metadata"]["name"]: r for r in DefaultPolicy(NAMING).cluster_roles()}
     view = roles["system:aggregate-to-view"]["rules"]
     edit = roles["system:aggregate-to-edit"]["rules"]
-    assert any(GROUP in r["apiGroups"] and "horizontalpodautoscalers" in r["resources"] and "watch" in r["verbs"]
-               for r in view)
-    assert any(GROUP in r["apiGroups"] and "horizontalpodautoscalers" in r["resources"] and "create" in r["verbs"]
-               for r in edit)
+    assert any(
+        GROUP in r["apiGroups"] and "horizontalpodautoscalers" in r["resources"] and "watch" in r["verbs"] for r in view
+    )
+    assert any(
+        GROUP in r["apiGroups"] and "horizontalpodautoscalers" in r["resources"] and "create" in r["verbs"]
+        for r in edit
+    )
 
 
 # ------------------------------------------------------------------------------------------ HTTP
@@ -393,8 +610,12 @@ def read_events(resp, count: int) -> list[dict]:
 
 
 def test_created_through_v1_reads_through_every_version(any_client) -> None:
-    body = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web"},
-            "spec": {"scaleTargetRef": REF, "maxReplicas": 5, "targetCPUUtilizationPercentage": 60}}
+    body = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "web"},
+        "spec": {"scaleTargetRef": REF, "maxReplicas": 5, "targetCPUUtilizationPercentage": 60},
+    }
     made = any_client.post(url("v1"), json=body)
     assert made.status_code == 201, made.get_json()
     assert made.get_json()["apiVersion"] == "autoscaling/v1"
@@ -411,7 +632,8 @@ def test_created_through_v1_reads_through_every_version(any_client) -> None:
     assert listed["kind"] == "HorizontalPodAutoscalerList" and listed["apiVersion"] == "autoscaling/v2beta1"
     assert [i["apiVersion"] for i in listed["items"]] == ["autoscaling/v2beta1"]
     assert listed["items"][0]["spec"]["metrics"] == [
-        {"type": "Resource", "resource": {"name": "cpu", "targetAverageUtilization": 60}}]
+        {"type": "Resource", "resource": {"name": "cpu", "targetAverageUtilization": 60}}
+    ]
 
 
 def test_v2_only_fields_survive_a_write_through_v1(any_client) -> None:
@@ -433,8 +655,12 @@ def test_v2_only_fields_survive_a_write_through_v1(any_client) -> None:
 
 
 def test_status_written_through_v1_is_read_through_v2(client) -> None:
-    body = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web"},
-            "spec": {"scaleTargetRef": REF, "maxReplicas": 5}}
+    body = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "web"},
+        "spec": {"scaleTargetRef": REF, "maxReplicas": 5},
+    }
     client.post(url("v1"), json=body)
     view = client.get(url("v1", "web") + "/status").get_json()
     view["status"] = {"currentReplicas": 2, "desiredReplicas": 3, "currentCPUUtilizationPercentage": 45}
@@ -442,8 +668,9 @@ def test_status_written_through_v1_is_read_through_v2(client) -> None:
     assert resp.status_code == 200, resp.get_json()
     status = client.get(url("v2", "web")).get_json()["status"]
     assert status["currentReplicas"] == 2 and status["desiredReplicas"] == 3
-    assert status["currentMetrics"] == [{"type": "Resource", "resource": {"name": "cpu",
-                                                                         "current": {"averageUtilization": 45}}}]
+    assert status["currentMetrics"] == [
+        {"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 45}}}
+    ]
 
 
 def test_watch_through_another_version(any_app) -> None:
@@ -452,8 +679,12 @@ def test_watch_through_another_version(any_app) -> None:
     assert resp.status_code == 200
 
     def write() -> None:
-        body = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "w"},
-                "spec": {"scaleTargetRef": REF, "maxReplicas": 2, "targetCPUUtilizationPercentage": 75}}
+        body = {
+            "apiVersion": "autoscaling/v1",
+            "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "w"},
+            "spec": {"scaleTargetRef": REF, "maxReplicas": 2, "targetCPUUtilizationPercentage": 75},
+        }
         any_app.test_client().post(url("v1"), json=body)
 
     threading.Timer(0.2, write).start()
@@ -469,22 +700,31 @@ def test_deprecated_versions_warn(client) -> None:
     assert listed.status_code == 200
     assert listed.headers.get("Warning") == (
         '299 - "autoscaling/v2beta1 HorizontalPodAutoscaler is deprecated in v1.22+, unavailable in v1.25+; '
-        'use autoscaling/v2 HorizontalPodAutoscaler"')
+        'use autoscaling/v2 HorizontalPodAutoscaler"'
+    )
     assert "Warning" not in client.get(url("v1")).headers
     assert "Warning" not in client.get(url("v2")).headers
 
 
 def test_invalid_through_v1_is_a_422(client) -> None:
-    body = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "bad"},
-            "spec": {"scaleTargetRef": REF, "minReplicas": 4, "maxReplicas": 2}}
+    body = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "bad"},
+        "spec": {"scaleTargetRef": REF, "minReplicas": 4, "maxReplicas": 2},
+    }
     resp = client.post(url("v1"), json=body)
     assert resp.status_code == 422
     assert resp.get_json()["details"]["causes"][0]["field"] == "spec.maxReplicas"
 
 
 def test_table_through_v1(client) -> None:
-    body = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web"},
-            "spec": {"scaleTargetRef": REF, "maxReplicas": 5, "targetCPUUtilizationPercentage": 60}}
+    body = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "web"},
+        "spec": {"scaleTargetRef": REF, "maxReplicas": 5, "targetCPUUtilizationPercentage": 60},
+    }
     client.post(url("v1"), json=body)
     resp = client.get(url("v1"), headers={"Accept": "application/json;as=Table;v=v1;g=meta.orch.io"})
     assert resp.status_code == 200, resp.get_json()

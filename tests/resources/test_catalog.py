@@ -1,4 +1,5 @@
 """The catalog as a whole: names, scopes and examples of every kind, and no spelled-out domain."""
+
 from __future__ import annotations
 
 import copy
@@ -36,8 +37,12 @@ EXPECTED = {
     ("", "secrets"): ("Secret", True, (), ()),
     ("", "serviceaccounts"): ("ServiceAccount", True, ("sa",), ()),
     ("", "services"): ("Service", True, ("svc",), ("all",)),
-    ("apiextensions.", "customresourcedefinitions"): ("CustomResourceDefinition", False, ("crd", "crds"),
-                                                     ("api-extensions",)),
+    ("apiextensions.", "customresourcedefinitions"): (
+        "CustomResourceDefinition",
+        False,
+        ("crd", "crds"),
+        ("api-extensions",),
+    ),
     ("", "componentstatuses"): ("ComponentStatus", False, ("cs",), ()),
     ("apiregistration.", "apiservices"): ("APIService", False, (), ("api-extensions",)),
     ("apps", "controllerrevisions"): ("ControllerRevision", True, (), ()),
@@ -53,10 +58,18 @@ EXPECTED = {
     ("policy", "poddisruptionbudgets"): ("PodDisruptionBudget", True, ("pdb",), ()),
     ("policy", "podsecuritypolicies"): ("PodSecurityPolicy", False, ("psp",), ()),
     ("authentication.", "selfsubjectreviews"): ("SelfSubjectReview", False, (), ()),
-    ("admissionregistration.", "mutatingwebhookconfigurations"): ("MutatingWebhookConfiguration", False, (),
-                                                                   ("api-extensions",)),
-    ("admissionregistration.", "validatingwebhookconfigurations"): ("ValidatingWebhookConfiguration", False, (),
-                                                                     ("api-extensions",)),
+    ("admissionregistration.", "mutatingwebhookconfigurations"): (
+        "MutatingWebhookConfiguration",
+        False,
+        (),
+        ("api-extensions",),
+    ),
+    ("admissionregistration.", "validatingwebhookconfigurations"): (
+        "ValidatingWebhookConfiguration",
+        False,
+        (),
+        ("api-extensions",),
+    ),
     ("authentication.", "tokenreviews"): ("TokenReview", False, (), ()),
     ("authorization.", "localsubjectaccessreviews"): ("LocalSubjectAccessReview", True, (), ()),
     ("authorization.", "selfsubjectaccessreviews"): ("SelfSubjectAccessReview", False, (), ()),
@@ -83,7 +96,10 @@ EXPECTED = {
 }
 
 
-NOT_YET_V1 = {"csistoragecapacities": "v1beta1", "podsecuritypolicies": "v1beta1"}  # a v1.23 server serves these in a beta version only
+NOT_YET_V1 = {
+    "csistoragecapacities": "v1beta1",
+    "podsecuritypolicies": "v1beta1",
+}  # a v1.23 server serves these in a beta version only
 
 
 def _group(prefix: str, naming: Naming) -> str:
@@ -135,8 +151,14 @@ def test_name_rules() -> None:
     labels = {t.plural for t in CATALOG if t.name_rule == "label"}
     assert labels == {"namespaces", "services"}
     paths = {t.plural for t in CATALOG if t.name_rule == "path"}
-    assert paths == {"roles", "rolebindings", "clusterroles", "clusterrolebindings", "certificatesigningrequests",
-                     "apiservices"}
+    assert paths == {
+        "roles",
+        "rolebindings",
+        "clusterroles",
+        "clusterrolebindings",
+        "certificatesigningrequests",
+        "apiservices",
+    }
 
 
 def test_verbs_follow_the_reference() -> None:
@@ -149,16 +171,40 @@ def test_verbs_follow_the_reference() -> None:
 
 def test_delete_returns_the_object_for_the_reference_stores() -> None:
     returning = {t.plural for t in CATALOG if t.return_deleted_object}
-    assert returning == {"namespaces", "pods", "podtemplates", "persistentvolumes", "persistentvolumeclaims",
-                         "resourcequotas", "serviceaccounts", "services", "storageclasses"}
+    assert returning == {
+        "namespaces",
+        "pods",
+        "podtemplates",
+        "persistentvolumes",
+        "persistentvolumeclaims",
+        "resourcequotas",
+        "serviceaccounts",
+        "services",
+        "storageclasses",
+    }
 
 
 def test_generation_only_for_kinds_whose_strategy_keeps_it() -> None:
     kept = {t.plural for t in CATALOG if t.strategy.generation}
-    assert kept == {"deployments", "replicasets", "statefulsets", "daemonsets", "replicationcontrollers", "jobs",
-                    "cronjobs", "poddisruptionbudgets", "ingresses", "ingressclasses", "networkpolicies",
-                    "endpointslices", "flowschemas", "prioritylevelconfigurations", "customresourcedefinitions",
-                    "mutatingwebhookconfigurations", "validatingwebhookconfigurations"}
+    assert kept == {
+        "deployments",
+        "replicasets",
+        "statefulsets",
+        "daemonsets",
+        "replicationcontrollers",
+        "jobs",
+        "cronjobs",
+        "poddisruptionbudgets",
+        "ingresses",
+        "ingressclasses",
+        "networkpolicies",
+        "endpointslices",
+        "flowschemas",
+        "prioritylevelconfigurations",
+        "customresourcedefinitions",
+        "mutatingwebhookconfigurations",
+        "validatingwebhookconfigurations",
+    }
 
 
 def test_scale_subresources_are_autoscaling_v1() -> None:

@@ -1,5 +1,6 @@
 """The CSR API (certificates/v1): create validation, requester stamping, the /approval and /status rules,
 main-resource writes that cannot touch status, and the spec.signerName field selector."""
+
 from __future__ import annotations
 
 import base64
@@ -11,16 +12,7 @@ from cryptography.hazmat.primitives import serialization
 
 from app import pki
 from tests.authz.conftest import as_user, rbac, rbac_app  # noqa: F401 - fixtures
-from tests.controllers import (
-    CLIENT_SIGNER,
-    CSRS,
-    NAMING,
-    NODE_CLIENT_SIGNER,
-    b64,
-    condition,
-    csr_body,
-    request_pem,
-)
+from tests.controllers import CLIENT_SIGNER, CSRS, NAMING, NODE_CLIENT_SIGNER, b64, condition, csr_body, request_pem
 
 GOOD_PEM = request_pem("someone", ["some-group"])
 
@@ -28,8 +20,11 @@ GOOD_PEM = request_pem("someone", ["some-group"])
 def _tampered() -> bytes:
     der = bytearray(base64.b64decode(b"".join(GOOD_PEM.splitlines()[1:-1])))
     der[-3] ^= 0x55  # inside the signature
-    return b"-----BEGIN CERTIFICATE REQUEST-----\n" + base64.encodebytes(bytes(der)) + \
-        b"-----END CERTIFICATE REQUEST-----\n"
+    return (
+        b"-----BEGIN CERTIFICATE REQUEST-----\n"
+        + base64.encodebytes(bytes(der))
+        + b"-----END CERTIFICATE REQUEST-----\n"
+    )
 
 
 def _set(path: str, value: object) -> Callable[[dict], None]:
@@ -45,8 +40,12 @@ def _set(path: str, value: object) -> Callable[[dict], None]:
 CASES = [
     ("request missing", _set("request", None), "spec.request", "FieldValueRequired"),
     ("request not PEM", _set("request", b64(b"hello")), "spec.request", "FieldValueInvalid"),
-    ("request is a certificate", _set("request", b64(GOOD_PEM.replace(b"CERTIFICATE REQUEST", b"CERTIFICATE"))),
-     "spec.request", "FieldValueInvalid"),
+    (
+        "request is a certificate",
+        _set("request", b64(GOOD_PEM.replace(b"CERTIFICATE REQUEST", b"CERTIFICATE"))),
+        "spec.request",
+        "FieldValueInvalid",
+    ),
     ("signature does not verify", _set("request", b64(_tampered())), "spec.request", "FieldValueInvalid"),
     ("request not base64", _set("request", "***"), "spec.request", "FieldValueInvalid"),
     ("signer missing", _set("signerName", None), "spec.signerName", "FieldValueRequired"),
@@ -88,17 +87,22 @@ def _created(client: Any, name: str = "req", signer: str = CLIENT_SIGNER) -> dic
 
 
 def _approval(client: Any, csr: dict, conditions: list[dict], **headers: Any) -> Any:
-    return client.put(f"{CSRS}/{csr['metadata']['name']}/approval",
-                      json={**csr, "status": {"conditions": conditions}}, **headers)
+    return client.put(
+        f"{CSRS}/{csr['metadata']['name']}/approval", json={**csr, "status": {"conditions": conditions}}, **headers
+    )
 
 
-@pytest.mark.parametrize(("conditions", "field"), [
-    ([condition("Approved", "False")], "status.conditions[0].status"),
-    ([condition("Approved"), condition("Denied")], "status.conditions"),
-    ([condition("Approved"), condition("Approved")], "status.conditions[1].type"),
-    ([condition("Failed")], "status.conditions"),
-    ([condition("Approved", status="")], "status.conditions[0].status"),
-], ids=["status not True", "both", "duplicate", "Failed through approval", "status missing"])
+@pytest.mark.parametrize(
+    ("conditions", "field"),
+    [
+        ([condition("Approved", "False")], "status.conditions[0].status"),
+        ([condition("Approved"), condition("Denied")], "status.conditions"),
+        ([condition("Approved"), condition("Approved")], "status.conditions[1].type"),
+        ([condition("Failed")], "status.conditions"),
+        ([condition("Approved", status="")], "status.conditions[0].status"),
+    ],
+    ids=["status not True", "both", "duplicate", "Failed through approval", "status missing"],
+)
 def test_approval_condition_rules(client: Any, conditions: list[dict], field: str) -> None:
     response = _approval(client, _created(client), conditions)
     assert response.status_code == 422, response.json
@@ -141,12 +145,16 @@ def test_certificate_only_on_approved_requests_and_only_once(client: Any) -> Non
     assert "may not modify existing certificate" in again.json["details"]["causes"][0]["message"]
 
 
-@pytest.mark.parametrize("bad", [
-    b"not pem at all",
-    b"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
-    b"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
-    "headers",
-], ids=["not PEM", "other block", "unparseable", "headers"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        b"not pem at all",
+        b"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+        b"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+        "headers",
+    ],
+    ids=["not PEM", "other block", "unparseable", "headers"],
+)
 def test_certificate_must_be_clean_certificate_blocks(client: Any, bad: Any) -> None:
     if bad == "headers":
         lines = _certificate().splitlines(keepends=True)
@@ -175,8 +183,11 @@ def test_status_cannot_touch_approval_but_may_add_failed(client: Any) -> None:
 
 def test_main_resource_writes_keep_status_and_spec(client: Any) -> None:
     csr = _created(client)
-    changed = {**csr, "status": {"conditions": [condition("Approved")]},
-               "spec": {**csr["spec"], "signerName": "example.com/other"}}
+    changed = {
+        **csr,
+        "status": {"conditions": [condition("Approved")]},
+        "spec": {**csr["spec"], "signerName": "example.com/other"},
+    }
     changed["metadata"] = {**csr["metadata"], "labels": {"a": "b"}}
     response = client.put(f"{CSRS}/req", json=changed)
     assert response.status_code == 200, response.json

@@ -1,4 +1,5 @@
 """Core v1 strategies: namespaces, pods, config, services, storage claims, controllers, selectors."""
+
 from __future__ import annotations
 
 import base64
@@ -24,12 +25,14 @@ def test_namespace_create_sets_phase_and_finalizer() -> None:
 def test_namespace_update_keeps_spec_finalizers_and_finalize_takes_only_them() -> None:
     kind = rt("", "namespaces")
     old = create_ok(kind, {})
-    new, errors = updated(kind, {**old, "spec": {"finalizers": []}, "metadata": {**old["metadata"],
-                                                                                 "labels": {"a": "b"}}}, old)
+    new, errors = updated(
+        kind, {**old, "spec": {"finalizers": []}, "metadata": {**old["metadata"], "labels": {"a": "b"}}}, old
+    )
     assert errors == [] and new["spec"]["finalizers"] == [NAMING.namespace_finalizer]
     finalize = kind.subresource("finalize")
-    merged = finalize.merge(old, {"metadata": {"labels": {"x": "y"}}, "spec": {"finalizers": []},
-                                  "status": {"phase": "Gone"}})
+    merged = finalize.merge(
+        old, {"metadata": {"labels": {"x": "y"}}, "spec": {"finalizers": []}, "status": {"phase": "Gone"}}
+    )
     assert merged["spec"] == {} and merged["status"] == old["status"] and merged["metadata"] == old["metadata"]
     kept = finalize.merge(old, {"spec": {"finalizers": ["a.io/x"]}})
     assert kept["spec"]["finalizers"] == ["a.io/x"]
@@ -37,8 +40,12 @@ def test_namespace_update_keeps_spec_finalizers_and_finalize_takes_only_them() -
 
 def test_namespace_finalizer_names_are_checked() -> None:
     _, errors = created(rt("", "namespaces"), {"spec": {"finalizers": ["bogus"]}})
-    assert messages(errors) == [('spec.finalizers[0]: Invalid value: "bogus": name is neither a standard finalizer '
-                                "name nor is it fully qualified")]
+    assert messages(errors) == [
+        (
+            'spec.finalizers[0]: Invalid value: "bogus": name is neither a standard finalizer '
+            "name nor is it fully qualified"
+        )
+    ]
 
 
 def test_namespace_delete_hooks() -> None:
@@ -56,9 +63,14 @@ def test_namespace_delete_hooks() -> None:
 def test_pod_create_defaults_and_status() -> None:
     pod = create_ok(rt("", "pods"), {**POD, "status": {"phase": "Running"}})
     spec = pod["spec"]
-    assert (spec["restartPolicy"], spec["terminationGracePeriodSeconds"], spec["dnsPolicy"],
-            spec["schedulerName"], spec["securityContext"], spec["enableServiceLinks"]) == (
-        "Always", 30, "ClusterFirst", "default-scheduler", {}, True)
+    assert (
+        spec["restartPolicy"],
+        spec["terminationGracePeriodSeconds"],
+        spec["dnsPolicy"],
+        spec["schedulerName"],
+        spec["securityContext"],
+        spec["enableServiceLinks"],
+    ) == ("Always", 30, "ClusterFirst", "default-scheduler", {}, True)
     # the ServiceAccount and Priority admission plugins' (tests/admission/test_builtin_plugins.py)
     assert "serviceAccountName" not in spec and "priority" not in spec
     assert spec["containers"][0]["imagePullPolicy"] == "Always"
@@ -84,8 +96,10 @@ def test_pod_update_may_change_images_but_not_other_spec_fields() -> None:
 
 
 def test_pod_field_selectors() -> None:
-    pod = create_ok(rt("", "pods"), {"spec": {**POD["spec"], "nodeName": "n1", "hostNetwork": True,
-                                              "serviceAccountName": "default"}})
+    pod = create_ok(
+        rt("", "pods"),
+        {"spec": {**POD["spec"], "nodeName": "n1", "hostNetwork": True, "serviceAccountName": "default"}},
+    )
     pod["status"]["podIPs"] = [{"ip": "10.0.0.9"}]
     sel = rt("", "pods").strategy.field_selectors
     got = {k: f(pod) for k, f in sel.items()}
@@ -100,8 +114,10 @@ def test_pod_field_selectors() -> None:
 
 
 def test_secret_folds_string_data_and_defaults_type() -> None:
-    secret = create_ok(rt("", "secrets"), {"data": {"a": base64.b64encode(b"old").decode(), "b": "YmI="},
-                                           "stringData": {"a": "new", "c": "see"}})
+    secret = create_ok(
+        rt("", "secrets"),
+        {"data": {"a": base64.b64encode(b"old").decode(), "b": "YmI="}, "stringData": {"a": "new", "c": "see"}},
+    )
     assert "stringData" not in secret and secret["type"] == "Opaque"
     decoded = {k: base64.b64decode(v).decode() for k, v in secret["data"].items()}
     assert decoded == {"a": "new", "b": "bb", "c": "see"}
@@ -121,7 +137,8 @@ def test_secret_keys_type_and_immutability() -> None:
     new = {**copy.deepcopy(old), "type": "custom", "data": {"a": "Yg=="}}
     assert messages(updated(kind, new, old)[1]) == [
         'type: Invalid value: "custom": field is immutable',
-        "data: Forbidden: field is immutable when `immutable` is set"]
+        "data: Forbidden: field is immutable when `immutable` is set",
+    ]
     assert kind.strategy.field_selectors["type"](old) == "Opaque"
 
 
@@ -146,8 +163,13 @@ def test_service_account_secret_references_keep_only_names() -> None:
 def test_service_defaults_and_cluster_ip() -> None:
     svc = create_ok(rt("", "services"), {"spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}})
     spec = svc["spec"]
-    assert (spec["type"], spec["sessionAffinity"], spec["ipFamilyPolicy"], spec["ipFamilies"],
-            spec["internalTrafficPolicy"]) == ("ClusterIP", "None", "SingleStack", ["IPv4"], "Cluster")
+    assert (
+        spec["type"],
+        spec["sessionAffinity"],
+        spec["ipFamilyPolicy"],
+        spec["ipFamilies"],
+        spec["internalTrafficPolicy"],
+    ) == ("ClusterIP", "None", "SingleStack", ["IPv4"], "Cluster")
     assert spec["ports"] == [{"port": 80, "protocol": "TCP", "targetPort": 80}]
     assert ipaddress.ip_address(spec["clusterIP"]) in ipaddress.ip_network("10.96.0.0/12")
     assert spec["clusterIPs"] == [spec["clusterIP"]]
@@ -156,8 +178,10 @@ def test_service_defaults_and_cluster_ip() -> None:
 
 def test_service_cluster_ip_is_derived_from_uid() -> None:
     body = {"metadata": {"uid": "abc"}, "spec": {"ports": [{"port": 80}]}}
-    assert create_ok(rt("", "services"), body)["spec"]["clusterIP"] == \
+    assert (
         create_ok(rt("", "services"), body)["spec"]["clusterIP"]
+        == create_ok(rt("", "services"), body)["spec"]["clusterIP"]
+    )
 
 
 def test_headless_node_port_and_external_name_services() -> None:
@@ -175,7 +199,8 @@ def test_headless_node_port_and_external_name_services() -> None:
 def test_service_validation() -> None:
     kind = rt("", "services")
     assert messages(created(kind, {"spec": {"ports": [{"port": 0}]}})[1]) == [
-        "spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive"]
+        "spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive"
+    ]
     assert messages(created(kind, {"spec": {}})[1]) == ["spec.ports: Required value"]
     two = created(kind, {"spec": {"ports": [{"port": 80}, {"port": 81}]}})[1]
     assert [e.field for e in two] == ["spec.ports[0].name", "spec.ports[1].name"]
@@ -196,7 +221,8 @@ def test_service_update_keeps_allocations_and_forbids_ip_change() -> None:
     moved["spec"]["clusterIP"] = "10.96.0.10"
     moved["spec"]["clusterIPs"] = ["10.96.0.10"]
     assert messages(updated(kind, moved, old)[1]) == [
-        'spec.clusterIPs[0]: Invalid value: ["10.96.0.10"]: may not change once set']
+        'spec.clusterIPs[0]: Invalid value: ["10.96.0.10"]: may not change once set'
+    ]
     back = copy.deepcopy(old)
     back["spec"]["type"] = "ClusterIP"
     cluster_ip, errors = updated(kind, back, old)
@@ -242,8 +268,10 @@ def test_persistent_volume_defaults_and_rules() -> None:
     assert pv["spec"]["persistentVolumeReclaimPolicy"] == "Retain"
     assert pv["spec"]["volumeMode"] == "Filesystem" and pv["status"] == {"phase": "Pending"}
     assert messages(created(kind, {"spec": {}})[1]) == [
-        "spec.accessModes: Required value", "spec.capacity: Required value",
-        "spec: Required value: must specify a volume type"]
+        "spec.accessModes: Required value",
+        "spec.capacity: Required value",
+        "spec: Required value: must specify a volume type",
+    ]
 
 
 def test_persistent_volume_claim_defaults_and_immutable_spec() -> None:
@@ -257,14 +285,17 @@ def test_persistent_volume_claim_defaults_and_immutable_spec() -> None:
     changed["spec"]["accessModes"] = ["ReadWriteMany"]
     assert [e.field for e in updated(kind, changed, pvc)[1]] == ["spec"]
     assert messages(created(kind, {"spec": {"accessModes": ["ReadWriteOnce"]}})[1]) == [
-        "spec.resources[storage]: Required value"]
+        "spec.resources[storage]: Required value"
+    ]
 
 
 def test_quota_and_limit_range() -> None:
     _, errors = created(rt("", "resourcequotas"), {"spec": {"hard": {"pods": "ten"}}})
     assert [e.field for e in errors] == ["spec.hard[pods]"]
-    lr = create_ok(rt("", "limitranges"), {"spec": {"limits": [{"type": "Container", "max": {"cpu": "2"},
-                                                                "min": {"memory": "1Mi"}}]}})
+    lr = create_ok(
+        rt("", "limitranges"),
+        {"spec": {"limits": [{"type": "Container", "max": {"cpu": "2"}, "min": {"memory": "1Mi"}}]}},
+    )
     item = lr["spec"]["limits"][0]
     assert item["default"] == {"cpu": "2"} and item["defaultRequest"] == {"cpu": "2", "memory": "1Mi"}
 
@@ -288,6 +319,7 @@ def test_replication_controller_selector_must_match() -> None:
     kind = rt("", "replicationcontrollers")
     template = {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "a", "image": "x"}]}}
     errors = created(kind, {"spec": {"selector": {"app": "db"}, "template": template}})[1]
-    assert messages(errors) == [('spec.template.metadata.labels: Invalid value: {"app":"web"}: '
-                                "selector does not match template labels")]
+    assert messages(errors) == [
+        ('spec.template.metadata.labels: Invalid value: {"app":"web"}: selector does not match template labels')
+    ]
     assert created(kind, {"spec": {"replicas": -1, "template": template}})[1][0].field == "spec.replicas"

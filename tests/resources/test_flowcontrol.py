@@ -1,5 +1,6 @@
 """FlowSchema and PriorityLevelConfiguration: v1 / v1beta2 / v1beta1 conversions, defaults, validation,
 printers, and the versions over HTTP."""
+
 from __future__ import annotations
 
 import copy
@@ -24,35 +25,61 @@ def kind(plural: str, version: str = "v1"):
 
 
 def flow_schema(**spec: object) -> dict:
-    base = {"priorityLevelConfiguration": {"name": "workload-low"}, "matchingPrecedence": 500,
-            "distinguisherMethod": {"type": "ByUser"},
-            "rules": [{"subjects": [{"kind": "ServiceAccount", "serviceAccount": {"namespace": "apps", "name": "bot"}},
-                                    {"kind": "User", "user": {"name": "alice"}}],
-                       "resourceRules": [{"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods"],
-                                          "namespaces": ["apps"]}],
-                       "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/healthz", "/metrics"]}]}]}
-    return {"apiVersion": f"{GROUP}/v1", "kind": "FlowSchema", "metadata": {"name": "fs", "uid": "u", "generation": 2},
-            "spec": {**base, **spec},
-            "status": {"conditions": [{"type": "Dangling", "status": "False", "reason": "Found",
-                                       "lastTransitionTime": "2026-01-02T03:04:05Z"}]}}
+    base = {
+        "priorityLevelConfiguration": {"name": "workload-low"},
+        "matchingPrecedence": 500,
+        "distinguisherMethod": {"type": "ByUser"},
+        "rules": [
+            {
+                "subjects": [
+                    {"kind": "ServiceAccount", "serviceAccount": {"namespace": "apps", "name": "bot"}},
+                    {"kind": "User", "user": {"name": "alice"}},
+                ],
+                "resourceRules": [
+                    {"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods"], "namespaces": ["apps"]}
+                ],
+                "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/healthz", "/metrics"]}],
+            }
+        ],
+    }
+    return {
+        "apiVersion": f"{GROUP}/v1",
+        "kind": "FlowSchema",
+        "metadata": {"name": "fs", "uid": "u", "generation": 2},
+        "spec": {**base, **spec},
+        "status": {
+            "conditions": [
+                {"type": "Dangling", "status": "False", "reason": "Found", "lastTransitionTime": "2026-01-02T03:04:05Z"}
+            ]
+        },
+    }
 
 
 def priority_level(limited: dict | None = None, name: str = "workload-low", **spec: object) -> dict:
     body: dict = {"type": "Limited", "limited": limited} if limited is not None else {}
-    return {"apiVersion": f"{GROUP}/v1", "kind": "PriorityLevelConfiguration",
-            "metadata": {"name": name, "uid": "u"}, "spec": {**body, **spec}}
+    return {
+        "apiVersion": f"{GROUP}/v1",
+        "kind": "PriorityLevelConfiguration",
+        "metadata": {"name": name, "uid": "u"},
+        "spec": {**body, **spec},
+    }
 
 
 QUEUE = {"type": "Queue", "queuing": {"queues": 16, "handSize": 4, "queueLengthLimit": 20}}
 LEVELS = {
-    "limited": priority_level({"nominalConcurrencyShares": 40, "lendablePercent": 10, "borrowingLimitPercent": 50,
-                               "limitResponse": QUEUE}),
-    "zero-shares": priority_level({"nominalConcurrencyShares": 0, "lendablePercent": 0,
-                                   "limitResponse": {"type": "Reject"}}),
-    "zero-shares-annotated": {**priority_level({"nominalConcurrencyShares": 0, "limitResponse": {"type": "Reject"}}),
-                              "metadata": {"name": "z", "annotations": {"team": "api"}}},
-    "exempt": priority_level(None, "exempt", type="Exempt", exempt={"nominalConcurrencyShares": 5,
-                                                                    "lendablePercent": 0}),
+    "limited": priority_level(
+        {"nominalConcurrencyShares": 40, "lendablePercent": 10, "borrowingLimitPercent": 50, "limitResponse": QUEUE}
+    ),
+    "zero-shares": priority_level(
+        {"nominalConcurrencyShares": 0, "lendablePercent": 0, "limitResponse": {"type": "Reject"}}
+    ),
+    "zero-shares-annotated": {
+        **priority_level({"nominalConcurrencyShares": 0, "limitResponse": {"type": "Reject"}}),
+        "metadata": {"name": "z", "annotations": {"team": "api"}},
+    },
+    "exempt": priority_level(
+        None, "exempt", type="Exempt", exempt={"nominalConcurrencyShares": 5, "lendablePercent": 0}
+    ),
 }
 
 
@@ -117,17 +144,24 @@ def test_a_stored_zero_share_count_carries_the_preserve_annotation(version: str)
 
 @pytest.mark.parametrize("version", BETAS)
 def test_a_beta_zero_without_the_annotation_means_the_default(version: str) -> None:
-    beta = {"apiVersion": f"{GROUP}/{version}", "kind": "PriorityLevelConfiguration", "metadata": {"name": "p"},
-            "spec": {"type": "Limited", "limited": {"assuredConcurrencyShares": 0,
-                                                    "limitResponse": {"type": "Reject"}}}}
+    beta = {
+        "apiVersion": f"{GROUP}/{version}",
+        "kind": "PriorityLevelConfiguration",
+        "metadata": {"name": "p"},
+        "spec": {"type": "Limited", "limited": {"assuredConcurrencyShares": 0, "limitResponse": {"type": "Reject"}}},
+    }
     stored = create_ok(kind("prioritylevelconfigurations"), to_storage(version, beta))
     assert stored["spec"]["limited"]["nominalConcurrencyShares"] == 30
 
 
 @pytest.mark.parametrize("version", BETAS)
 def test_a_beta_native_priority_level_round_trips(version: str) -> None:
-    beta = {"apiVersion": f"{GROUP}/{version}", "kind": "PriorityLevelConfiguration", "metadata": {"name": "p"},
-            "spec": {"type": "Limited", "limited": {"assuredConcurrencyShares": 12, "limitResponse": QUEUE}}}
+    beta = {
+        "apiVersion": f"{GROUP}/{version}",
+        "kind": "PriorityLevelConfiguration",
+        "metadata": {"name": "p"},
+        "spec": {"type": "Limited", "limited": {"assuredConcurrencyShares": 12, "limitResponse": QUEUE}},
+    }
     assert from_storage(version, to_storage(version, beta)) == beta
 
 
@@ -152,12 +186,15 @@ def test_flow_schema_defaults_and_generation() -> None:
 
 
 def test_priority_level_defaults() -> None:
-    out = create_ok(kind("prioritylevelconfigurations"), priority_level(
-        {"limitResponse": {"type": "Queue", "queuing": {}}}))
-    assert out["spec"]["limited"] == {"nominalConcurrencyShares": 30, "lendablePercent": 0, "limitResponse": {
-        "type": "Queue", "queuing": {"queues": 64, "handSize": 8, "queueLengthLimit": 50}}}
-    exempt = create_ok(kind("prioritylevelconfigurations"), priority_level(None, "exempt", type="Exempt",
-                                                                            exempt={}))
+    out = create_ok(
+        kind("prioritylevelconfigurations"), priority_level({"limitResponse": {"type": "Queue", "queuing": {}}})
+    )
+    assert out["spec"]["limited"] == {
+        "nominalConcurrencyShares": 30,
+        "lendablePercent": 0,
+        "limitResponse": {"type": "Queue", "queuing": {"queues": 64, "handSize": 8, "queueLengthLimit": 50}},
+    }
+    exempt = create_ok(kind("prioritylevelconfigurations"), priority_level(None, "exempt", type="Exempt", exempt={}))
     assert exempt["spec"]["exempt"] == {"nominalConcurrencyShares": 0, "lendablePercent": 0}
 
 
@@ -166,41 +203,120 @@ def test_priority_level_defaults() -> None:
 FS_BAD = [
     ({"matchingPrecedence": 10001}, "spec.matchingPrecedence: Invalid value: 10001: must not be greater than 10000"),
     ({"matchingPrecedence": -3}, "spec.matchingPrecedence: Invalid value: -3: must be a positive value"),
-    ({"priorityLevelConfiguration": {}},
-     "spec.priorityLevelConfiguration.name: Required value: must reference a priority level"),
-    ({"distinguisherMethod": {"type": "ByGroup"}}, "spec.distinguisherMethod.type: Unsupported value: \"ByGroup\""),
-    ({"rules": [{"subjects": [], "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/x"]}]}]},
-     "spec.rules[0].subjects: Required value"),
-    ({"rules": [{"subjects": [{"kind": "Robot"}], "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/"]}]}]},
-     "spec.rules[0].subjects[0].kind: Unsupported value: \"Robot\""),
-    ({"rules": [{"subjects": [{"kind": "User", "user": {"name": "a"}, "group": {"name": "g"}}],
-                 "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/"]}]}]},
-     "spec.rules[0].subjects[0].group: Forbidden"),
-    ({"rules": [{"subjects": [{"kind": "ServiceAccount", "serviceAccount": {"name": "x"}}],
-                 "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/"]}]}]},
-     "spec.rules[0].subjects[0].serviceAccount.namespace: Required value"),
-    ({"rules": [{"subjects": [{"kind": "Group", "group": {"name": "g"}}]}]},
-     "at least one of resourceRules and nonResourceRules has to be non-empty"),
-    ({"rules": [{"subjects": [{"kind": "Group", "group": {"name": "g"}}],
-                 "resourceRules": [{"verbs": ["get"], "apiGroups": ["*"], "resources": ["*"]}]}]},
-     "resource rules that are not cluster scoped must supply at least one namespace"),
-    ({"rules": [{"subjects": [{"kind": "Group", "group": {"name": "g"}}],
-                 "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["healthz"]}]}]},
-     "spec.rules[0].nonResourceRules[0].nonResourceURLs[0]: Invalid value: \"healthz\": must start with slash"),
-    ({"rules": [{"subjects": [{"kind": "Group", "group": {"name": "g"}}],
-                 "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/api*"]}]}]},
-     "wildcard can only do suffix matching"),
-    ({"rules": [{"subjects": [{"kind": "Group", "group": {"name": "g"}}],
-                 "nonResourceRules": [{"verbs": ["*", "get"], "nonResourceURLs": ["/"]}]}]},
-     ("spec.rules[0].nonResourceRules[0].verbs: Invalid value: [\"*\",\"get\"]: if '*' is present, must not "
-     "specify other verbs")),
-    ({"rules": [{"subjects": [{"kind": "Group", "group": {"name": "g"}}],
-                 "nonResourceRules": [{"verbs": ["fly"], "nonResourceURLs": ["/"]}]}]},
-     "spec.rules[0].nonResourceRules[0].verbs: Unsupported value"),
-    ({"rules": [{"subjects": [{"kind": "Group", "group": {"name": "g"}}],
-                 "resourceRules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"],
-                                    "namespaces": ["Bad_NS"]}]}]},
-     "each member of this list must be '*' or a DNS-1123 label; "),
+    (
+        {"priorityLevelConfiguration": {}},
+        "spec.priorityLevelConfiguration.name: Required value: must reference a priority level",
+    ),
+    ({"distinguisherMethod": {"type": "ByGroup"}}, 'spec.distinguisherMethod.type: Unsupported value: "ByGroup"'),
+    (
+        {"rules": [{"subjects": [], "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/x"]}]}]},
+        "spec.rules[0].subjects: Required value",
+    ),
+    (
+        {
+            "rules": [
+                {"subjects": [{"kind": "Robot"}], "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/"]}]}
+            ]
+        },
+        'spec.rules[0].subjects[0].kind: Unsupported value: "Robot"',
+    ),
+    (
+        {
+            "rules": [
+                {
+                    "subjects": [{"kind": "User", "user": {"name": "a"}, "group": {"name": "g"}}],
+                    "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/"]}],
+                }
+            ]
+        },
+        "spec.rules[0].subjects[0].group: Forbidden",
+    ),
+    (
+        {
+            "rules": [
+                {
+                    "subjects": [{"kind": "ServiceAccount", "serviceAccount": {"name": "x"}}],
+                    "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/"]}],
+                }
+            ]
+        },
+        "spec.rules[0].subjects[0].serviceAccount.namespace: Required value",
+    ),
+    (
+        {"rules": [{"subjects": [{"kind": "Group", "group": {"name": "g"}}]}]},
+        "at least one of resourceRules and nonResourceRules has to be non-empty",
+    ),
+    (
+        {
+            "rules": [
+                {
+                    "subjects": [{"kind": "Group", "group": {"name": "g"}}],
+                    "resourceRules": [{"verbs": ["get"], "apiGroups": ["*"], "resources": ["*"]}],
+                }
+            ]
+        },
+        "resource rules that are not cluster scoped must supply at least one namespace",
+    ),
+    (
+        {
+            "rules": [
+                {
+                    "subjects": [{"kind": "Group", "group": {"name": "g"}}],
+                    "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["healthz"]}],
+                }
+            ]
+        },
+        'spec.rules[0].nonResourceRules[0].nonResourceURLs[0]: Invalid value: "healthz": must start with slash',
+    ),
+    (
+        {
+            "rules": [
+                {
+                    "subjects": [{"kind": "Group", "group": {"name": "g"}}],
+                    "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/api*"]}],
+                }
+            ]
+        },
+        "wildcard can only do suffix matching",
+    ),
+    (
+        {
+            "rules": [
+                {
+                    "subjects": [{"kind": "Group", "group": {"name": "g"}}],
+                    "nonResourceRules": [{"verbs": ["*", "get"], "nonResourceURLs": ["/"]}],
+                }
+            ]
+        },
+        (
+            'spec.rules[0].nonResourceRules[0].verbs: Invalid value: ["*","get"]: if \'*\' is present, must not '
+            "specify other verbs"
+        ),
+    ),
+    (
+        {
+            "rules": [
+                {
+                    "subjects": [{"kind": "Group", "group": {"name": "g"}}],
+                    "nonResourceRules": [{"verbs": ["fly"], "nonResourceURLs": ["/"]}],
+                }
+            ]
+        },
+        "spec.rules[0].nonResourceRules[0].verbs: Unsupported value",
+    ),
+    (
+        {
+            "rules": [
+                {
+                    "subjects": [{"kind": "Group", "group": {"name": "g"}}],
+                    "resourceRules": [
+                        {"verbs": ["get"], "apiGroups": [""], "resources": ["pods"], "namespaces": ["Bad_NS"]}
+                    ],
+                }
+            ]
+        },
+        "each member of this list must be '*' or a DNS-1123 label; ",
+    ),
     ({"matchingPrecedence": 1}, "only the schema named 'exempt' may have matchingPrecedence 1"),
 ]
 
@@ -213,29 +329,49 @@ def test_invalid_flow_schemas_are_refused(spec: dict, message: str) -> None:
 
 
 PL_BAD = [
-    (priority_level(None, type="Special"), "spec.type: Unsupported value: \"Special\""),
+    (priority_level(None, type="Special"), 'spec.type: Unsupported value: "Special"'),
     (priority_level(None, type="Exempt"), "type must be 'Exempt' if and only if name is 'exempt'"),
-    (priority_level({"limitResponse": {"type": "Reject"}}, "exempt"),
-     "type must be 'Exempt' if and only if name is 'exempt'"),
+    (
+        priority_level({"limitResponse": {"type": "Reject"}}, "exempt"),
+        "type must be 'Exempt' if and only if name is 'exempt'",
+    ),
     (priority_level(None, type="Limited"), "spec.limited: Required value: must not be empty when type is Limited"),
-    (priority_level({"limitResponse": {"type": "Reject"}}, exempt={}),
-     "spec.exempt: Forbidden: must be nil if the type is Limited"),
-    (priority_level({"nominalConcurrencyShares": -1, "limitResponse": {"type": "Reject"}}),
-     "spec.limited.nominalConcurrencyShares: Invalid value: -1: must be a non-negative integer"),
-    (priority_level({"lendablePercent": 101, "limitResponse": {"type": "Reject"}}),
-     "spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive"),
+    (
+        priority_level({"limitResponse": {"type": "Reject"}}, exempt={}),
+        "spec.exempt: Forbidden: must be nil if the type is Limited",
+    ),
+    (
+        priority_level({"nominalConcurrencyShares": -1, "limitResponse": {"type": "Reject"}}),
+        "spec.limited.nominalConcurrencyShares: Invalid value: -1: must be a non-negative integer",
+    ),
+    (
+        priority_level({"lendablePercent": 101, "limitResponse": {"type": "Reject"}}),
+        "spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive",
+    ),
     (priority_level({"limitResponse": {"type": "Drop"}}), "spec.limited.limitResponse.type: Unsupported value"),
-    (priority_level({"limitResponse": {"type": "Queue"}}),
-     ("spec.limited.limitResponse.queuing: Required value: must not be empty if limited.limitResponse.type is "
-     "Limited")),
-    (priority_level({"limitResponse": {"type": "Reject", "queuing": {"queues": 1}}}),
-     "spec.limited.limitResponse.queuing: Forbidden"),
-    (priority_level({"limitResponse": {"type": "Queue", "queuing": {"queues": 4, "handSize": 5}}}),
-     "spec.limited.limitResponse.queuing.handSize: Invalid value: 5: should not be greater than queues (4)"),
-    (priority_level({"limitResponse": {"type": "Queue", "queuing": {"queues": 10000, "handSize": 5000}}}),
-     "required entropy bits of deckSize 10000 and handSize 5000 should not be greater than 60"),
-    (priority_level({"limitResponse": {"type": "Queue", "queuing": {"queueLengthLimit": -2}}}),
-     "spec.limited.limitResponse.queuing.queueLengthLimit: Invalid value: -2: must be positive"),
+    (
+        priority_level({"limitResponse": {"type": "Queue"}}),
+        (
+            "spec.limited.limitResponse.queuing: Required value: must not be empty if limited.limitResponse.type is "
+            "Limited"
+        ),
+    ),
+    (
+        priority_level({"limitResponse": {"type": "Reject", "queuing": {"queues": 1}}}),
+        "spec.limited.limitResponse.queuing: Forbidden",
+    ),
+    (
+        priority_level({"limitResponse": {"type": "Queue", "queuing": {"queues": 4, "handSize": 5}}}),
+        "spec.limited.limitResponse.queuing.handSize: Invalid value: 5: should not be greater than queues (4)",
+    ),
+    (
+        priority_level({"limitResponse": {"type": "Queue", "queuing": {"queues": 10000, "handSize": 5000}}}),
+        "required entropy bits of deckSize 10000 and handSize 5000 should not be greater than 60",
+    ),
+    (
+        priority_level({"limitResponse": {"type": "Queue", "queuing": {"queueLengthLimit": -2}}}),
+        "spec.limited.limitResponse.queuing.queueLengthLimit: Invalid value: -2: must be positive",
+    ),
 ]
 
 
@@ -277,14 +413,15 @@ def test_update_keeps_status() -> None:
 
 
 def test_versions_and_deprecations() -> None:
-    for plural, kind_name in (("flowschemas", "FlowSchema"), ("prioritylevelconfigurations",
-                                                               "PriorityLevelConfiguration")):
+    for plural, kind_name in (
+        ("flowschemas", "FlowSchema"),
+        ("prioritylevelconfigurations", "PriorityLevelConfiguration"),
+    ):
         v1, beta2, beta1 = (kind(plural, v) for v in VERSIONS)
         assert v1.conversion is None and not v1.namespaced
         assert beta2.conversion.storage_version == "v1" and beta2.deprecation is None
         dep = beta1.deprecation
-        assert (dep.deprecated_in, dep.removed_in, dep.replacement) == ("1.23", "1.26",
-                                                                        f"{GROUP}/v1beta2 {kind_name}")
+        assert (dep.deprecated_in, dep.removed_in, dep.replacement) == ("1.23", "1.26", f"{GROUP}/v1beta2 {kind_name}")
 
 
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -292,8 +429,14 @@ NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 def test_flow_schema_printer() -> None:
     spec = table_for(kind("flowschemas"), NAMING)
-    assert [c.name for c in spec.columns] == ["Name", "PriorityLevel", "MatchingPrecedence", "DistinguisherMethod",
-                                              "Age", "MissingPL"]
+    assert [c.name for c in spec.columns] == [
+        "Name",
+        "PriorityLevel",
+        "MatchingPrecedence",
+        "DistinguisherMethod",
+        "Age",
+        "MissingPL",
+    ]
     obj = flow_schema()
     obj["metadata"]["creationTimestamp"] = "2026-01-02T02:04:05Z"
     assert spec.row(obj, NOW)["cells"] == ["fs", "workload-low", 500, "ByUser", "60m", "False"]
@@ -323,8 +466,12 @@ def url(version: str, plural: str, name: str = "") -> str:
 
 
 def test_priority_level_created_through_a_beta_reads_through_v1(any_client) -> None:
-    body = {"apiVersion": f"{GROUP}/v1beta2", "kind": "PriorityLevelConfiguration", "metadata": {"name": "p"},
-            "spec": {"type": "Limited", "limited": {"assuredConcurrencyShares": 7, "limitResponse": QUEUE}}}
+    body = {
+        "apiVersion": f"{GROUP}/v1beta2",
+        "kind": "PriorityLevelConfiguration",
+        "metadata": {"name": "p"},
+        "spec": {"type": "Limited", "limited": {"assuredConcurrencyShares": 7, "limitResponse": QUEUE}},
+    }
     made = any_client.post(url("v1beta2", "prioritylevelconfigurations"), json=body)
     assert made.status_code == 201, made.get_json()
     assert made.get_json()["spec"]["limited"]["assuredConcurrencyShares"] == 7
@@ -341,8 +488,12 @@ def test_priority_level_created_through_a_beta_reads_through_v1(any_client) -> N
 
 
 def test_a_v1_zero_survives_a_write_through_a_beta(any_client) -> None:
-    body = {"apiVersion": f"{GROUP}/v1", "kind": "PriorityLevelConfiguration", "metadata": {"name": "z"},
-            "spec": {"type": "Limited", "limited": {"nominalConcurrencyShares": 0, "limitResponse": {"type": "Reject"}}}}
+    body = {
+        "apiVersion": f"{GROUP}/v1",
+        "kind": "PriorityLevelConfiguration",
+        "metadata": {"name": "z"},
+        "spec": {"type": "Limited", "limited": {"nominalConcurrencyShares": 0, "limitResponse": {"type": "Reject"}}},
+    }
     assert any_client.post(url("v1", "prioritylevelconfigurations"), json=body).status_code == 201
     beta = any_client.get(url("v1beta2", "prioritylevelconfigurations", "z")).get_json()
     beta["metadata"]["labels"] = {"edited": "beta"}
@@ -362,7 +513,8 @@ def test_flow_schema_through_every_version(client) -> None:
     assert made.status_code == 201, made.get_json()
     assert made.headers.get("Warning") == (
         f'299 - "{GROUP}/v1beta1 FlowSchema is deprecated in v1.23+, unavailable in v1.26+; '
-        f'use {GROUP}/v1beta2 FlowSchema"')
+        f'use {GROUP}/v1beta2 FlowSchema"'
+    )
     for version in VERSIONS:
         got = client.get(url(version, "flowschemas", "fs"))
         assert got.get_json()["apiVersion"] == f"{GROUP}/{version}"

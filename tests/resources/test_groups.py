@@ -1,4 +1,5 @@
 """The named groups beyond apps and batch: CSRs, RBAC, policy, networking, discovery, and friends."""
+
 from __future__ import annotations
 
 import copy
@@ -36,17 +37,26 @@ def test_csr_create_resets_status_and_requester_fields() -> None:
 def test_stamp_requester_from_user() -> None:
     obj = {"spec": {"username": "x", "extra": {"a": ["b"]}}}
     stamp_requester(obj, UserInfo("alice", "u-1", ("dev", "system:authenticated"), {"scope": ("one",)}))
-    assert obj["spec"] == {"username": "alice", "uid": "u-1", "groups": ["dev", "system:authenticated"],
-                           "extra": {"scope": ["one"]}}
+    assert obj["spec"] == {
+        "username": "alice",
+        "uid": "u-1",
+        "groups": ["dev", "system:authenticated"],
+        "extra": {"scope": ["one"]},
+    }
 
 
 def test_csr_structure_is_validated() -> None:
-    errors = created(csr_kind(), {"spec": {"request": "%%%", "usages": ["client auth", "client auth", "bogus"],
-                                           "expirationSeconds": 60}})[1]
+    errors = created(
+        csr_kind(),
+        {"spec": {"request": "%%%", "usages": ["client auth", "client auth", "bogus"], "expirationSeconds": 60}},
+    )[1]
     assert [(e.reason, e.field) for e in errors] == [
-        ("FieldValueInvalid", "spec.request"), ("FieldValueRequired", "spec.signerName"),
-        ("FieldValueDuplicate", "spec.usages[1]"), ("FieldValueNotSupported", "spec.usages[2]"),
-        ("FieldValueInvalid", "spec.expirationSeconds")]
+        ("FieldValueInvalid", "spec.request"),
+        ("FieldValueRequired", "spec.signerName"),
+        ("FieldValueDuplicate", "spec.usages[1]"),
+        ("FieldValueNotSupported", "spec.usages[2]"),
+        ("FieldValueInvalid", "spec.expirationSeconds"),
+    ]
     legacy = copy.deepcopy(csr_kind().example)
     legacy["spec"]["signerName"] = NAMING.key("legacy-unknown")
     assert [e.field for e in created(csr_kind(), legacy)[1]] == ["spec.signerName"]
@@ -59,8 +69,13 @@ def test_csr_update_keeps_spec_and_subresources_split_status() -> None:
     new["spec"]["signerName"] = "other.example/signer"
     assert updated(kind, new, old)[0]["spec"] == old["spec"]
     approval = kind.subresource("approval")
-    approved = approval.merge(old, {"spec": {"usages": []}, "status": {
-        "certificate": "forged", "conditions": [{"type": "Approved", "status": "True", "reason": "OK"}]}})
+    approved = approval.merge(
+        old,
+        {
+            "spec": {"usages": []},
+            "status": {"certificate": "forged", "conditions": [{"type": "Approved", "status": "True", "reason": "OK"}]},
+        },
+    )
     assert approved["spec"] == old["spec"] and "certificate" not in approved["status"]
     cond = approved["status"]["conditions"][0]
     assert cond["lastUpdateTime"] and cond["lastTransitionTime"]
@@ -72,8 +87,10 @@ def test_csr_update_keeps_spec_and_subresources_split_status() -> None:
     signed = status.merge(approved, {"status": {"conditions": [*approved["status"]["conditions"], failed]}})
     assert signed["spec"] == old["spec"]
     assert [c["type"] for c in signed["status"]["conditions"]] == ["Approved", "Failed"]
-    dup = approval.merge(old, {"status": {"conditions": [{"type": "Approved", "status": "True"},
-                                                         {"type": "Approved", "status": "True"}]}})
+    dup = approval.merge(
+        old,
+        {"status": {"conditions": [{"type": "Approved", "status": "True"}, {"type": "Approved", "status": "True"}]}},
+    )
     assert [e.reason for e in kind.strategy.validate_update(dup, old)] == ["FieldValueDuplicate"]
     assert [s.name for s in kind.subresources] == ["approval", "status"]
 
@@ -82,17 +99,25 @@ def test_csr_update_keeps_spec_and_subresources_split_status() -> None:
 
 
 def test_binding_defaults_api_groups() -> None:
-    binding = create_ok(rt(RBAC, "rolebindings"), {
-        "roleRef": {"kind": "Role", "name": "r"},
-        "subjects": [{"kind": "User", "name": "u"}, {"kind": "ServiceAccount", "name": "sa", "namespace": "ns"}]})
+    binding = create_ok(
+        rt(RBAC, "rolebindings"),
+        {
+            "roleRef": {"kind": "Role", "name": "r"},
+            "subjects": [{"kind": "User", "name": "u"}, {"kind": "ServiceAccount", "name": "sa", "namespace": "ns"}],
+        },
+    )
     assert binding["roleRef"]["apiGroup"] == RBAC
     assert binding["subjects"][0]["apiGroup"] == RBAC and "apiGroup" not in binding["subjects"][1]
 
 
 def test_binding_validation() -> None:
-    errors = created(rt(RBAC, "clusterrolebindings"), {
-        "roleRef": {"apiGroup": RBAC, "kind": "Role", "name": "r"},
-        "subjects": [{"kind": "ServiceAccount", "name": "sa"}, {"kind": "Robot", "name": "x"}]})[1]
+    errors = created(
+        rt(RBAC, "clusterrolebindings"),
+        {
+            "roleRef": {"apiGroup": RBAC, "kind": "Role", "name": "r"},
+            "subjects": [{"kind": "ServiceAccount", "name": "sa"}, {"kind": "Robot", "name": "x"}],
+        },
+    )[1]
     assert [e.field for e in errors] == ["roleRef.kind", "subjects[0].namespace", "subjects[1].kind"]
     kind = rt(RBAC, "rolebindings")
     old = create_ok(kind, copy.deepcopy(kind.example))
@@ -103,11 +128,14 @@ def test_binding_validation() -> None:
 
 
 def test_role_rules() -> None:
-    errors = created(rt(RBAC, "roles"), {"rules": [{"apiGroups": [""], "resources": ["pods"]},
-                                                  {"verbs": ["get"], "nonResourceURLs": ["/healthz"]}]})[1]
+    errors = created(
+        rt(RBAC, "roles"),
+        {"rules": [{"apiGroups": [""], "resources": ["pods"]}, {"verbs": ["get"], "nonResourceURLs": ["/healthz"]}]},
+    )[1]
     assert messages(errors) == [
         "rules[0].verbs: Required value: verbs must contain at least one value",
-        'rules[1].nonResourceURLs: Invalid value: ["/healthz"]: namespaced rules cannot apply to non-resource URLs']
+        'rules[1].nonResourceURLs: Invalid value: ["/healthz"]: namespaced rules cannot apply to non-resource URLs',
+    ]
     assert created(rt(RBAC, "clusterroles"), {"rules": [{"verbs": ["get"], "nonResourceURLs": ["/healthz"]}]})[1] == []
 
 
@@ -126,13 +154,25 @@ def test_ingress_and_network_policy() -> None:
     group = NAMING.group("networking")
     ingress = create_ok(rt(group, "ingresses"), copy.deepcopy(rt(group, "ingresses").example))
     assert ingress["status"] == {"loadBalancer": {}}
-    bad = {"spec": {"rules": [{"http": {"paths": [{"path": "x", "pathType": "Prefix",
-                                                   "backend": {"service": {"name": "web", "port": {}}}},
-                                                  {"path": "/", "backend": {"service": {"name": "web",
-                                                                                        "port": {"number": 80}}}}]}}]}}
+    bad = {
+        "spec": {
+            "rules": [
+                {
+                    "http": {
+                        "paths": [
+                            {"path": "x", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": {}}}},
+                            {"path": "/", "backend": {"service": {"name": "web", "port": {"number": 80}}}},
+                        ]
+                    }
+                }
+            ]
+        }
+    }
     assert [e.field for e in created(rt(group, "ingresses"), bad)[1]] == [
-        "spec.rules[0].http.paths[0].path", "spec.rules[0].http.paths[0].backend.service.port",
-        "spec.rules[0].http.paths[1].pathType"]
+        "spec.rules[0].http.paths[0].path",
+        "spec.rules[0].http.paths[0].backend.service.port",
+        "spec.rules[0].http.paths[1].pathType",
+    ]
     policy = create_ok(rt(group, "networkpolicies"), {"spec": {"podSelector": {}, "egress": [{"ports": [{}]}]}})
     assert policy["spec"]["policyTypes"] == ["Ingress", "Egress"]
     assert policy["spec"]["egress"][0]["ports"][0]["protocol"] == "TCP"
@@ -145,7 +185,9 @@ def test_endpoint_slice() -> None:
     eps = create_ok(kind, {"addressType": "IPv4", "ports": [{"port": 80}], "endpoints": []})
     assert eps["ports"] == [{"port": 80, "name": "", "protocol": "TCP"}]
     assert [e.field for e in created(kind, {"endpoints": [{"addresses": []}]})[1]] == [
-        "addressType", "endpoints[0].addresses"]
+        "addressType",
+        "endpoints[0].addresses",
+    ]
     changed = {**copy.deepcopy(eps), "addressType": "IPv6"}
     assert [e.field for e in updated(kind, changed, eps)[1]] == ["addressType"]
 
@@ -167,7 +209,8 @@ def test_storage_class() -> None:
     assert (sc["reclaimPolicy"], sc["volumeBindingMode"]) == ("Delete", "Immediate")
     assert messages(created(kind, {})[1]) == ["provisioner: Required value"]
     assert messages(updated(kind, {**sc, "reclaimPolicy": "Retain"}, sc)[1]) == [
-        "reclaimPolicy: Forbidden: updates to reclaimPolicy are forbidden."]
+        "reclaimPolicy: Forbidden: updates to reclaimPolicy are forbidden."
+    ]
 
 
 def test_runtime_class_and_lease() -> None:

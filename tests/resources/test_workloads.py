@@ -1,4 +1,5 @@
 """apps/v1 and batch/v1 strategies: defaults, selector rules, immutable fields, scale."""
+
 from __future__ import annotations
 
 import copy
@@ -32,8 +33,10 @@ def test_deployment_defaults() -> None:
 def test_replica_set_stateful_set_and_daemon_set_defaults() -> None:
     rs = create_ok(rt("apps", "replicasets"), workload())
     assert rs["spec"]["replicas"] == 1 and rs["status"] == {"replicas": 0}
-    sts = create_ok(rt("apps", "statefulsets"), workload(volumeClaimTemplates=[
-        {"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"]}}]))
+    sts = create_ok(
+        rt("apps", "statefulsets"),
+        workload(volumeClaimTemplates=[{"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"]}}]),
+    )
     spec = sts["spec"]
     assert (spec["replicas"], spec["podManagementPolicy"], spec["revisionHistoryLimit"]) == (1, "OrderedReady", 10)
     assert spec["updateStrategy"] == {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}
@@ -41,8 +44,10 @@ def test_replica_set_stateful_set_and_daemon_set_defaults() -> None:
     on_delete = create_ok(rt("apps", "statefulsets"), workload(updateStrategy={"type": "OnDelete"}))
     assert on_delete["spec"]["updateStrategy"] == {"type": "OnDelete"}
     ds = create_ok(rt("apps", "daemonsets"), workload())
-    assert ds["spec"]["updateStrategy"] == {"type": "RollingUpdate",
-                                            "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0}}
+    assert ds["spec"]["updateStrategy"] == {
+        "type": "RollingUpdate",
+        "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0},
+    }
     assert ds["spec"]["revisionHistoryLimit"] == 10 and "replicas" not in ds["spec"]
 
 
@@ -50,20 +55,26 @@ def test_replica_set_stateful_set_and_daemon_set_defaults() -> None:
 def test_selector_and_template_are_required(plural: str) -> None:
     errors = created(rt("apps", plural), {"spec": {}})[1]
     assert [(e.reason, e.field) for e in errors][:2] == [
-        ("FieldValueRequired", "spec.selector"), ("FieldValueRequired", "spec.template.spec.containers")]
+        ("FieldValueRequired", "spec.selector"),
+        ("FieldValueRequired", "spec.template.spec.containers"),
+    ]
 
 
-@pytest.mark.parametrize(("plural", "detail"), [
-    ("deployments", "`selector` does not match template `labels`"),
-    ("replicasets", "`selector` does not match template `labels`"),
-    ("statefulsets", "`selector` does not match template `labels`"),
-    ("daemonsets", "selector does not match template labels"),
-])
+@pytest.mark.parametrize(
+    ("plural", "detail"),
+    [
+        ("deployments", "`selector` does not match template `labels`"),
+        ("replicasets", "`selector` does not match template `labels`"),
+        ("statefulsets", "`selector` does not match template `labels`"),
+        ("daemonsets", "selector does not match template labels"),
+    ],
+)
 def test_selector_must_match_template_labels(plural: str, detail: str) -> None:
     body = workload()
     body["spec"]["selector"] = {"matchLabels": {"app": "db"}}
     assert messages(created(rt("apps", plural), body)[1]) == [
-        f'spec.template.metadata.labels: Invalid value: {{"app":"web"}}: {detail}']
+        f'spec.template.metadata.labels: Invalid value: {{"app":"web"}}: {detail}'
+    ]
 
 
 @pytest.mark.parametrize("plural", APPS)
@@ -81,14 +92,16 @@ def test_template_restart_policy_must_be_always() -> None:
     body = workload()
     body["spec"]["template"]["spec"]["restartPolicy"] = "Never"
     assert messages(created(rt("apps", "deployments"), body)[1]) == [
-        'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"']
+        'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"'
+    ]
 
 
 def test_deployment_strategy_validation() -> None:
     kind = rt("apps", "deployments")
     zero = workload(strategy={"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": "0%"}})
     assert messages(created(kind, zero)[1]) == [
-        'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "0%": may not be 0 when `maxSurge` is 0']
+        'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "0%": may not be 0 when `maxSurge` is 0'
+    ]
     bad = workload(strategy={"type": "Recreate", "rollingUpdate": {}})
     assert [e.field for e in created(kind, bad)[1]] == ["spec.strategy.rollingUpdate"]
     assert [e.field for e in created(kind, workload(replicas=-1))[1]] == ["spec.replicas"]
@@ -134,11 +147,18 @@ JOB_TEMPLATE = {"spec": {"restartPolicy": "Never", "containers": [{"name": "a", 
 
 
 def test_job_defaults_and_generated_selector() -> None:
-    job = create_ok(rt("batch", "jobs"), {"metadata": {"name": "pi", "uid": "u-1"},
-                                          "spec": {"template": copy.deepcopy(JOB_TEMPLATE)}})
+    job = create_ok(
+        rt("batch", "jobs"),
+        {"metadata": {"name": "pi", "uid": "u-1"}, "spec": {"template": copy.deepcopy(JOB_TEMPLATE)}},
+    )
     spec = job["spec"]
-    assert (spec["parallelism"], spec["completions"], spec["backoffLimit"], spec["completionMode"],
-            spec["suspend"]) == (1, 1, 6, "NonIndexed", False)
+    assert (
+        spec["parallelism"],
+        spec["completions"],
+        spec["backoffLimit"],
+        spec["completionMode"],
+        spec["suspend"],
+    ) == (1, 1, 6, "NonIndexed", False)
     assert spec["selector"] == {"matchLabels": {"controller-uid": "u-1"}}
     assert spec["template"]["metadata"]["labels"] == {"job-name": "pi", "controller-uid": "u-1"}
     assert job["metadata"]["labels"] == {"job-name": "pi", "controller-uid": "u-1"}
@@ -156,15 +176,17 @@ def test_job_restart_policy_stays_as_given() -> None:
     del template["spec"]["restartPolicy"]
     job, errors = created(rt("batch", "jobs"), {"spec": {"template": template}})
     assert "restartPolicy" not in job["spec"]["template"]["spec"]
-    assert messages(errors) == [('spec.template.spec.restartPolicy: Unsupported value: "": supported values: '
-                                '"OnFailure", "Never"')]
+    assert messages(errors) == [
+        ('spec.template.spec.restartPolicy: Unsupported value: "": supported values: "OnFailure", "Never"')
+    ]
 
 
 def test_job_manual_selector_and_user_selector() -> None:
     kind = rt("batch", "jobs")
     template = {**copy.deepcopy(JOB_TEMPLATE), "metadata": {"labels": {"app": "x"}}}
-    manual = create_ok(kind, {"spec": {"manualSelector": True, "selector": {"matchLabels": {"app": "x"}},
-                                       "template": template}})
+    manual = create_ok(
+        kind, {"spec": {"manualSelector": True, "selector": {"matchLabels": {"app": "x"}}, "template": template}}
+    )
     assert manual["spec"]["selector"] == {"matchLabels": {"app": "x"}}
     errors = created(kind, {"spec": {"selector": {"matchLabels": {"app": "x"}}, "template": template}})[1]
     assert [e.detail for e in errors] == ["`selector` not auto-generated"]
@@ -187,8 +209,12 @@ def test_cron_job_defaults_and_validation() -> None:
     kind = rt("batch", "cronjobs")
     cj = create_ok(kind, copy.deepcopy(kind.example))
     spec = cj["spec"]
-    assert (spec["concurrencyPolicy"], spec["suspend"], spec["successfulJobsHistoryLimit"],
-            spec["failedJobsHistoryLimit"]) == ("Allow", False, 3, 1)
+    assert (
+        spec["concurrencyPolicy"],
+        spec["suspend"],
+        spec["successfulJobsHistoryLimit"],
+        spec["failedJobsHistoryLimit"],
+    ) == ("Allow", False, 3, 1)
     pod = spec["jobTemplate"]["spec"]["template"]["spec"]
     assert pod["restartPolicy"] == "OnFailure" and pod["dnsPolicy"] == "ClusterFirst"
     assert "backoffLimit" not in spec["jobTemplate"]["spec"]
@@ -196,5 +222,8 @@ def test_cron_job_defaults_and_validation() -> None:
     bad["spec"]["schedule"] = "* * *"
     bad["spec"]["concurrencyPolicy"] = "Sometimes"
     assert [e.field for e in created(kind, bad, name="n" * 53)[1]] == [
-        "metadata.name", "spec.schedule", "spec.concurrencyPolicy"]
+        "metadata.name",
+        "spec.schedule",
+        "spec.concurrencyPolicy",
+    ]
     assert created(kind, {"spec": {"schedule": "@hourly", "jobTemplate": kind.example["spec"]["jobTemplate"]}})[1] == []

@@ -11,6 +11,7 @@ object as a client (or the server's defaulting) wrote it, the decoded one may:
 
 `differences` lists everything else, each as a readable path.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -58,8 +59,9 @@ def differences(original: Any, decoded: Any, path: str = "") -> list[str]:
     if isinstance(original, list) and isinstance(decoded, list):
         if len(original) != len(decoded):
             return [f"{path}: {len(original)} items became {len(decoded)}"]
-        return [d for i, (a, b) in enumerate(zip(original, decoded, strict=True))
-                for d in differences(a, b, f"{path}[{i}]")]
+        return [
+            d for i, (a, b) in enumerate(zip(original, decoded, strict=True)) for d in differences(a, b, f"{path}[{i}]")
+        ]
     if original == decoded and type(original) is type(decoded):
         return []
     if isinstance(original, float) and isinstance(decoded, int) and original == decoded:

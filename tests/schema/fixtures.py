@@ -3,6 +3,7 @@
 Canonical means what Go's encoding/json prints for the decoded struct: non-pointer structs present
 (`"resources": {}`), non-omitempty scalars present even when zero, empty lists and maps left out.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -69,8 +70,10 @@ CONTAINER: dict[str, Any] = {
         {"name": "PLAIN", "value": "1"},
         {"name": "EMPTY"},
         {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}},
-        {"name": "CPU", "valueFrom": {"resourceFieldRef": {"containerName": "app", "resource": "limits.cpu",
-                                                           "divisor": "1m"}}},
+        {
+            "name": "CPU",
+            "valueFrom": {"resourceFieldRef": {"containerName": "app", "resource": "limits.cpu", "divisor": "1m"}},
+        },
         {"name": "PASS", "valueFrom": {"secretKeyRef": {"name": "db", "key": "password", "optional": False}}},
         {"name": "MODE", "valueFrom": {"configMapKeyRef": {"name": "app-config", "key": "mode"}}},
     ],
@@ -83,8 +86,12 @@ CONTAINER: dict[str, Any] = {
         {"name": "config", "readOnly": True, "mountPath": "/etc/app", "subPath": "app.yaml"},
     ],
     "livenessProbe": {
-        "httpGet": {"path": "/healthz", "port": 8080, "scheme": "HTTP",
-                    "httpHeaders": [{"name": "X-Probe", "value": "1"}]},
+        "httpGet": {
+            "path": "/healthz",
+            "port": 8080,
+            "scheme": "HTTP",
+            "httpHeaders": [{"name": "X-Probe", "value": "1"}],
+        },
         "initialDelaySeconds": 5,
         "timeoutSeconds": 1,
         "periodSeconds": 10,
@@ -92,8 +99,11 @@ CONTAINER: dict[str, Any] = {
         "failureThreshold": 3,
     },
     "readinessProbe": {"tcpSocket": {"port": "http"}, "periodSeconds": 5},
-    "startupProbe": {"exec": {"command": ["cat", "/tmp/ready"]}, "failureThreshold": 30,
-                     "terminationGracePeriodSeconds": 10},
+    "startupProbe": {
+        "exec": {"command": ["cat", "/tmp/ready"]},
+        "failureThreshold": 30,
+        "terminationGracePeriodSeconds": 10,
+    },
     "lifecycle": {
         "postStart": {"exec": {"command": ["/bin/warm"]}},
         "preStop": {"httpGet": {"path": "/quit", "port": "http"}},
@@ -119,15 +129,28 @@ POD_SPEC: dict[str, Any] = {
     "volumes": [
         {"name": "data", "persistentVolumeClaim": {"claimName": "data-pvc", "readOnly": True}},
         {"name": "scratch", "emptyDir": {"medium": "Memory", "sizeLimit": "64Mi"}},
-        {"name": "config", "configMap": {"name": "app-config", "items": [{"key": "a", "path": "a.txt", "mode": 420}],
-                                         "defaultMode": 420, "optional": True}},
+        {
+            "name": "config",
+            "configMap": {
+                "name": "app-config",
+                "items": [{"key": "a", "path": "a.txt", "mode": 420}],
+                "defaultMode": 420,
+                "optional": True,
+            },
+        },
         {"name": "creds", "secret": {"secretName": "db", "defaultMode": 256}},
         {"name": "host", "hostPath": {"path": "/var/log", "type": "Directory"}},
         {"name": "info", "downwardAPI": {"items": [{"path": "labels", "fieldRef": {"fieldPath": "metadata.labels"}}]}},
-        {"name": "proj", "projected": {"sources": [
-            {"serviceAccountToken": {"audience": "vault", "expirationSeconds": 3600, "path": "token"}},
-            {"configMap": {"name": "ca", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
-        ], "defaultMode": 420}},
+        {
+            "name": "proj",
+            "projected": {
+                "sources": [
+                    {"serviceAccountToken": {"audience": "vault", "expirationSeconds": 3600, "path": "token"}},
+                    {"configMap": {"name": "ca", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+                ],
+                "defaultMode": 420,
+            },
+        },
     ],
     "initContainers": [{"name": "init", "image": "busybox", "command": ["sh", "-c", "true"], "resources": {}}],
     "containers": [CONTAINER, {"name": "sidecar", "image": "envoy", "resources": {}}],
@@ -158,18 +181,22 @@ POD_SPEC: dict[str, Any] = {
     "subdomain": "web",
     "affinity": {
         "nodeAffinity": {
-            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-                {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "b"]}]}
-            ]},
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "b"]}]}]
+            },
             "preferredDuringSchedulingIgnoredDuringExecution": [
-                {"weight": 10, "preference": {"matchFields": [
-                    {"key": "metadata.name", "operator": "NotIn", "values": ["node-9"]}]}}
+                {
+                    "weight": 10,
+                    "preference": {
+                        "matchFields": [{"key": "metadata.name", "operator": "NotIn", "values": ["node-9"]}]
+                    },
+                }
             ],
         },
         "podAntiAffinity": {
             "requiredDuringSchedulingIgnoredDuringExecution": [
                 {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}
-            ],
+            ]
         },
     },
     "schedulerName": "default-scheduler",
@@ -187,8 +214,12 @@ POD_SPEC: dict[str, Any] = {
     "preemptionPolicy": "Never",
     "overhead": {"cpu": "10m"},
     "topologySpreadConstraints": [
-        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
-         "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]}}
+        {
+            "maxSkew": 1,
+            "topologyKey": "zone",
+            "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]},
+        }
     ],
 }
 
@@ -200,10 +231,15 @@ POD: dict[str, Any] = {
     "status": {
         "phase": "Running",
         "conditions": [
-            {"type": "Ready", "status": "True", "lastProbeTime": None,
-             "lastTransitionTime": "2024-05-06T07:09:00Z"},
-            {"type": "PodScheduled", "status": "True", "lastProbeTime": None, "lastTransitionTime": None,
-             "reason": "Scheduled", "message": "ok"},
+            {"type": "Ready", "status": "True", "lastProbeTime": None, "lastTransitionTime": "2024-05-06T07:09:00Z"},
+            {
+                "type": "PodScheduled",
+                "status": "True",
+                "lastProbeTime": None,
+                "lastTransitionTime": None,
+                "reason": "Scheduled",
+                "message": "ok",
+            },
         ],
         "hostIP": "10.0.0.5",
         "hostIPs": [{"ip": "10.0.0.5"}],
@@ -214,9 +250,16 @@ POD: dict[str, Any] = {
             {
                 "name": "app",
                 "state": {"running": {"startedAt": "2024-05-06T07:08:40Z"}},
-                "lastState": {"terminated": {"exitCode": 137, "signal": 9, "reason": "OOMKilled",
-                                             "startedAt": "2024-05-06T07:00:00Z",
-                                             "finishedAt": "2024-05-06T07:08:00Z", "containerID": "containerd://x"}},
+                "lastState": {
+                    "terminated": {
+                        "exitCode": 137,
+                        "signal": 9,
+                        "reason": "OOMKilled",
+                        "startedAt": "2024-05-06T07:00:00Z",
+                        "finishedAt": "2024-05-06T07:08:00Z",
+                        "containerID": "containerd://x",
+                    }
+                },
                 "ready": True,
                 "restartCount": 1,
                 "image": "registry.example.com/app:1.2.3",
@@ -238,40 +281,72 @@ TIMES = {"lastTransitionTime": "2024-05-06T07:08:09Z"}
 
 OBJECTS: dict[str, dict[str, Any]] = {
     "Namespace": {
-        "apiVersion": "v1", "kind": "Namespace",
+        "apiVersion": "v1",
+        "kind": "Namespace",
         "metadata": {"name": "team-a", "labels": {"team": "a"}},
         "spec": {"finalizers": ["kubernetes"]},
-        "status": {"phase": "Terminating", "conditions": [
-            {"type": "NamespaceDeletionContentFailure", "status": "False", **TIMES, "reason": "Done",
-             "message": "all good"},
-        ]},
+        "status": {
+            "phase": "Terminating",
+            "conditions": [
+                {
+                    "type": "NamespaceDeletionContentFailure",
+                    "status": "False",
+                    **TIMES,
+                    "reason": "Done",
+                    "message": "all good",
+                }
+            ],
+        },
     },
     "ConfigMap": {
-        "apiVersion": "v1", "kind": "ConfigMap", "metadata": SMALL_META,
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": SMALL_META,
         "immutable": True,
         "data": {"app.yaml": "a: 1\nb: [x, y]\n", "empty": "", "z": "last"},
         "binaryData": {"blob": "AAEC/w==", "none": ""},
     },
     "Secret": {
-        "apiVersion": "v1", "kind": "Secret", "metadata": SMALL_META,
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": SMALL_META,
         "immutable": False,
         "data": {"password": "czNjcjN0", "empty": ""},
         "stringData": {"user": "admin"},
         "type": "Opaque",
     },
     "ServiceAccount": {
-        "apiVersion": "v1", "kind": "ServiceAccount", "metadata": SMALL_META,
-        "secrets": [{"kind": "Secret", "namespace": "prod", "name": "tok", "uid": "u-1", "apiVersion": "v1",
-                     "resourceVersion": "7", "fieldPath": "data"}],
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": SMALL_META,
+        "secrets": [
+            {
+                "kind": "Secret",
+                "namespace": "prod",
+                "name": "tok",
+                "uid": "u-1",
+                "apiVersion": "v1",
+                "resourceVersion": "7",
+                "fieldPath": "data",
+            }
+        ],
         "imagePullSecrets": [{"name": "regcred"}],
         "automountServiceAccountToken": False,
     },
     "Service": {
-        "apiVersion": "v1", "kind": "Service", "metadata": SMALL_META,
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": SMALL_META,
         "spec": {
             "ports": [
-                {"name": "http", "protocol": "TCP", "appProtocol": "http", "port": 80, "targetPort": "http",
-                 "nodePort": 30080},
+                {
+                    "name": "http",
+                    "protocol": "TCP",
+                    "appProtocol": "http",
+                    "port": 80,
+                    "targetPort": "http",
+                    "nodePort": 30080,
+                },
                 {"name": "metrics", "protocol": "TCP", "port": 9090, "targetPort": 9091},
             ],
             "selector": {"app": "web"},
@@ -291,36 +366,48 @@ OBJECTS: dict[str, dict[str, Any]] = {
             "internalTrafficPolicy": "Cluster",
         },
         "status": {
-            "loadBalancer": {"ingress": [
-                {"ip": "203.0.113.7", "ipMode": "VIP", "ports": [{"port": 80, "protocol": "TCP"}]},
-                {"hostname": "lb.example.com", "ports": [{"port": 443, "protocol": "TCP", "error": "Pending"}]},
-            ]},
-            "conditions": [{"type": "Ready", "status": "True", "observedGeneration": 2, **TIMES, "reason": "Ok",
-                            "message": ""}],
+            "loadBalancer": {
+                "ingress": [
+                    {"ip": "203.0.113.7", "ipMode": "VIP", "ports": [{"port": 80, "protocol": "TCP"}]},
+                    {"hostname": "lb.example.com", "ports": [{"port": 443, "protocol": "TCP", "error": "Pending"}]},
+                ]
+            },
+            "conditions": [
+                {"type": "Ready", "status": "True", "observedGeneration": 2, **TIMES, "reason": "Ok", "message": ""}
+            ],
         },
     },
     "ResourceQuota": {
-        "apiVersion": "v1", "kind": "ResourceQuota", "metadata": SMALL_META,
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": SMALL_META,
         "spec": {
             "hard": {"cpu": "4", "memory": "8Gi", "pods": "10", "requests.storage": "100Gi"},
             "scopes": ["NotBestEffort"],
-            "scopeSelector": {"matchExpressions": [
-                {"scopeName": "PriorityClass", "operator": "In", "values": ["high"]}]},
+            "scopeSelector": {
+                "matchExpressions": [{"scopeName": "PriorityClass", "operator": "In", "values": ["high"]}]
+            },
         },
         "status": {"hard": {"cpu": "4", "pods": "10"}, "used": {"cpu": "1500m", "pods": "3"}},
     },
     "Pod": POD,
     "PodList": {
-        "apiVersion": "v1", "kind": "PodList",
+        "apiVersion": "v1",
+        "kind": "PodList",
         "metadata": {"resourceVersion": "999", "continue": "tok", "remainingItemCount": 5},
         "items": [
-            {"metadata": {"name": "a"}, "spec": {"containers": [{"name": "c", "image": "i", "resources": {}}]},
-             "status": {}},
+            {
+                "metadata": {"name": "a"},
+                "spec": {"containers": [{"name": "c", "image": "i", "resources": {}}]},
+                "status": {},
+            },
             {"metadata": {"name": "b"}, "spec": {}, "status": {"phase": "Pending"}},
         ],
     },
     "Deployment": {
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": SMALL_META,
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": SMALL_META,
         "spec": {
             "replicas": 0,
             "selector": {"matchLabels": {"app": "web"}},
@@ -340,15 +427,23 @@ OBJECTS: dict[str, dict[str, Any]] = {
             "unavailableReplicas": 1,
             "terminatingReplicas": 0,
             "conditions": [
-                {"type": "Available", "status": "True", "lastUpdateTime": "2024-05-06T07:08:09Z", **TIMES,
-                 "reason": "MinimumReplicasAvailable", "message": "Deployment has minimum availability."},
+                {
+                    "type": "Available",
+                    "status": "True",
+                    "lastUpdateTime": "2024-05-06T07:08:09Z",
+                    **TIMES,
+                    "reason": "MinimumReplicasAvailable",
+                    "message": "Deployment has minimum availability.",
+                },
                 {"type": "Progressing", "status": "True", "lastUpdateTime": None, "lastTransitionTime": None},
             ],
             "collisionCount": 1,
         },
     },
     "Job": {
-        "apiVersion": "batch/v1", "kind": "Job", "metadata": SMALL_META,
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": SMALL_META,
         "spec": {
             "parallelism": 2,
             "completions": 4,
@@ -356,13 +451,18 @@ OBJECTS: dict[str, dict[str, Any]] = {
             "backoffLimit": 6,
             "selector": {"matchLabels": {"batch.kubernetes.io/controller-uid": "u"}},
             "manualSelector": False,
-            "template": {"metadata": {}, "spec": {"containers": [{"name": "w", "image": "busybox", "resources": {}}],
-                                                   "restartPolicy": "Never"}},
+            "template": {
+                "metadata": {},
+                "spec": {"containers": [{"name": "w", "image": "busybox", "resources": {}}], "restartPolicy": "Never"},
+            },
             "ttlSecondsAfterFinished": 100,
             "completionMode": "Indexed",
             "suspend": False,
-            "podFailurePolicy": {"rules": [{"action": "FailJob", "onExitCodes": {
-                "containerName": "w", "operator": "In", "values": [1, 42]}}]},
+            "podFailurePolicy": {
+                "rules": [
+                    {"action": "FailJob", "onExitCodes": {"containerName": "w", "operator": "In", "values": [1, 42]}}
+                ]
+            },
         },
         "status": {
             "conditions": [{"type": "Complete", "status": "True", "lastProbeTime": "2024-05-06T07:08:09Z", **TIMES}],
@@ -377,7 +477,9 @@ OBJECTS: dict[str, dict[str, Any]] = {
         },
     },
     "CronJob": {
-        "apiVersion": "batch/v1", "kind": "CronJob", "metadata": SMALL_META,
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": SMALL_META,
         "spec": {
             "schedule": "*/5 * * * *",
             "timeZone": "Etc/UTC",
@@ -395,9 +497,14 @@ OBJECTS: dict[str, dict[str, Any]] = {
         },
     },
     "PodDisruptionBudget": {
-        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": SMALL_META,
-        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}},
-                 "unhealthyPodEvictionPolicy": "AlwaysAllow"},
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": SMALL_META,
+        "spec": {
+            "minAvailable": 2,
+            "selector": {"matchLabels": {"app": "web"}},
+            "unhealthyPodEvictionPolicy": "AlwaysAllow",
+        },
         "status": {
             "observedGeneration": 1,
             "disruptedPods": {"web-1": "2024-05-06T07:08:09Z"},
@@ -405,24 +512,42 @@ OBJECTS: dict[str, dict[str, Any]] = {
             "currentHealthy": 3,
             "desiredHealthy": 2,
             "expectedPods": 3,
-            "conditions": [{"type": "DisruptionAllowed", "status": "True", "observedGeneration": 1, **TIMES,
-                            "reason": "SufficientPods", "message": ""}],
+            "conditions": [
+                {
+                    "type": "DisruptionAllowed",
+                    "status": "True",
+                    "observedGeneration": 1,
+                    **TIMES,
+                    "reason": "SufficientPods",
+                    "message": "",
+                }
+            ],
         },
     },
     "Eviction": {
-        "apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "web-1", "namespace": "prod"},
+        "apiVersion": "policy/v1",
+        "kind": "Eviction",
+        "metadata": {"name": "web-1", "namespace": "prod"},
         "deleteOptions": {"gracePeriodSeconds": 0, "preconditions": {"uid": "u"}, "dryRun": ["All"]},
     },
     "Status": {
-        "apiVersion": "v1", "kind": "Status", "metadata": {},
+        "apiVersion": "v1",
+        "kind": "Status",
+        "metadata": {},
         "status": "Failure",
         "message": 'Pod "web" is invalid: spec.containers: Required value',
         "reason": "Invalid",
-        "details": {"name": "web", "kind": "Pod", "causes": [
-            {"reason": "FieldValueRequired", "message": "Required value", "field": "spec.containers"}]},
+        "details": {
+            "name": "web",
+            "kind": "Pod",
+            "causes": [{"reason": "FieldValueRequired", "message": "Required value", "field": "spec.containers"}],
+        },
         "code": 422,
     },
     "DeleteOptions": {
-        "apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Foreground", "orphanDependents": False,
+        "apiVersion": "v1",
+        "kind": "DeleteOptions",
+        "propagationPolicy": "Foreground",
+        "orphanDependents": False,
     },
 }

@@ -3,6 +3,7 @@
 apiVersions are spelled as served for the default naming, through `Naming.group` for groups under the
 API domain. Keys are `<group prefix>/<Kind>` ("" for a core-group kind is never used here).
 """
+
 from __future__ import annotations
 
 import base64
@@ -33,8 +34,12 @@ CLUSTER_META: dict[str, Any] = {k: v for k, v in META.items() if k != "namespace
 CSR_PEM = base64.b64decode(EXAMPLE_REQUEST)  # a real request: the server verifies its signature
 CERT_PEM = b"-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n"
 RULES: list[dict[str, Any]] = [
-    {"verbs": ["get", "list", "watch"], "apiGroups": ["", "apps"], "resources": ["pods", "deployments/scale"],
-     "resourceNames": ["web"]},
+    {
+        "verbs": ["get", "list", "watch"],
+        "apiGroups": ["", "apps"],
+        "resources": ["pods", "deployments/scale"],
+        "resourceNames": ["web"],
+    },
     {"verbs": ["get"], "nonResourceURLs": ["/healthz", "/metrics"]},
 ]
 SA_TOKEN = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImszIn0.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6Y2k6YnVpbGRlciJ9.c2ln"
@@ -73,8 +78,10 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "apiVersion": gv("coordination"),
         "kind": "LeaseList",
         "metadata": {"resourceVersion": "99", "continue": "eyJydiI6OTl9", "remainingItemCount": 3},
-        "items": [{"metadata": {"name": "a", "namespace": "prod"}, "spec": {}},
-                  {"metadata": {"name": "b", "namespace": "prod"}, "spec": {"holderIdentity": ""}}],
+        "items": [
+            {"metadata": {"name": "a", "namespace": "prod"}, "spec": {}},
+            {"metadata": {"name": "b", "namespace": "prod"}, "spec": {"holderIdentity": ""}},
+        ],
     },
     "events/Event": {
         "apiVersion": gv("events"),
@@ -86,8 +93,15 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "reportingInstance": "scheduler-0",
         "action": "Binding",
         "reason": "Scheduled",
-        "regarding": {"kind": "Pod", "namespace": "prod", "name": "web-1", "uid": "u-1", "apiVersion": "v1",
-                      "resourceVersion": "7", "fieldPath": "spec.containers{app}"},
+        "regarding": {
+            "kind": "Pod",
+            "namespace": "prod",
+            "name": "web-1",
+            "uid": "u-1",
+            "apiVersion": "v1",
+            "resourceVersion": "7",
+            "fieldPath": "spec.containers{app}",
+        },
         "related": {"kind": "Node", "name": "node-1", "apiVersion": "v1"},
         "note": "Successfully assigned prod/web-1 to node-1",
         "type": "Normal",
@@ -112,8 +126,14 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         },
         "status": {
             "conditions": [
-                {"type": "Approved", "status": "True", "reason": "AutoApproved", "message": "ok",
-                 "lastUpdateTime": "2024-05-06T07:08:10Z", "lastTransitionTime": "2024-05-06T07:08:10Z"},
+                {
+                    "type": "Approved",
+                    "status": "True",
+                    "reason": "AutoApproved",
+                    "message": "ok",
+                    "lastUpdateTime": "2024-05-06T07:08:10Z",
+                    "lastTransitionTime": "2024-05-06T07:08:10Z",
+                },
                 {"type": "Failed", "status": "False", "lastUpdateTime": None, "lastTransitionTime": None},
             ],
             "certificate": base64.b64encode(CERT_PEM).decode(),
@@ -125,10 +145,12 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "kind": "ClusterRole",
         "metadata": CLUSTER_META,
         "rules": RULES,
-        "aggregationRule": {"clusterRoleSelectors": [
-            {"matchLabels": {NAMING.key("aggregate-to-view"): "true"}},
-            {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["a", "b"]}]},
-        ]},
+        "aggregationRule": {
+            "clusterRoleSelectors": [
+                {"matchLabels": {NAMING.key("aggregate-to-view"): "true"}},
+                {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["a", "b"]}]},
+            ]
+        },
     },
     "rbac/RoleBinding": {
         "apiVersion": gv("rbac.authorization"),
@@ -151,23 +173,54 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "spec": {
             "ingressClassName": "nginx",
             "defaultBackend": {"service": {"name": "fallback", "port": {"number": 8080}}},
-            "tls": [{"hosts": ["a.example.com", "b.example.com"], "secretName": "tls-ab"}, {"hosts": ["c.example.com"]}],
+            "tls": [
+                {"hosts": ["a.example.com", "b.example.com"], "secretName": "tls-ab"},
+                {"hosts": ["c.example.com"]},
+            ],
             "rules": [
-                {"host": "a.example.com", "http": {"paths": [
-                    {"path": "/api", "pathType": "Prefix", "backend": {"service": {"name": "api", "port": {"name": "http"}}}},
-                    {"pathType": "ImplementationSpecific",
-                     "backend": {"resource": {"apiGroup": "example.com", "kind": "Bucket", "name": "static"}}},
-                ]}},
+                {
+                    "host": "a.example.com",
+                    "http": {
+                        "paths": [
+                            {
+                                "path": "/api",
+                                "pathType": "Prefix",
+                                "backend": {"service": {"name": "api", "port": {"name": "http"}}},
+                            },
+                            {
+                                "pathType": "ImplementationSpecific",
+                                "backend": {
+                                    "resource": {"apiGroup": "example.com", "kind": "Bucket", "name": "static"}
+                                },
+                            },
+                        ]
+                    },
+                },
                 {"host": "*.wild.example.com"},
-                {"http": {"paths": [{"path": "/", "pathType": "Exact",
-                                     "backend": {"service": {"name": "root", "port": {"number": 80}}}}]}},
+                {
+                    "http": {
+                        "paths": [
+                            {
+                                "path": "/",
+                                "pathType": "Exact",
+                                "backend": {"service": {"name": "root", "port": {"number": 80}}},
+                            }
+                        ]
+                    }
+                },
             ],
         },
-        "status": {"loadBalancer": {"ingress": [
-            {"ip": "203.0.113.7", "ports": [{"port": 443, "protocol": "TCP", "error": "Pending"},
-                                            {"port": 0, "protocol": "UDP"}]},
-            {"hostname": "lb.example.com"},
-        ]}},
+        "status": {
+            "loadBalancer": {
+                "ingress": [
+                    {
+                        "ip": "203.0.113.7",
+                        "ports": [{"port": 443, "protocol": "TCP", "error": "Pending"}, {"port": 0, "protocol": "UDP"}],
+                    },
+                    {"hostname": "lb.example.com"},
+                ]
+            }
+        },
     },
     "networking/NetworkPolicy": {
         "apiVersion": gv("networking"),
@@ -176,12 +229,21 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "spec": {
             "podSelector": {"matchLabels": {"app": "db"}},
             "ingress": [
-                {"ports": [{"protocol": "TCP", "port": 5432}, {"port": "metrics"},
-                           {"protocol": "UDP", "port": 3000, "endPort": 3100}],
-                 "from": [{"podSelector": {"matchLabels": {"app": "web"}}},
-                          {"namespaceSelector": {}, "podSelector": {"matchExpressions": [
-                              {"key": "role", "operator": "Exists"}]}},
-                          {"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.1.0.0/16"]}}]},
+                {
+                    "ports": [
+                        {"protocol": "TCP", "port": 5432},
+                        {"port": "metrics"},
+                        {"protocol": "UDP", "port": 3000, "endPort": 3100},
+                    ],
+                    "from": [
+                        {"podSelector": {"matchLabels": {"app": "web"}}},
+                        {
+                            "namespaceSelector": {},
+                            "podSelector": {"matchExpressions": [{"key": "role", "operator": "Exists"}]},
+                        },
+                        {"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.1.0.0/16"]}},
+                    ],
+                },
                 {},
             ],
             "egress": [{"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "ports": [{"port": 53, "protocol": "UDP"}]}],
@@ -194,8 +256,13 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "metadata": {**CLUSTER_META, "annotations": {NAMING.group("ingressclass") + "/is-default-class": "true"}},
         "spec": {
             "controller": "example.com/ingress-controller",
-            "parameters": {"apiGroup": "example.com", "kind": "IngressParameters", "name": "external-lb",
-                           "scope": "Namespace", "namespace": "ingress"},
+            "parameters": {
+                "apiGroup": "example.com",
+                "kind": "IngressParameters",
+                "name": "external-lb",
+                "scope": "Namespace",
+                "namespace": "ingress",
+            },
         },
     },
     "discovery/EndpointSlice": {
@@ -216,7 +283,10 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
             },
             {"addresses": ["10.244.2.9"], "conditions": {}},
         ],
-        "ports": [{"name": "http", "protocol": "TCP", "port": 80, "appProtocol": "http"}, {"name": "", "protocol": "UDP", "port": 53}],
+        "ports": [
+            {"name": "http", "protocol": "TCP", "port": 80, "appProtocol": "http"},
+            {"name": "", "protocol": "UDP", "port": 53},
+        ],
     },
     "scheduling/PriorityClass": {
         "apiVersion": gv("scheduling"),
@@ -237,34 +307,55 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "mountOptions": ["noatime", "nodiratime"],
         "allowVolumeExpansion": False,
         "volumeBindingMode": "WaitForFirstConsumer",
-        "allowedTopologies": [{"matchLabelExpressions": [
-            {"key": "topology.example.com/zone", "values": ["zone-a", "zone-b"]}]}, {}],
+        "allowedTopologies": [
+            {"matchLabelExpressions": [{"key": "topology.example.com/zone", "values": ["zone-a", "zone-b"]}]},
+            {},
+        ],
     },
     "storage/CSIDriver": {
         "apiVersion": gv("storage"),
         "kind": "CSIDriver",
         "metadata": {**CLUSTER_META, "name": "hostpath.csi.example.com"},
-        "spec": {"attachRequired": False, "podInfoOnMount": True, "volumeLifecycleModes": ["Persistent", "Ephemeral"],
-                 "storageCapacity": True, "fsGroupPolicy": "File",
-                 "tokenRequests": [{"audience": "vault", "expirationSeconds": 3600}, {"audience": ""}],
-                 "requiresRepublish": False},
+        "spec": {
+            "attachRequired": False,
+            "podInfoOnMount": True,
+            "volumeLifecycleModes": ["Persistent", "Ephemeral"],
+            "storageCapacity": True,
+            "fsGroupPolicy": "File",
+            "tokenRequests": [{"audience": "vault", "expirationSeconds": 3600}, {"audience": ""}],
+            "requiresRepublish": False,
+        },
     },
     "storage/CSINode": {
         "apiVersion": gv("storage"),
         "kind": "CSINode",
         "metadata": {**CLUSTER_META, "name": "node-1"},
-        "spec": {"drivers": [{"name": "hostpath.csi.example.com", "nodeID": "node-1",
-                              "topologyKeys": ["topology.example.com/zone"], "allocatable": {"count": 16}},
-                             {"name": "other.csi.example.com", "nodeID": "i-0abc"}]},
+        "spec": {
+            "drivers": [
+                {
+                    "name": "hostpath.csi.example.com",
+                    "nodeID": "node-1",
+                    "topologyKeys": ["topology.example.com/zone"],
+                    "allocatable": {"count": 16},
+                },
+                {"name": "other.csi.example.com", "nodeID": "i-0abc"},
+            ]
+        },
     },
     "storage/VolumeAttachment": {
         "apiVersion": gv("storage"),
         "kind": "VolumeAttachment",
         "metadata": CLUSTER_META,
-        "spec": {"attacher": "hostpath.csi.example.com", "nodeName": "node-1",
-                 "source": {"persistentVolumeName": "pv-1"}},
-        "status": {"attached": True, "attachmentMetadata": {"devicePath": "/dev/xvdf"},
-                   "detachError": {"time": "2024-05-06T07:08:10Z", "message": "busy"}},
+        "spec": {
+            "attacher": "hostpath.csi.example.com",
+            "nodeName": "node-1",
+            "source": {"persistentVolumeName": "pv-1"},
+        },
+        "status": {
+            "attached": True,
+            "attachmentMetadata": {"devicePath": "/dev/xvdf"},
+            "detachError": {"time": "2024-05-06T07:08:10Z", "message": "busy"},
+        },
     },
     "storage/CSIStorageCapacity": {
         "apiVersion": gv("storage", version="v1beta1"),
@@ -279,14 +370,20 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "apiVersion": "policy/v1beta1",
         "kind": "PodSecurityPolicy",
         "metadata": CLUSTER_META,
-        "spec": {"allowedCapabilities": ["NET_BIND_SERVICE"], "requiredDropCapabilities": ["ALL"],
-                 "volumes": ["configMap", "secret"], "hostPorts": [{"min": 8000, "max": 8080}],
-                 "seLinux": {"rule": "RunAsAny"},
-                 "runAsUser": {"rule": "MustRunAs", "ranges": [{"min": 1000, "max": 2000}]},
-                 "runAsGroup": {"rule": "MayRunAs", "ranges": [{"min": 1, "max": 65535}]},
-                 "supplementalGroups": {"rule": "RunAsAny"}, "fsGroup": {"rule": "RunAsAny"},
-                 "readOnlyRootFilesystem": True, "allowPrivilegeEscalation": False,
-                 "allowedHostPaths": [{"pathPrefix": "/var/log", "readOnly": True}]},
+        "spec": {
+            "allowedCapabilities": ["NET_BIND_SERVICE"],
+            "requiredDropCapabilities": ["ALL"],
+            "volumes": ["configMap", "secret"],
+            "hostPorts": [{"min": 8000, "max": 8080}],
+            "seLinux": {"rule": "RunAsAny"},
+            "runAsUser": {"rule": "MustRunAs", "ranges": [{"min": 1000, "max": 2000}]},
+            "runAsGroup": {"rule": "MayRunAs", "ranges": [{"min": 1, "max": 65535}]},
+            "supplementalGroups": {"rule": "RunAsAny"},
+            "fsGroup": {"rule": "RunAsAny"},
+            "readOnlyRootFilesystem": True,
+            "allowPrivilegeEscalation": False,
+            "allowedHostPaths": [{"pathPrefix": "/var/log", "readOnly": True}],
+        },
     },
     "node/RuntimeClass": {
         "apiVersion": gv("node"),
@@ -296,8 +393,10 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "overhead": {"podFixed": {"cpu": "250m", "memory": "120Mi"}},
         "scheduling": {
             "nodeSelector": {"sandbox": "gvisor"},
-            "tolerations": [{"key": "sandbox", "operator": "Equal", "value": "gvisor", "effect": "NoSchedule"},
-                            {"operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}],
+            "tolerations": [
+                {"key": "sandbox", "operator": "Equal", "value": "gvisor", "effect": "NoSchedule"},
+                {"operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60},
+            ],
         },
     },
     "authentication/TokenReview": {
@@ -318,8 +417,13 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "apiVersion": gv("authentication"),
         "kind": "SelfSubjectReview",
         "metadata": {"creationTimestamp": "2024-05-06T07:08:09Z"},
-        "status": {"userInfo": {"username": "jane", "groups": ["devs", "system:authenticated"],
-                                "extra": {"team": ["platform", "sre"]}}},
+        "status": {
+            "userInfo": {
+                "username": "jane",
+                "groups": ["devs", "system:authenticated"],
+                "extra": {"team": ["platform", "sre"]},
+            }
+        },
     },
     "authentication/TokenRequest": {
         "apiVersion": gv("authentication"),
@@ -328,8 +432,12 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "spec": {
             "audiences": ["https://orch.io"],
             "expirationSeconds": 3600,
-            "boundObjectRef": {"kind": "Pod", "apiVersion": "v1", "name": "builder-7f9c",
-                               "uid": "7a6b5c4d-3e2f-1a0b-9c8d-7e6f5a4b3c2d"},
+            "boundObjectRef": {
+                "kind": "Pod",
+                "apiVersion": "v1",
+                "name": "builder-7f9c",
+                "uid": "7a6b5c4d-3e2f-1a0b-9c8d-7e6f5a4b3c2d",
+            },
         },
         "status": {"token": SA_TOKEN, "expirationTimestamp": "2024-05-06T08:08:09Z"},
     },
@@ -339,12 +447,19 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "metadata": {},
         "spec": {
             "resourceAttributes": {
-                "namespace": "prod", "verb": "list", "group": "apps", "version": "v1", "resource": "deployments",
-                "subresource": "scale", "name": "web",
-                "fieldSelector": {"requirements": [
-                    {"key": "spec.nodeName", "operator": "In", "values": ["node-1", "node-2"]},
-                    {"key": "metadata.name", "operator": "Exists"},
-                ]},
+                "namespace": "prod",
+                "verb": "list",
+                "group": "apps",
+                "version": "v1",
+                "resource": "deployments",
+                "subresource": "scale",
+                "name": "web",
+                "fieldSelector": {
+                    "requirements": [
+                        {"key": "spec.nodeName", "operator": "In", "values": ["node-1", "node-2"]},
+                        {"key": "metadata.name", "operator": "Exists"},
+                    ]
+                },
                 "labelSelector": {"rawSelector": "app=web,tier in (a,b)"},
             },
             "user": "jane",
@@ -358,10 +473,17 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "apiVersion": gv("authorization"),
         "kind": "SubjectAccessReview",
         "metadata": {},
-        "spec": {"nonResourceAttributes": {"path": "/metrics", "verb": "get"}, "user": "system:anonymous",
-                 "groups": ["system:unauthenticated"]},
-        "status": {"allowed": False, "denied": True, "reason": "anonymous access is disabled",
-                   "evaluationError": "webhook: connection refused"},
+        "spec": {
+            "nonResourceAttributes": {"path": "/metrics", "verb": "get"},
+            "user": "system:anonymous",
+            "groups": ["system:unauthenticated"],
+        },
+        "status": {
+            "allowed": False,
+            "denied": True,
+            "reason": "anonymous access is disabled",
+            "evaluationError": "webhook: connection refused",
+        },
     },
     "authorization/SelfSubjectAccessReview": {
         "apiVersion": gv("authorization"),
@@ -375,9 +497,13 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "kind": "LocalSubjectAccessReview",
         "metadata": {"namespace": "prod"},
         "spec": {
-            "resourceAttributes": {"namespace": "prod", "verb": "get", "resource": "secrets", "name": "db",
-                                   "labelSelector": {"requirements": [
-                                       {"key": "tier", "operator": "NotIn", "values": ["a"]}]}},
+            "resourceAttributes": {
+                "namespace": "prod",
+                "verb": "get",
+                "resource": "secrets",
+                "name": "db",
+                "labelSelector": {"requirements": [{"key": "tier", "operator": "NotIn", "values": ["a"]}]},
+            },
             "user": "system:serviceaccount:ci:builder",
             "groups": ["system:serviceaccounts"],
         },
@@ -390,10 +516,17 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "spec": {"namespace": "prod"},
         "status": {
             "resourceRules": [
-                {"verbs": ["create"], "apiGroups": [NAMING.group("authorization")],
-                 "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]},
-                {"verbs": ["get", "list", "watch"], "apiGroups": ["", "apps"], "resources": ["pods", "deployments"],
-                 "resourceNames": ["web"]},
+                {
+                    "verbs": ["create"],
+                    "apiGroups": [NAMING.group("authorization")],
+                    "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
+                },
+                {
+                    "verbs": ["get", "list", "watch"],
+                    "apiGroups": ["", "apps"],
+                    "resources": ["pods", "deployments"],
+                    "resourceNames": ["web"],
+                },
             ],
             "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/healthz", "/version"]}],
             "incomplete": False,
@@ -402,8 +535,13 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
     "autoscaling/Scale": {
         "apiVersion": gv("autoscaling", in_domain=False),
         "kind": "Scale",
-        "metadata": {"name": "web", "namespace": "prod", "uid": "u-9", "resourceVersion": "12",
-                     "creationTimestamp": "2024-05-06T07:08:09Z"},
+        "metadata": {
+            "name": "web",
+            "namespace": "prod",
+            "uid": "u-9",
+            "resourceVersion": "12",
+            "creationTimestamp": "2024-05-06T07:08:09Z",
+        },
         "spec": {"replicas": 3},
         "status": {"replicas": 0, "selector": "app=web,tier in (a,b)"},
     },
@@ -413,11 +551,23 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "metadata": {**{k: v for k, v in META.items() if k != "namespace"}, "name": "v1beta1.metrics.example.com"},
         "spec": {
             "service": {"namespace": "monitoring", "name": "metrics-server", "port": 443},
-            "group": "metrics.example.com", "version": "v1beta1", "caBundle": "LS0tLS1CRUdJTg==",
-            "groupPriorityMinimum": 100, "versionPriority": 100,
+            "group": "metrics.example.com",
+            "version": "v1beta1",
+            "caBundle": "LS0tLS1CRUdJTg==",
+            "groupPriorityMinimum": 100,
+            "versionPriority": 100,
         },
-        "status": {"conditions": [{"type": "Available", "status": "False", "lastTransitionTime": "2024-05-06T07:08:09Z",
-                                   "reason": "FailedDiscoveryCheck", "message": "failing or missing response"}]},
+        "status": {
+            "conditions": [
+                {
+                    "type": "Available",
+                    "status": "False",
+                    "lastTransitionTime": "2024-05-06T07:08:09Z",
+                    "reason": "FailedDiscoveryCheck",
+                    "message": "failing or missing response",
+                }
+            ]
+        },
     },
     "apiextensions/CustomResourceDefinition": {
         "apiVersion": gv("apiextensions"),
@@ -425,23 +575,53 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "metadata": {**{k: v for k, v in META.items() if k != "namespace"}, "name": "widgets.example.com"},
         "spec": {
             "group": "example.com",
-            "names": {"plural": "widgets", "singular": "widget", "shortNames": ["wd"], "kind": "Widget",
-                      "listKind": "WidgetList", "categories": ["all"]},
+            "names": {
+                "plural": "widgets",
+                "singular": "widget",
+                "shortNames": ["wd"],
+                "kind": "Widget",
+                "listKind": "WidgetList",
+                "categories": ["all"],
+            },
             "scope": "Namespaced",
-            "versions": [{
-                "name": "v1", "served": True, "storage": True,
-                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {
-                    "type": "object", "properties": {"size": {"type": "integer", "minimum": 1, "default": 3},
-                                                     "mode": {"type": "string", "enum": ["fast", "slow"]}}}}}},
-                "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.size",
-                                                         "statusReplicasPath": ".status.size"}},
-                "additionalPrinterColumns": [{"name": "Size", "type": "integer", "jsonPath": ".spec.size"}],
-            }],
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {
+                        "openAPIV3Schema": {
+                            "type": "object",
+                            "properties": {
+                                "spec": {
+                                    "type": "object",
+                                    "properties": {
+                                        "size": {"type": "integer", "minimum": 1, "default": 3},
+                                        "mode": {"type": "string", "enum": ["fast", "slow"]},
+                                    },
+                                }
+                            },
+                        }
+                    },
+                    "subresources": {
+                        "status": {},
+                        "scale": {"specReplicasPath": ".spec.size", "statusReplicasPath": ".status.size"},
+                    },
+                    "additionalPrinterColumns": [{"name": "Size", "type": "integer", "jsonPath": ".spec.size"}],
+                }
+            ],
             "conversion": {"strategy": "None"},
         },
         "status": {
-            "conditions": [{"type": "Established", "status": "True", "lastTransitionTime": "2024-05-06T07:08:09Z",
-                            "reason": "InitialNamesAccepted", "message": "the initial names have been accepted"}],
+            "conditions": [
+                {
+                    "type": "Established",
+                    "status": "True",
+                    "lastTransitionTime": "2024-05-06T07:08:09Z",
+                    "reason": "InitialNamesAccepted",
+                    "message": "the initial names have been accepted",
+                }
+            ],
             "acceptedNames": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
             "storedVersions": ["v1"],
         },
@@ -450,30 +630,51 @@ GROUP_OBJECTS: dict[str, dict[str, Any]] = {
         "apiVersion": gv("admissionregistration"),
         "kind": "MutatingWebhookConfiguration",
         "metadata": {**{k: v for k, v in META.items() if k != "namespace"}, "name": "sidecar-injector"},
-        "webhooks": [{
-            "name": "inject.sidecars.example.com",
-            "clientConfig": {"service": {"namespace": "mesh", "name": "injector", "path": "/inject", "port": 8443},
-                             "caBundle": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t"},
-            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"],
-                       "scope": "Namespaced"}],
-            "failurePolicy": "Ignore", "matchPolicy": "Equivalent",
-            "namespaceSelector": {"matchExpressions": [{"key": "mesh", "operator": "In", "values": ["on"]}]},
-            "objectSelector": {}, "sideEffects": "None", "timeoutSeconds": 5,
-            "admissionReviewVersions": ["v1", "v1beta1"], "reinvocationPolicy": "IfNeeded",
-        }],
+        "webhooks": [
+            {
+                "name": "inject.sidecars.example.com",
+                "clientConfig": {
+                    "service": {"namespace": "mesh", "name": "injector", "path": "/inject", "port": 8443},
+                    "caBundle": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t",
+                },
+                "rules": [
+                    {
+                        "operations": ["CREATE"],
+                        "apiGroups": [""],
+                        "apiVersions": ["v1"],
+                        "resources": ["pods"],
+                        "scope": "Namespaced",
+                    }
+                ],
+                "failurePolicy": "Ignore",
+                "matchPolicy": "Equivalent",
+                "namespaceSelector": {"matchExpressions": [{"key": "mesh", "operator": "In", "values": ["on"]}]},
+                "objectSelector": {},
+                "sideEffects": "None",
+                "timeoutSeconds": 5,
+                "admissionReviewVersions": ["v1", "v1beta1"],
+                "reinvocationPolicy": "IfNeeded",
+            }
+        ],
     },
     "admissionregistration/ValidatingWebhookConfiguration": {
         "apiVersion": gv("admissionregistration"),
         "kind": "ValidatingWebhookConfiguration",
         "metadata": {**{k: v for k, v in META.items() if k != "namespace"}, "name": "policy"},
-        "webhooks": [{
-            "name": "check.policy.example.com",
-            "clientConfig": {"url": "https://policy.example.com:9443/validate"},
-            "rules": [{"operations": ["*"], "apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*/*"]}],
-            "failurePolicy": "Fail", "matchPolicy": "Exact", "namespaceSelector": {},
-            "objectSelector": {"matchLabels": {"policy": "enforced"}}, "sideEffects": "NoneOnDryRun",
-            "timeoutSeconds": 10, "admissionReviewVersions": ["v1"],
-        }],
+        "webhooks": [
+            {
+                "name": "check.policy.example.com",
+                "clientConfig": {"url": "https://policy.example.com:9443/validate"},
+                "rules": [{"operations": ["*"], "apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*/*"]}],
+                "failurePolicy": "Fail",
+                "matchPolicy": "Exact",
+                "namespaceSelector": {},
+                "objectSelector": {"matchLabels": {"policy": "enforced"}},
+                "sideEffects": "NoneOnDryRun",
+                "timeoutSeconds": 10,
+                "admissionReviewVersions": ["v1"],
+            }
+        ],
     },
 }
 

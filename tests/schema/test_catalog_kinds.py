@@ -1,4 +1,5 @@
 """Every kind the catalog serves has a typed schema, keyed by its apiVersion as served for a Naming."""
+
 from __future__ import annotations
 
 import copy
@@ -39,8 +40,9 @@ def _sub_api_version(rt: ResourceType, sub: Subresource) -> str:
     return f"{group}/{version}" if group else version
 
 
-SUBRESOURCE_KINDS = sorted({(_sub_api_version(rt, sub), sub.kind) for rt in KINDS for sub in rt.subresources
-                            if sub.kind})
+SUBRESOURCE_KINDS = sorted(
+    {(_sub_api_version(rt, sub), sub.kind) for rt in KINDS for sub in rt.subresources if sub.kind}
+)
 
 
 def _served_kinds(rt: ResourceType) -> tuple[str, ...]:
@@ -51,8 +53,12 @@ def _served_kinds(rt: ResourceType) -> tuple[str, ...]:
 @pytest.mark.parametrize("naming", [NAMING, OTHER], ids=lambda n: n.domain)
 def test_every_served_kind_and_its_list_has_a_schema(naming: Naming) -> None:
     schemas = schemas_for(naming)
-    missing = [(rt.group_version, kind) for rt in build_catalog(naming) for kind in _served_kinds(rt)
-               if (rt.group_version, kind) not in schemas]
+    missing = [
+        (rt.group_version, kind)
+        for rt in build_catalog(naming)
+        for kind in _served_kinds(rt)
+        if (rt.group_version, kind) not in schemas
+    ]
     assert not missing
     for rt in build_catalog(naming):
         assert has_schema(rt.group_version, rt.kind, naming)
@@ -123,14 +129,26 @@ META_N = h("0a 01 6e  12 00  1a 00  22 00  2a 00  32 00  38 00  42 00")
 
 
 def test_lease_golden_bytes_carry_the_served_api_version() -> None:
-    obj = {"apiVersion": "coordination.orch.io/v1", "kind": "Lease", "metadata": {"name": "n"},
-           "spec": {"holderIdentity": "h", "leaseDurationSeconds": 15}}
+    obj = {
+        "apiVersion": "coordination.orch.io/v1",
+        "kind": "Lease",
+        "metadata": {"name": "n"},
+        "spec": {"holderIdentity": "h", "leaseDurationSeconds": 15},
+    }
     expected = (
         b"k8s\x00"
-        + h("0a 20") + h("0a 17") + b"coordination.orch.io/v1" + h("12 05") + b"Lease"  # typeMeta
+        + h("0a 20")
+        + h("0a 17")
+        + b"coordination.orch.io/v1"
+        + h("12 05")
+        + b"Lease"  # typeMeta
         + h("12 1a")  # raw, 26 bytes:
-        + h("0a 11") + META_N  # metadata
-        + h("12 05") + h("0a 01") + b"h" + h("10 0f")  # spec{holderIdentity "h", leaseDurationSeconds 15}
+        + h("0a 11")
+        + META_N  # metadata
+        + h("12 05")
+        + h("0a 01")
+        + b"h"
+        + h("10 0f")  # spec{holderIdentity "h", leaseDurationSeconds 15}
         + h("1a 00 22 00")  # contentEncoding "", contentType ""
     )
     assert encode_object(obj) == expected == encode_object(obj, NAMING)
@@ -150,9 +168,17 @@ def test_extra_values_are_wrapped_string_lists() -> None:
     raw = encode(spec, {"request": "", "signerName": "s", "extra": {"b": [], "a": ["x", "y"]}})
     # map entries {1: key, 2: ExtraValue{1: items...}}, sorted by key; an empty list is an empty message
     assert (
-        h("32 0b 0a 01") + b"a" + h("12 06 0a 01") + b"x" + h("0a 01") + b"y"
-        + h("32 05 0a 01") + b"b" + h("12 00")
-        + h("3a 01") + b"s"  # signerName (field 7) follows the map
+        h("32 0b 0a 01")
+        + b"a"
+        + h("12 06 0a 01")
+        + b"x"
+        + h("0a 01")
+        + b"y"
+        + h("32 05 0a 01")
+        + b"b"
+        + h("12 00")
+        + h("3a 01")
+        + b"s"  # signerName (field 7) follows the map
     ) in raw
     assert decode(spec, raw)["extra"] == {"a": ["x", "y"], "b": []}
     entry_without_value = h("32 03 0a 01") + b"k"

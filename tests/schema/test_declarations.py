@@ -1,4 +1,5 @@
 """The declarations carry the reference's merge metadata and are internally consistent."""
+
 from __future__ import annotations
 
 import pytest
@@ -68,8 +69,9 @@ def _field(struct: Struct, name: str) -> Field:
         (node.Scheduling, "tolerations", "atomic", (), None, None),
     ],
 )
-def test_merge_metadata(struct: Struct, name: str, list_type: str, keys: tuple[str, ...], merge_key: str | None,
-                        strategy: str | None) -> None:
+def test_merge_metadata(
+    struct: Struct, name: str, list_type: str, keys: tuple[str, ...], merge_key: str | None, strategy: str | None
+) -> None:
     f = _field(struct, name)
     assert (f.list_type, f.list_map_keys, f.patch_merge_key, f.patch_strategy) == (list_type, keys, merge_key, strategy)
 
@@ -92,23 +94,44 @@ def test_required_and_pointer_flags() -> None:
     assert _field(coordination.LeaseSpec, "leaseTransitions").nullable
     assert _field(events.Event, "eventTime").required and not _field(events.Event, "series").required
     assert _field(rbac.RoleBinding, "roleRef").required
-    assert _field(networking.HTTPIngressPath, "pathType").required and _field(networking.HTTPIngressPath,
-                                                                            "pathType").nullable
+    assert (
+        _field(networking.HTTPIngressPath, "pathType").required
+        and _field(networking.HTTPIngressPath, "pathType").nullable
+    )
     assert _field(certificates.CertificateSigningRequestSpec, "request").required
-    assert _field(autoscaling.ScaleStatus, "replicas").required and not _field(autoscaling.ScaleStatus,
-                                                                              "replicas").omitempty
+    assert (
+        _field(autoscaling.ScaleStatus, "replicas").required
+        and not _field(autoscaling.ScaleStatus, "replicas").omitempty
+    )
     assert networking.ServiceBackendPort.struct_type == "atomic" and rbac.Subject.struct_type == "atomic"
     assert node.Scheduling.field("nodeSelector").map_type == "atomic"  # type: ignore[union-attr]
 
 
 def test_field_numbers_match_the_reference() -> None:
     numbers = {f.name: f.number for f in meta.ObjectMeta.fields}
-    assert numbers == {"name": 1, "generateName": 2, "namespace": 3, "selfLink": 4, "uid": 5,
-                       "resourceVersion": 6, "generation": 7, "creationTimestamp": 8, "deletionTimestamp": 9,
-                       "deletionGracePeriodSeconds": 10, "labels": 11, "annotations": 12,
-                       "ownerReferences": 13, "finalizers": 14, "managedFields": 17}
+    assert numbers == {
+        "name": 1,
+        "generateName": 2,
+        "namespace": 3,
+        "selfLink": 4,
+        "uid": 5,
+        "resourceVersion": 6,
+        "generation": 7,
+        "creationTimestamp": 8,
+        "deletionTimestamp": 9,
+        "deletionGracePeriodSeconds": 10,
+        "labels": 11,
+        "annotations": 12,
+        "ownerReferences": 13,
+        "finalizers": 14,
+        "managedFields": 17,
+    }
     assert [(f.name, f.number) for f in core.ConfigMap.fields] == [
-        ("metadata", 1), ("immutable", 4), ("data", 2), ("binaryData", 3)]  # JSON order != wire order
+        ("metadata", 1),
+        ("immutable", 4),
+        ("data", 2),
+        ("binaryData", 3),
+    ]  # JSON order != wire order
     assert [f.number for f in core.ConfigMap.wire_fields] == [1, 2, 3, 4]
     assert _field(core_pod.PodSpec, "containers").number == 2
     assert _field(core_pod.Container, "envFrom").number == 19
@@ -149,8 +172,9 @@ def test_declarations_are_consistent() -> None:
 def test_every_kind_has_its_metadata_first() -> None:
     for (api_version, kind), schema in SCHEMAS.items():
         assert schema.kind, kind
-        if kind not in ("DeleteOptions",) and not kind.endswith(("ProxyOptions", "ExecOptions", "AttachOptions",
-                                                                  "PortForwardOptions")):  # options: no metadata
+        if kind not in ("DeleteOptions",) and not kind.endswith(
+            ("ProxyOptions", "ExecOptions", "AttachOptions", "PortForwardOptions")
+        ):  # options: no metadata
             assert schema.fields[0].name == "metadata" and schema.fields[0].number == 1, (api_version, kind)
 
 
@@ -172,8 +196,12 @@ def test_review_kinds_follow_the_reference() -> None:
     assert _field(authorization.SubjectAccessReviewStatus, "allowed").required
     # create-only kinds: the reference declares no <Kind>List for them
     assert set(authentication.KINDS) == {"TokenReview", "SelfSubjectReview", "TokenRequest"}
-    assert set(authorization.KINDS) == {"SubjectAccessReview", "SelfSubjectAccessReview",
-                                        "LocalSubjectAccessReview", "SelfSubjectRulesReview"}
+    assert set(authorization.KINDS) == {
+        "SubjectAccessReview",
+        "SelfSubjectAccessReview",
+        "LocalSubjectAccessReview",
+        "SelfSubjectRulesReview",
+    }
     for module in (authentication, authorization):
         for kind in module.KINDS:
             assert (served_api_version(module), kind) in SCHEMAS

@@ -1,4 +1,5 @@
 """The 4-byte magic + runtime.Unknown envelope and the (apiVersion, kind) registry."""
+
 from __future__ import annotations
 
 import pytest
@@ -21,16 +22,13 @@ def h(text: str) -> bytes:
 
 
 def test_magic() -> None:
-    assert MAGIC == h("6b 38 73 00")
+    assert h("6b 38 73 00") == MAGIC
 
 
 def test_envelope_golden() -> None:
     body = encode_envelope("apps/v1", "Deployment", b"\x01\x02")
     assert body == (
-        MAGIC
-        + h("0a 15 0a 07") + b"apps/v1" + h("12 0a") + b"Deployment"
-        + h("12 02 01 02")
-        + h("1a 00 22 00")
+        MAGIC + h("0a 15 0a 07") + b"apps/v1" + h("12 0a") + b"Deployment" + h("12 02 01 02") + h("1a 00 22 00")
     )
     assert decode_envelope(body) == ("apps/v1", "Deployment", b"\x01\x02")
 

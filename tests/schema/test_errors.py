@@ -1,4 +1,5 @@
 """Bad input never loses data silently: unknown field numbers, unknown JSON fields and type errors raise."""
+
 from __future__ import annotations
 
 import pytest

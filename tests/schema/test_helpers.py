@@ -1,4 +1,5 @@
 """The helpers the HTTP layer calls: list bodies, Status bodies and watch frames, for any naming."""
+
 from __future__ import annotations
 
 import pytest
@@ -27,9 +28,12 @@ def _lease(name: str, *, type_meta: bool = False) -> dict:
 
 
 def test_encode_list_for_a_renamed_group() -> None:
-    listed = {"apiVersion": LEASES, "kind": "LeaseList",
-              "metadata": {"resourceVersion": "9", "continue": "tok", "remainingItemCount": 0},
-              "items": [_lease("a", type_meta=True), _lease("b")]}
+    listed = {
+        "apiVersion": LEASES,
+        "kind": "LeaseList",
+        "metadata": {"resourceVersion": "9", "continue": "tok", "remainingItemCount": 0},
+        "items": [_lease("a", type_meta=True), _lease("b")],
+    }
     body = encode_list(listed, OTHER)
     assert decode_envelope(body)[:2] == (LEASES, "LeaseList")
     decoded = decode_object(body, OTHER)
@@ -38,8 +42,9 @@ def test_encode_list_for_a_renamed_group() -> None:
 
 
 def test_encode_list_of_nothing() -> None:
-    decoded = decode_object(encode_list({"apiVersion": "v1", "kind": "PodList", "metadata": {"resourceVersion": "1"},
-                                         "items": []}))
+    decoded = decode_object(
+        encode_list({"apiVersion": "v1", "kind": "PodList", "metadata": {"resourceVersion": "1"}, "items": []})
+    )
     assert decoded == {"apiVersion": "v1", "kind": "PodList", "metadata": {"resourceVersion": "1"}}
 
 
@@ -64,8 +69,15 @@ def test_encode_list_needs_the_naming_of_the_group() -> None:
 
 
 def test_encode_status_always_says_v1_status() -> None:
-    status = {"apiVersion": "v1", "kind": "Status", "metadata": {}, "status": "Failure", "message": "gone",
-              "reason": "Expired", "code": 410}
+    status = {
+        "apiVersion": "v1",
+        "kind": "Status",
+        "metadata": {},
+        "status": "Failure",
+        "message": "gone",
+        "reason": "Expired",
+        "code": 410,
+    }
     assert encode_status({k: v for k, v in status.items() if k not in ("apiVersion", "kind")}) == encode_status(status)
     assert decode_object(encode_status(status)) == status
     assert decode_envelope(encode_status({**status, "apiVersion": "meta/v1"}))[:2] == ("v1", "Status")
@@ -84,8 +96,15 @@ def test_watch_frames_for_a_renamed_group_and_an_error() -> None:
     with pytest.raises(UnknownKindError):
         encode_watch_event("MODIFIED", lease)  # the default naming does not serve that group
 
-    status = {"apiVersion": "v1", "kind": "Status", "metadata": {}, "status": "Failure", "reason": "Expired",
-              "message": "too old resource version: 1 (5)", "code": 410}
+    status = {
+        "apiVersion": "v1",
+        "kind": "Status",
+        "metadata": {},
+        "status": "Failure",
+        "reason": "Expired",
+        "message": "too old resource version: 1 (5)",
+        "code": 410,
+    }
     error = encode_watch_event("ERROR", status, OTHER)
     assert decode_watch_event(error[4:]) == {"type": "ERROR", "object": status}
 

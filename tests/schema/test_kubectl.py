@@ -4,6 +4,7 @@ Each typed `kubectl create` subcommand POSTs an enveloped protobuf body; the lis
 201 with the decoded object as JSON (so kubectl also prints the name it got back). Re-encoding the decoded
 object must reproduce kubectl's bytes exactly.
 """
+
 from __future__ import annotations
 
 import base64
@@ -50,8 +51,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_GET(self) -> None:
-        self._reply(404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404,
-                          "reason": "NotFound"})
+        self._reply(404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404, "reason": "NotFound"})
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
@@ -61,8 +61,9 @@ class _Handler(BaseHTTPRequestHandler):
             request.decoded = decode_object(body)
         except Exception as exc:  # noqa: BLE001 - reported by the test, not the listener
             request.error = repr(exc)
-            self._reply(500, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 500,
-                              "message": request.error})
+            self._reply(
+                500, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 500, "message": request.error}
+            )
             return
         self._reply(201, request.decoded)
 
@@ -84,9 +85,19 @@ def kubectl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     def run(*args: str) -> Request:
         before = len(requests)
         proc = subprocess.run(
-            [KUBECTL, f"--server=http://127.0.0.1:{server.server_port}", f"--cache-dir={home / 'cache'}",
-             "--request-timeout=20s", "create", *args],
-            capture_output=True, text=True, env=env, timeout=60, check=False,
+            [
+                KUBECTL,
+                f"--server=http://127.0.0.1:{server.server_port}",
+                f"--cache-dir={home / 'cache'}",
+                "--request-timeout=20s",
+                "create",
+                *args,
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
         )
         posts = requests[before:]
         assert len(posts) == 1, f"kubectl {args}: {proc.stdout}{proc.stderr}"
@@ -107,14 +118,23 @@ def kubectl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 def test_namespace(kubectl: Any) -> None:
     request = kubectl("namespace", "team-a")
     assert request.path.startswith("/api/v1/namespaces?")
-    assert request.decoded == {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"},
-                               "spec": {}, "status": {}}
+    assert request.decoded == {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": "team-a"},
+        "spec": {},
+        "status": {},
+    }
 
 
 def test_configmap(kubectl: Any) -> None:
     request = kubectl("configmap", "c", "--from-literal=a=b", "--from-literal=k=v w")
-    assert request.decoded == {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
-                               "data": {"a": "b", "k": "v w"}}
+    assert request.decoded == {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "c"},
+        "data": {"a": "b", "k": "v w"},
+    }
 
 
 def test_configmap_binary_data(kubectl: Any, tmp_path: Path) -> None:
@@ -125,26 +145,39 @@ def test_configmap_binary_data(kubectl: Any, tmp_path: Path) -> None:
 
 
 def test_secret_generic(kubectl: Any) -> None:
-    request = kubectl("secret", "generic", "s", "--from-literal=user=admin", "--from-literal=empty=",
-                      "--type=Opaque")
-    assert request.decoded == {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"},
-                               "data": {"empty": "", "user": base64.b64encode(b"admin").decode()},
-                               "type": "Opaque"}
+    request = kubectl("secret", "generic", "s", "--from-literal=user=admin", "--from-literal=empty=", "--type=Opaque")
+    assert request.decoded == {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "s"},
+        "data": {"empty": "", "user": base64.b64encode(b"admin").decode()},
+        "type": "Opaque",
+    }
 
 
 def test_deployment(kubectl: Any) -> None:
     request = kubectl("deployment", "web", "--image=nginx:1.27", "--replicas=0", "--port=80", "--", "nginx", "-g")
     assert request.path.startswith("/apis/apps/v1/namespaces/default/deployments?")
     assert request.decoded == {
-        "apiVersion": "apps/v1", "kind": "Deployment",
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
         "metadata": {"name": "web", "labels": {"app": "web"}},
         "spec": {
             "replicas": 0,  # a pointer on the wire: an explicit zero survives
             "selector": {"matchLabels": {"app": "web"}},
             "template": {
                 "metadata": {"labels": {"app": "web"}},
-                "spec": {"containers": [{"name": "nginx", "image": "nginx:1.27", "command": ["nginx", "-g"],
-                                         "ports": [{"containerPort": 80}], "resources": {}}]},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "nginx",
+                            "image": "nginx:1.27",
+                            "command": ["nginx", "-g"],
+                            "ports": [{"containerPort": 80}],
+                            "resources": {},
+                        }
+                    ]
+                },
             },
             "strategy": {},
         },

@@ -1,4 +1,5 @@
 """JSON -> protobuf -> JSON for a realistic object of every declared kind, and stability for the rest."""
+
 from __future__ import annotations
 
 import copy
@@ -10,9 +11,18 @@ from app.schema import SCHEMAS, decode_object, encode_object, meta
 from tests.schema.fixtures import OBJECTS
 
 BRIEF_KINDS = {
-    ("v1", "Namespace"), ("v1", "ConfigMap"), ("v1", "Secret"), ("v1", "ServiceAccount"), ("v1", "Service"),
-    ("v1", "ResourceQuota"), ("v1", "Pod"), ("apps/v1", "Deployment"), ("batch/v1", "Job"),
-    ("batch/v1", "CronJob"), ("policy/v1", "PodDisruptionBudget"), ("v1", "Status"),
+    ("v1", "Namespace"),
+    ("v1", "ConfigMap"),
+    ("v1", "Secret"),
+    ("v1", "ServiceAccount"),
+    ("v1", "Service"),
+    ("v1", "ResourceQuota"),
+    ("v1", "Pod"),
+    ("apps/v1", "Deployment"),
+    ("batch/v1", "Job"),
+    ("batch/v1", "CronJob"),
+    ("policy/v1", "PodDisruptionBudget"),
+    ("v1", "Status"),
 }
 
 
@@ -63,7 +73,8 @@ def test_decoding_fills_in_what_go_json_would_print() -> None:
 
 def test_zero_pointer_values_survive_and_zero_plain_values_are_dropped() -> None:
     obj = {
-        "apiVersion": "apps/v1", "kind": "Deployment",
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
         "metadata": {"name": "d", "generation": 0, "namespace": ""},
         "spec": {"replicas": 0, "paused": False, "minReadySeconds": 0, "template": {}},
     }
@@ -74,15 +85,21 @@ def test_zero_pointer_values_survive_and_zero_plain_values_are_dropped() -> None
 
 
 def test_null_json_values_count_as_absent() -> None:
-    obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "labels": None}, "data": None,
-           "immutable": None}
+    obj = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "c", "labels": None},
+        "data": None,
+        "immutable": None,
+    }
     assert decode_object(encode_object(obj)) == {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
 
 
 def test_list_items_may_carry_type_meta() -> None:
     item = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}
-    decoded = decode_object(encode_object({"apiVersion": "v1", "kind": "ConfigMapList", "metadata": {},
-                                           "items": [item]}))
+    decoded = decode_object(
+        encode_object({"apiVersion": "v1", "kind": "ConfigMapList", "metadata": {}, "items": [item]})
+    )
     assert decoded["items"] == [{"metadata": {"name": "a"}}]  # items are bare messages on the wire
 
 

@@ -1,4 +1,5 @@
 """Leaf codecs: varints, times, quantities, int-or-string, raw JSON."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,8 +12,16 @@ from app.schema.wire import encode_varint, iter_fields, read_varint, to_signed
 
 @pytest.mark.parametrize(
     ("value", "encoded"),
-    [(0, "00"), (1, "01"), (127, "7f"), (128, "8001"), (300, "ac02"), (2**63 - 1, "ffffffffffffffff7f"),
-     (-1, "ffffffffffffffffff01"), (-2**63, "80808080808080808001")],
+    [
+        (0, "00"),
+        (1, "01"),
+        (127, "7f"),
+        (128, "8001"),
+        (300, "ac02"),
+        (2**63 - 1, "ffffffffffffffff7f"),
+        (-1, "ffffffffffffffffff01"),
+        (-(2**63), "80808080808080808001"),
+    ],
 )
 def test_varint(value: int, encoded: str) -> None:
     assert encode_varint(value).hex() == encoded
@@ -72,9 +81,16 @@ def test_micro_time() -> None:
 
 
 def test_event_time_round_trip() -> None:
-    event = {"metadata": {"name": "e"}, "involvedObject": {}, "source": {},
-             "firstTimestamp": None, "lastTimestamp": None,
-             "eventTime": "2024-05-06T07:08:09.250000Z", "reportingComponent": "", "reportingInstance": ""}
+    event = {
+        "metadata": {"name": "e"},
+        "involvedObject": {},
+        "source": {},
+        "firstTimestamp": None,
+        "lastTimestamp": None,
+        "eventTime": "2024-05-06T07:08:09.250000Z",
+        "reportingComponent": "",
+        "reportingInstance": "",
+    }
     assert decode(core.Event, encode(core.Event, event)) == event
 
 

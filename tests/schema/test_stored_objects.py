@@ -5,6 +5,7 @@ declared in the kind's schema (encoding rejects undeclared fields), and the roun
 by the normalisations listed in tests/schema/equivalence.py. The HTTP-layer helpers (`encode_list`,
 `encode_status`, `encode_watch_event`) are exercised on the server's own responses.
 """
+
 from __future__ import annotations
 
 import copy
@@ -34,8 +35,9 @@ NAMING = Naming()
 CATALOG = build_catalog(NAMING)
 KINDS = sorted((rt for rt in CATALOG if rt.plural not in OWN_TESTS), key=lambda rt: (rt.group, rt.plural))
 #: fields the server refuses on create (like the reference), left out of the realistic objects here.
-REFUSED_ON_CREATE = {"Event": ("deprecatedSource", "deprecatedFirstTimestamp", "deprecatedLastTimestamp",
-                               "deprecatedCount")}
+REFUSED_ON_CREATE = {
+    "Event": ("deprecatedSource", "deprecatedFirstTimestamp", "deprecatedLastTimestamp", "deprecatedCount")
+}
 
 
 def collection(rt: ResourceType, namespace: str = "default") -> str:
@@ -47,8 +49,9 @@ def _create(client, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     """The object as stored and read back; for a create-only kind (a review), the create response."""
     # a local access review is created in the namespace it asks about (the server checks they match)
     asked = ((obj.get("spec") or {}).get("resourceAttributes") or {}).get("namespace")
-    created = client.post(collection(rt, asked) if rt.kind == "LocalSubjectAccessReview" and asked
-                          else collection(rt), json=obj)
+    created = client.post(
+        collection(rt, asked) if rt.kind == "LocalSubjectAccessReview" and asked else collection(rt), json=obj
+    )
     assert created.status_code == 201, created.get_json()
     if "get" not in rt.verbs:
         return created.get_json()
@@ -117,9 +120,14 @@ def test_token_request_response_encodes(client) -> None:
     assert sa is not None and sa.subresource("token") is not None
     _create(client, sa, {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "builder"}})
     api_version = f"{NAMING.group('authentication')}/v1"
-    response = client.post(f"{collection(sa)}/builder/token", json={
-        "apiVersion": api_version, "kind": "TokenRequest",
-        "spec": {"audiences": ["vault"], "expirationSeconds": 3600}})
+    response = client.post(
+        f"{collection(sa)}/builder/token",
+        json={
+            "apiVersion": api_version,
+            "kind": "TokenRequest",
+            "spec": {"audiences": ["vault"], "expirationSeconds": 3600},
+        },
+    )
     assert response.status_code == 201, response.get_json()
     token_request = response.get_json()
     assert decode_envelope(encode_object(token_request, NAMING))[:2] == (api_version, "TokenRequest")
@@ -156,8 +164,9 @@ def test_error_status_encodes(client) -> None:
 def test_invalid_status_with_causes_encodes(client) -> None:
     rt = CATALOG.lookup("", "v1", "configmaps")
     assert rt is not None
-    response = client.post(collection(rt), json={"apiVersion": "v1", "kind": "ConfigMap",
-                                                 "metadata": {"name": "Bad/Name"}})
+    response = client.post(
+        collection(rt), json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "Bad/Name"}}
+    )
     assert response.status_code == 422
     status = response.get_json()
     assert status["details"]["causes"]

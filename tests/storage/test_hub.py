@@ -1,4 +1,5 @@
 """The watch hub: one poller fanning change-log rows out to subscribers, on both stores."""
+
 from __future__ import annotations
 
 import time

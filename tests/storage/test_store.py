@@ -1,4 +1,5 @@
 """Storage behaviour on SQLite and PostgreSQL: revisions, CAS, history, compaction."""
+
 from __future__ import annotations
 
 import logging
@@ -12,13 +13,7 @@ import orjson
 import pytest
 import sqlalchemy as sa
 
-from app.storage.store import (
-    KeyExists,
-    KeyNotFound,
-    RevisionCompacted,
-    RevisionMismatch,
-    Storage,
-)
+from app.storage.store import KeyExists, KeyNotFound, RevisionCompacted, RevisionMismatch, Storage
 
 
 @pytest.fixture
@@ -170,8 +165,7 @@ def test_racing_updates_of_one_object_lose_nothing(storage: Storage) -> None:
             current = storage.get("/k/counter")
             value = int(current.decode()["data"]["n"])
             try:
-                storage.update("/k/counter", {"metadata": {"name": "counter"}, "data": {"n": str(value + 1)}},
-                               current)
+                storage.update("/k/counter", {"metadata": {"name": "counter"}, "data": {"n": str(value + 1)}}, current)
             except RevisionMismatch:
                 continue
             wins.append(value + 1)
@@ -200,8 +194,10 @@ def test_a_failed_compare_and_swap_writes_nothing(storage: Storage) -> None:
 
 
 def test_stored_text_carries_its_revision_whatever_the_data(storage: Storage) -> None:
-    tricky = {"metadata": {"name": "t", "annotations": {"resourceVersion": "1"}},
-              "data": {"text": "é ü 漢字 \u2028 \"resourceVersion\":\"x\" " + "long " * 200}}
+    tricky = {
+        "metadata": {"name": "t", "annotations": {"resourceVersion": "1"}},
+        "data": {"text": 'é ü 漢字 \u2028 "resourceVersion":"x" ' + "long " * 200},
+    }
     made = storage.create("/k/t", tricky)
     changed = storage.update("/k/t", made.decode(), made)
     gone = storage.delete("/k/t", changed)
@@ -262,8 +258,9 @@ def test_sqlite_writers_queue_instead_of_failing_or_sleeping(sqlite_url: str) ->
     here.dispose()
 
 
-def test_connections_the_database_dropped_are_replaced_before_use(pg_database: str,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_connections_the_database_dropped_are_replaced_before_use(
+    pg_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A pooled connection unused for a while is checked before use: after the database ended every
     connection (a restart, an idle timeout in a proxy) the next read still answers."""
     import psycopg
@@ -275,8 +272,9 @@ def test_connections_the_database_dropped_are_replaced_before_use(pg_database: s
     storage = Storage(f"{pg_database}?application_name=orch-ping-test")
     made = storage.create(f"/k/kept-{uuid.uuid4().hex}", obj("kept"))
     with psycopg.connect(conninfo(pg_database), autocommit=True) as admin:
-        ended = admin.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                              "WHERE application_name = 'orch-ping-test'").fetchone()
+        ended = admin.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'orch-ping-test'"
+        ).fetchone()
     assert ended is not None and ended[0] >= 1
     assert storage.get(made.key) == made
     storage.dispose()
@@ -289,8 +287,9 @@ def test_a_failing_compaction_is_logged_once_and_counted(storage, monkeypatch, c
     from tests.conftest import wait_for
 
     # a fresh memory of repeats (the module's own may have seen this error in an earlier test)
-    monkeypatch.setattr(store_module, "repeated_compaction_errors", logs.RepeatedErrors(
-        logging.getLogger(store_module.__name__)))
+    monkeypatch.setattr(
+        store_module, "repeated_compaction_errors", logs.RepeatedErrors(logging.getLogger(store_module.__name__))
+    )
 
     def broken() -> None:
         raise sa.exc.OperationalError("DELETE FROM changes", {}, Exception("the database is gone"))

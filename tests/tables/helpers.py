@@ -1,4 +1,5 @@
 """A fixed clock and object builders shared by the table tests."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta

@@ -9,13 +9,7 @@ from app.catalog import ResourceType
 from app.errors import BadRequest
 from app.naming import Naming
 from app.resources import build_catalog
-from app.tables import (
-    DEFAULT_TABLE,
-    group_prefix,
-    parse_include_object,
-    render_table,
-    table_for,
-)
+from app.tables import DEFAULT_TABLE, group_prefix, parse_include_object, render_table, table_for
 from tests.tables.helpers import NAMING, NOW, ago, obj, rt
 
 PODS = rt("", "pods")
@@ -23,15 +17,26 @@ PODS = rt("", "pods")
 
 def pod(name: str) -> dict:
     item = obj(name, spec={"containers": [{"name": "app", "image": "nginx"}]}, status={"phase": "Running"})
-    item["metadata"].update({"namespace": "default", "uid": f"uid-{name}", "resourceVersion": "12",
-                             "labels": {"app": "web"},
-                             "managedFields": [{"manager": "kubectl", "operation": "Apply"}]})
+    item["metadata"].update(
+        {
+            "namespace": "default",
+            "uid": f"uid-{name}",
+            "resourceVersion": "12",
+            "labels": {"app": "web"},
+            "managedFields": [{"manager": "kubectl", "operation": "Apply"}],
+        }
+    )
     return item
 
 
 def test_list_table_shape() -> None:
-    table = render_table(PODS, NAMING, [pod("a"), pod("b")],
-                         list_meta={"resourceVersion": "99", "continue": "tok", "remainingItemCount": 5}, now=NOW)
+    table = render_table(
+        PODS,
+        NAMING,
+        [pod("a"), pod("b")],
+        list_meta={"resourceVersion": "99", "continue": "tok", "remainingItemCount": 5},
+        now=NOW,
+    )
     assert list(table) == ["kind", "apiVersion", "metadata", "columnDefinitions", "rows"]
     assert table["kind"] == "Table"
     assert table["apiVersion"] == "meta.orch.io/v1"
@@ -41,20 +46,25 @@ def test_list_table_shape() -> None:
 
 
 def test_metadata_omits_empty_values() -> None:
-    table = render_table(PODS, NAMING, [], list_meta={"resourceVersion": "7", "continue": "",
-                                                      "remainingItemCount": None}, now=NOW)
+    table = render_table(
+        PODS, NAMING, [], list_meta={"resourceVersion": "7", "continue": "", "remainingItemCount": None}, now=NOW
+    )
     assert table["metadata"] == {"resourceVersion": "7"}
     assert table["rows"] == []
     assert render_table(PODS, NAMING, [], list_meta={}, now=NOW)["metadata"] == {}
     assert render_table(PODS, NAMING, [], list_meta={"remainingItemCount": 0}, now=NOW)["metadata"] == {
-        "remainingItemCount": 0}
+        "remainingItemCount": 0
+    }
 
 
 def test_include_object_metadata_is_the_default() -> None:
     item = pod("a")
     row = render_table(PODS, NAMING, [item], list_meta={"resourceVersion": "12"}, now=NOW)["rows"][0]
-    assert row["object"] == {"kind": "PartialObjectMetadata", "apiVersion": "meta.orch.io/v1",
-                             "metadata": item["metadata"]}
+    assert row["object"] == {
+        "kind": "PartialObjectMetadata",
+        "apiVersion": "meta.orch.io/v1",
+        "metadata": item["metadata"],
+    }
     assert row["object"]["metadata"]["managedFields"] == [{"manager": "kubectl", "operation": "Apply"}]
 
 
@@ -93,8 +103,7 @@ def test_conditions_are_carried_into_rows() -> None:
 
 
 def test_without_headers_column_definitions_are_null() -> None:
-    table = render_table(PODS, NAMING, [pod("a")], list_meta={"resourceVersion": "12"}, include_headers=False,
-                         now=NOW)
+    table = render_table(PODS, NAMING, [pod("a")], list_meta={"resourceVersion": "12"}, include_headers=False, now=NOW)
     assert table["columnDefinitions"] is None
     assert len(table["rows"]) == 1
 

@@ -1,4 +1,5 @@
 """Stock Python clients against the `orch_apiserver` fixture, as operator developers' tests use them."""
+
 from __future__ import annotations
 
 import asyncio
@@ -29,11 +30,15 @@ def test_kubernetes_asyncio(orch_apiserver: TestServer, orch_namespace: str):
             api = client.CoreV1Api(api_client)
             start = (await api.list_namespaced_config_map(orch_namespace)).metadata.resource_version
             await api.create_namespaced_config_map(orch_namespace, _configmap("from-asyncio"))
-            names = [cm.metadata.name for cm in (await api.list_namespaced_config_map(orch_namespace)).items
-                     if not published(cm.metadata.name)]
+            names = [
+                cm.metadata.name
+                for cm in (await api.list_namespaced_config_map(orch_namespace)).items
+                if not published(cm.metadata.name)
+            ]
             events = []
-            async with watch.Watch().stream(api.list_namespaced_config_map, orch_namespace,
-                                            resource_version=start, timeout_seconds=10) as stream:
+            async with watch.Watch().stream(
+                api.list_namespaced_config_map, orch_namespace, resource_version=start, timeout_seconds=10
+            ) as stream:
                 async for event in stream:
                     if not published(event["object"].metadata.name):
                         events.append((event["type"], event["object"].metadata.name))
@@ -72,11 +77,11 @@ def test_kr8s(orch_apiserver: TestServer, orch_namespace: str):
     from kr8s.objects import ConfigMap
 
     api = kr8s.api(kubeconfig=orch_apiserver.kubeconfig)
-    created = ConfigMap({"metadata": {"name": "from-kr8s", "namespace": orch_namespace}, "data": {"k": "v"}},
-                        api=api)
+    created = ConfigMap({"metadata": {"name": "from-kr8s", "namespace": orch_namespace}, "data": {"k": "v"}}, api=api)
     created.create()
-    assert [cm.name for cm in api.get("configmaps", namespace=orch_namespace) if not published(cm.name)] == \
-        ["from-kr8s"]
+    assert [cm.name for cm in api.get("configmaps", namespace=orch_namespace) if not published(cm.name)] == [
+        "from-kr8s"
+    ]
     for event, obj in api.watch("configmaps", namespace=orch_namespace, since="0"):
         assert (event, obj.name) == ("ADDED", "from-kr8s")
         break

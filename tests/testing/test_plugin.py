@@ -1,4 +1,5 @@
 """The pytest plugin as an operator developer uses it: `pip install orch-apiserver`, then fixtures by name."""
+
 from __future__ import annotations
 
 import os
@@ -6,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-USER_TESTS = '''
+USER_TESTS = """
 from kubernetes import client
 
 
@@ -50,24 +51,36 @@ def test_after_reset(orch_apiserver):
 def test_fails_and_shows_the_log(orch_apiserver, orch_namespace):
     client.CoreV1Api(orch_apiserver.api_client()).create_namespaced_config_map(
         orch_namespace, {"metadata": {"name": "Not_A_Valid_Name"}})
-'''
+"""
 
 
 def _run_pytest(project: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "ORCH_"))}
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-v", "-rf"],
-        check=False, cwd=project, env=env, capture_output=True, text=True, timeout=300,
+        check=False,
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
 def test_fixtures_from_the_installed_plugin(tmp_path: Path):
-    (tmp_path / "pytest.ini").write_text("[pytest]\norch_api_domain = orch.io\norch_server_args = --anonymous-auth false\n")
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\norch_api_domain = orch.io\norch_server_args = --anonymous-auth false\n"
+    )
     (tmp_path / "test_operator.py").write_text(USER_TESTS)
     result = _run_pytest(tmp_path)
     output = result.stdout + result.stderr
-    for name in ("test_namespace_is_fresh", "test_domain_from_ini", "test_server_args_from_ini",
-                 "test_clean_server_forgets", "test_after_reset"):
+    for name in (
+        "test_namespace_is_fresh",
+        "test_domain_from_ini",
+        "test_server_args_from_ini",
+        "test_clean_server_forgets",
+        "test_after_reset",
+    ):
         assert f"test_operator.py::{name} PASSED" in output, output
     # the one failing test: the client's 422 and, attached to its report, what the server logged meanwhile
     assert "test_operator.py::test_fails_and_shows_the_log FAILED" in output, output

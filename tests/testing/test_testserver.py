@@ -1,4 +1,5 @@
 """TestServer, the in-process API server for operator developers' tests, used as they would use it."""
+
 from __future__ import annotations
 
 import gc
@@ -37,8 +38,10 @@ def test_official_client_creates_lists_and_watches(test_server: TestServer):
     watcher = threading.Thread(target=watch_configmaps)
     watcher.start()
     ready.wait()
-    test_server.apply({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "first"}, "data": {"a": "1"}},
-                      namespace=namespace)
+    test_server.apply(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "first"}, "data": {"a": "1"}},
+        namespace=namespace,
+    )
     api.create_namespaced_config_map(namespace, {"metadata": {"name": "second"}})
     watcher.join(15)
     assert ("ADDED", "first") in seen and ("ADDED", "second") in seen
@@ -75,8 +78,9 @@ def test_reset_removes_what_tests_made_and_tells_watchers(test_server: TestServe
     stream = watch.Watch()
 
     def watch_namespaces() -> None:
-        for event in stream.stream(api.list_namespace, resource_version=listed.metadata.resource_version,
-                                   timeout_seconds=10):
+        for event in stream.stream(
+            api.list_namespace, resource_version=listed.metadata.resource_version, timeout_seconds=10
+        ):
             if event["type"] == "DELETED":
                 deleted.append(event["object"].metadata.name)
                 if deleted[-1] == namespace:
@@ -104,9 +108,13 @@ def test_postgresql_store():
         api = client.CoreV1Api(server.api_client())
         namespace = server.create_namespace()
         api.create_namespaced_config_map(namespace, {"metadata": {"name": "on-postgres"}})
+
         def names() -> list[str]:  # without the root CA the server publishes into every namespace
-            return [cm.metadata.name for cm in api.list_namespaced_config_map(namespace).items
-                    if not cm.metadata.name.endswith("root-ca.crt")]
+            return [
+                cm.metadata.name
+                for cm in api.list_namespaced_config_map(namespace).items
+                if not cm.metadata.name.endswith("root-ca.crt")
+            ]
 
         assert names() == ["on-postgres"]
         server.reset()
@@ -137,10 +145,22 @@ def test_crds_given_at_start_are_served_and_survive_a_reset(tmp_path: Path):
     with TestServer(crds=[tmp_path / "crds"]) as server, server.api_client() as api_client:
         objects = client.CustomObjectsApi(api_client)
         namespace = server.create_namespace()
-        objects.create_namespaced_custom_object("example.com", "v1", namespace, "widgets", {
-            "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "made"}, "spec": {"mode": "fast"}})
-        server.apply({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "applied"},
-                      "spec": {"mode": "slow"}}, namespace=namespace)
+        objects.create_namespaced_custom_object(
+            "example.com",
+            "v1",
+            namespace,
+            "widgets",
+            {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "made"}, "spec": {"mode": "fast"}},
+        )
+        server.apply(
+            {
+                "apiVersion": "example.com/v1",
+                "kind": "Widget",
+                "metadata": {"name": "applied"},
+                "spec": {"mode": "slow"},
+            },
+            namespace=namespace,
+        )
         listed = objects.list_namespaced_custom_object("example.com", "v1", namespace, "widgets")["items"]
         assert sorted((w["metadata"]["name"], w["spec"]["replicas"]) for w in listed) == [("applied", 1), ("made", 1)]
         server.reset()
@@ -163,7 +183,9 @@ def test_a_kopf_operator_under_kopfrunner_against_the_test_server(tmp_path: Path
 
     definition = crd("runner.example.com")
     definition["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["status"] = {
-        "type": "object", "x-kubernetes-preserve-unknown-fields": True}
+        "type": "object",
+        "x-kubernetes-preserve-unknown-fields": True,
+    }
     (tmp_path / "crd.yaml").write_text(yaml.safe_dump(definition))
     operator = tmp_path / "operator.py"
     operator.write_text(OPERATOR.format(group="runner.example.com"))
@@ -172,12 +194,25 @@ def test_a_kopf_operator_under_kopfrunner_against_the_test_server(tmp_path: Path
         namespace = server.create_namespace()
         objects = client.CustomObjectsApi(api_client)
         with KopfRunner(["run", "--standalone", "--namespace", namespace, str(operator)]) as runner:
-            objects.create_namespaced_custom_object("runner.example.com", "v1", namespace, "widgets", {
-                "apiVersion": "runner.example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
-                "spec": {"mode": "slow"}})
+            objects.create_namespaced_custom_object(
+                "runner.example.com",
+                "v1",
+                namespace,
+                "widgets",
+                {
+                    "apiVersion": "runner.example.com/v1",
+                    "kind": "Widget",
+                    "metadata": {"name": "w"},
+                    "spec": {"mode": "slow"},
+                },
+            )
             deadline = time.monotonic() + 30
-            while (objects.get_namespaced_custom_object("runner.example.com", "v1", namespace, "widgets", "w")
-                   .get("status") or {}).get("made") != {"child": "w-child"}:
+            while (
+                objects.get_namespaced_custom_object("runner.example.com", "v1", namespace, "widgets", "w").get(
+                    "status"
+                )
+                or {}
+            ).get("made") != {"child": "w-child"}:
                 assert time.monotonic() < deadline, "the operator never reconciled"
                 time.sleep(0.1)
             child = client.CoreV1Api(api_client).read_namespaced_config_map("w-child", namespace)

@@ -1,5 +1,6 @@
 """policy/v1beta1 and policy/v1 PodDisruptionBudget share one stored object: every verb through either
 version, on both stores."""
+
 from __future__ import annotations
 
 import json
@@ -15,10 +16,12 @@ EMPTY_SELECTOR_KEY = "pdb.orch.io/deprecated-v1beta1-empty-selector-match"
 
 
 def pdb(name: str, api_version: str = "policy/v1beta1", selector: dict | None = None, **labels: str) -> dict:
-    body = {"apiVersion": api_version, "kind": "PodDisruptionBudget",
-            "metadata": {"name": name, "labels": labels or {"app": "web"}},
-            "spec": {"minAvailable": 1, "selector": selector if selector is not None else
-                     {"matchLabels": {"app": "web"}}}}
+    body = {
+        "apiVersion": api_version,
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": name, "labels": labels or {"app": "web"}},
+        "spec": {"minAvailable": 1, "selector": selector if selector is not None else {"matchLabels": {"app": "web"}}},
+    }
     return body
 
 
@@ -66,8 +69,7 @@ def test_empty_v1_selector_keeps_selecting_everything_in_v1beta1(any_client) -> 
 
 
 def test_a_user_selector_never_mixes_with_the_reserved_key(any_client) -> None:
-    selector = {"matchLabels": {"app": "web"},
-                "matchExpressions": [{"key": EMPTY_SELECTOR_KEY, "operator": "Exists"}]}
+    selector = {"matchLabels": {"app": "web"}, "matchExpressions": [{"key": EMPTY_SELECTOR_KEY, "operator": "Exists"}]}
     assert any_client.post(V1BETA1, json=pdb("mixed", selector=selector)).status_code == 201
     assert any_client.get(f"{V1}/mixed").json["spec"]["selector"] == {"matchLabels": {"app": "web"}}
 
@@ -88,11 +90,14 @@ def test_update_through_v1beta1_bumps_generation_and_validates(any_client) -> No
     assert any_client.put(f"{V1BETA1}/upd", json=stale).status_code == 409
 
 
-@pytest.mark.parametrize(("content_type", "body"), [
-    ("application/merge-patch+json", {"spec": {"minAvailable": 3}}),
-    ("application/strategic-merge-patch+json", {"spec": {"minAvailable": 3}}),
-    ("application/json-patch+json", [{"op": "replace", "path": "/spec/minAvailable", "value": 3}]),
-])
+@pytest.mark.parametrize(
+    ("content_type", "body"),
+    [
+        ("application/merge-patch+json", {"spec": {"minAvailable": 3}}),
+        ("application/strategic-merge-patch+json", {"spec": {"minAvailable": 3}}),
+        ("application/json-patch+json", [{"op": "replace", "path": "/spec/minAvailable", "value": 3}]),
+    ],
+)
 def test_patch_through_v1beta1(any_client, content_type: str, body: object) -> None:
     any_client.post(V1, json=pdb("p", "policy/v1"))
     patched = any_client.patch(f"{V1BETA1}/p", data=json.dumps(body), content_type=content_type)
@@ -105,8 +110,10 @@ def test_patch_through_v1beta1(any_client, content_type: str, body: object) -> N
 def test_json_patch_sees_the_v1beta1_form_of_the_selector(any_client) -> None:
     any_client.post(V1BETA1, json=pdb("jp", selector={}))
     # the v1beta1 form has an empty selector: a test op on it passes only on the served form
-    ops = [{"op": "test", "path": "/spec/selector", "value": {}},
-           {"op": "add", "path": "/spec/selector/matchLabels", "value": {"app": "db"}}]
+    ops = [
+        {"op": "test", "path": "/spec/selector", "value": {}},
+        {"op": "add", "path": "/spec/selector/matchLabels", "value": {"app": "db"}},
+    ]
     patched = any_client.patch(f"{V1BETA1}/jp", data=json.dumps(ops), content_type="application/json-patch+json")
     assert patched.status_code == 200, patched.json
     assert any_client.get(f"{V1}/jp").json["spec"]["selector"] == {"matchLabels": {"app": "db"}}
@@ -114,16 +121,18 @@ def test_json_patch_sees_the_v1beta1_form_of_the_selector(any_client) -> None:
 
 def test_server_side_apply_through_v1beta1(any_client) -> None:
     body = json.dumps(pdb("ssa", selector={}))
-    applied = any_client.patch(f"{V1BETA1}/ssa?fieldManager=tester", data=body,
-                               content_type="application/apply-patch+yaml")
+    applied = any_client.patch(
+        f"{V1BETA1}/ssa?fieldManager=tester", data=body, content_type="application/apply-patch+yaml"
+    )
     assert applied.status_code == 201, applied.json
     assert applied.json["spec"]["selector"] == {}
     entry = next(e for e in applied.json["metadata"]["managedFields"] if e["manager"] == "tester")
     assert entry["operation"] == "Apply"
     assert entry["apiVersion"] == "policy/v1beta1"  # entries keep the version they were written in
     again = json.dumps({**pdb("ssa", selector={}), "spec": {"minAvailable": 2, "selector": {}}})
-    reapplied = any_client.patch(f"{V1BETA1}/ssa?fieldManager=tester", data=again,
-                                 content_type="application/apply-patch+yaml")
+    reapplied = any_client.patch(
+        f"{V1BETA1}/ssa?fieldManager=tester", data=again, content_type="application/apply-patch+yaml"
+    )
     assert reapplied.status_code == 200, reapplied.json
     stored = any_client.get(f"{V1}/ssa").json
     assert stored["spec"]["minAvailable"] == 2
@@ -196,16 +205,26 @@ def test_watch_through_the_other_version(any_app) -> None:
     client.post(V1, json=pdb("w1", "policy/v1", selector={}))
     events: list[dict] = []
     rv = client.get(V1).json["metadata"]["resourceVersion"]
-    watcher = threading.Thread(target=_watch_lines, daemon=True, args=(
-        any_app.test_client(), f"{V1BETA1}?watch=true&resourceVersion=0&timeoutSeconds=10&labelSelector=app%3Dweb",
-        3, events))
+    watcher = threading.Thread(
+        target=_watch_lines,
+        daemon=True,
+        args=(
+            any_app.test_client(),
+            f"{V1BETA1}?watch=true&resourceVersion=0&timeoutSeconds=10&labelSelector=app%3Dweb",
+            3,
+            events,
+        ),
+    )
     watcher.start()
     wait_for(lambda: events)  # resourceVersion=0 starts at the present: write only once the watch has begun
     client.post(V1, json=pdb("w2", "policy/v1", app="web"))
     client.delete(f"{V1}/w2")
     watcher.join(15)
     assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
-        ("ADDED", "w1"), ("ADDED", "w2"), ("DELETED", "w2")]
+        ("ADDED", "w1"),
+        ("ADDED", "w2"),
+        ("DELETED", "w2"),
+    ]
     assert {e["object"]["apiVersion"] for e in events} == {"policy/v1beta1"}
     assert events[0]["object"]["spec"]["selector"]["matchExpressions"][0]["operator"] == "DoesNotExist"
     assert int(events[1]["object"]["metadata"]["resourceVersion"]) > int(rv)

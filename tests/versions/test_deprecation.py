@@ -1,5 +1,6 @@
 """Deprecated versions answer normally plus a 299 Warning; removed versions are not served; discovery shows
 each group's versions by priority."""
+
 from __future__ import annotations
 
 import json
@@ -16,18 +17,24 @@ from app.versions import deprecation_warning, is_deprecated
 
 V1 = "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
 V1BETA1 = "/apis/policy/v1beta1/namespaces/default/poddisruptionbudgets"
-WARNING = ('299 - "policy/v1beta1 PodDisruptionBudget is deprecated in v1.21+, unavailable in v1.25+; '
-           'use policy/v1 PodDisruptionBudget"')
+WARNING = (
+    '299 - "policy/v1beta1 PodDisruptionBudget is deprecated in v1.21+, unavailable in v1.25+; '
+    'use policy/v1 PodDisruptionBudget"'
+)
 BODY = {"metadata": {"name": "d"}, "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}}
 TABLE = "application/json;as=Table;v=v1;g=meta.orch.io"
 
 
 def test_warning_text_as_the_reference() -> None:
     rt = ResourceType("example.orch.io", "v1beta1", "Widget", "widgets", True)
-    assert deprecation_warning(replace(rt, deprecation=Deprecation("1.19"))) == \
-        "example.orch.io/v1beta1 Widget is deprecated in v1.19+"
-    assert deprecation_warning(replace(rt, deprecation=Deprecation("1.19", "1.22"))) == \
-        "example.orch.io/v1beta1 Widget is deprecated in v1.19+, unavailable in v1.22+"
+    assert (
+        deprecation_warning(replace(rt, deprecation=Deprecation("1.19")))
+        == "example.orch.io/v1beta1 Widget is deprecated in v1.19+"
+    )
+    assert (
+        deprecation_warning(replace(rt, deprecation=Deprecation("1.19", "1.22")))
+        == "example.orch.io/v1beta1 Widget is deprecated in v1.19+, unavailable in v1.22+"
+    )
     later = replace(rt, deprecation=Deprecation("1.24", "1.27"))
     assert not is_deprecated(later)  # announced for a later release than ours: no warning yet
 
@@ -38,8 +45,11 @@ def test_every_verb_on_a_deprecated_version_warns(client) -> None:
         client.get(f"{V1BETA1}/d"),
         client.get(V1BETA1),
         client.get(f"{V1BETA1}?watch=true&timeoutSeconds=1"),
-        client.patch(f"{V1BETA1}/d", data=json.dumps({"metadata": {"labels": {"a": "b"}}}),
-                     content_type="application/merge-patch+json"),
+        client.patch(
+            f"{V1BETA1}/d",
+            data=json.dumps({"metadata": {"labels": {"a": "b"}}}),
+            content_type="application/merge-patch+json",
+        ),
         client.get(f"{V1BETA1}/d/status"),
         client.get(f"{V1BETA1}/missing"),  # errors carry it too
         client.delete(f"{V1BETA1}/d"),
@@ -73,24 +83,37 @@ def test_request_carries_the_deprecated_api_for_metrics_and_audit(sqlite_url, tm
     finally:
         flask_app.extensions["orch.stop"]()
     assert seen == [
-        {"group": "policy", "version": "v1beta1", "resource": "poddisruptionbudgets", "subresource": "",
-         "removed_release": "1.25"},
-        {"group": "policy", "version": "v1beta1", "resource": "poddisruptionbudgets", "subresource": "status",
-         "removed_release": "1.25"},
+        {
+            "group": "policy",
+            "version": "v1beta1",
+            "resource": "poddisruptionbudgets",
+            "subresource": "",
+            "removed_release": "1.25",
+        },
+        {
+            "group": "policy",
+            "version": "v1beta1",
+            "resource": "poddisruptionbudgets",
+            "subresource": "status",
+            "removed_release": "1.25",
+        },
         None,
     ]
 
 
-@pytest.mark.parametrize("path", [
-    "/apis/extensions/v1beta1/namespaces/default/deployments",
-    "/apis/extensions/v1beta1/namespaces/default/ingresses",
-    "/apis/extensions/v1beta1",
-    "/apis/extensions",
-    "/apis/apps/v1beta1/namespaces/default/deployments",
-    "/apis/apps/v1beta2/namespaces/default/replicasets",
-    "/apis/rbac.authorization.orch.io/v1beta1/clusterroles",
-    "/apis/networking.orch.io/v1beta1/ingressclasses",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/apis/extensions/v1beta1/namespaces/default/deployments",
+        "/apis/extensions/v1beta1/namespaces/default/ingresses",
+        "/apis/extensions/v1beta1",
+        "/apis/extensions",
+        "/apis/apps/v1beta1/namespaces/default/deployments",
+        "/apis/apps/v1beta2/namespaces/default/replicasets",
+        "/apis/rbac.authorization.orch.io/v1beta1/clusterroles",
+        "/apis/networking.orch.io/v1beta1/ingressclasses",
+    ],
+)
 def test_removed_versions_are_not_served(client, path: str) -> None:
     resp = client.get(path)
     assert resp.status_code == 404

@@ -1,5 +1,6 @@
 """The served-versions machinery on a test-only kind whose versions spell a field differently: renames both
 ways, the version's own checks, the storage strategy, field selectors in the served terms, namespace cleanup."""
+
 from __future__ import annotations
 
 import copy
@@ -23,7 +24,9 @@ V1BETA1 = f"/apis/{GROUP}/v1beta1/namespaces/default/gadgets"
 
 
 class GadgetStrategy(Strategy):
-    field_selectors: ClassVar[dict[str, Callable[[Obj], str]]] = {"spec.color": lambda obj: str((obj.get("spec") or {}).get("color", ""))}
+    field_selectors: ClassVar[dict[str, Callable[[Obj], str]]] = {
+        "spec.color": lambda obj: str((obj.get("spec") or {}).get("color", ""))
+    }
 
     def default(self, obj: Obj) -> None:
         obj.setdefault("spec", {}).setdefault("size", 1)
@@ -34,7 +37,9 @@ class GadgetStrategy(Strategy):
 
 
 class OldGadgetStrategy(GadgetStrategy):
-    field_selectors: ClassVar[dict[str, Callable[[Obj], str]]] = {"spec.colour": lambda obj: str((obj.get("spec") or {}).get("colour", ""))}
+    field_selectors: ClassVar[dict[str, Callable[[Obj], str]]] = {
+        "spec.colour": lambda obj: str((obj.get("spec") or {}).get("colour", ""))
+    }
 
 
 def _rename(obj: Obj, api_version: str, old: str, new: str) -> Obj:
@@ -53,13 +58,18 @@ def _no_legacy_on_create(obj: Obj, old: Obj | None) -> list[FieldError]:
 
 
 def gadget_types() -> list[ResourceType]:
-    conversion = Conversion(GROUP, "v1", "gadgets",
-                            to_storage=lambda obj: _rename(obj, f"{GROUP}/v1", "colour", "color"),
-                            from_storage=lambda obj: _rename(obj, f"{GROUP}/v1beta1", "color", "colour"),
-                            validate=_no_legacy_on_create)
-    return [ResourceType(GROUP, "v1", "Gadget", "gadgets", True, strategy=GadgetStrategy()),
-            ResourceType(GROUP, "v1beta1", "Gadget", "gadgets", True, strategy=OldGadgetStrategy(),
-                         conversion=conversion)]
+    conversion = Conversion(
+        GROUP,
+        "v1",
+        "gadgets",
+        to_storage=lambda obj: _rename(obj, f"{GROUP}/v1", "colour", "color"),
+        from_storage=lambda obj: _rename(obj, f"{GROUP}/v1beta1", "color", "colour"),
+        validate=_no_legacy_on_create,
+    )
+    return [
+        ResourceType(GROUP, "v1", "Gadget", "gadgets", True, strategy=GadgetStrategy()),
+        ResourceType(GROUP, "v1beta1", "Gadget", "gadgets", True, strategy=OldGadgetStrategy(), conversion=conversion),
+    ]
 
 
 @pytest.fixture
@@ -115,8 +125,9 @@ def test_field_selectors_use_the_served_versions_names(gadgets) -> None:
 
 def test_merge_patch_speaks_the_served_version(gadgets) -> None:
     gadgets.post(V1BETA1, json=gadget("p", colour="red"))
-    patched = gadgets.patch(f"{V1BETA1}/p", data=json.dumps({"spec": {"colour": "green"}}),
-                            content_type="application/merge-patch+json")
+    patched = gadgets.patch(
+        f"{V1BETA1}/p", data=json.dumps({"spec": {"colour": "green"}}), content_type="application/merge-patch+json"
+    )
     assert patched.status_code == 200, patched.json
     assert patched.json["spec"]["colour"] == "green"
     assert gadgets.get(f"{V1}/p").json["spec"]["color"] == "green"

@@ -1,4 +1,5 @@
 """--runtime-config: parsing, the reference's precedence, and what a disabled or enabled version changes."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,27 +20,33 @@ ALPHA_GROUP = "example.orch.io"
 WIDGETS = (ALPHA_GROUP, "v1alpha1", "widgets")
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("policy/v1beta1=false", (("policy/v1beta1", False),)),
-    ("policy/v1beta1", (("policy/v1beta1", True),)),
-    ("policy/v1beta1=", (("policy/v1beta1", True),)),
-    (" api/beta=false , policy/v1beta1=true ", (("api/beta", False), ("policy/v1beta1", True))),
-    ("api/all=0,api/v1=T", (("api/all", False), ("api/v1", True))),
-    ("batch/v1/jobs=false", (("batch/v1/jobs", False),)),
-    ("", ()),
-    (",,", ()),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("policy/v1beta1=false", (("policy/v1beta1", False),)),
+        ("policy/v1beta1", (("policy/v1beta1", True),)),
+        ("policy/v1beta1=", (("policy/v1beta1", True),)),
+        (" api/beta=false , policy/v1beta1=true ", (("api/beta", False), ("policy/v1beta1", True))),
+        ("api/all=0,api/v1=T", (("api/all", False), ("api/v1", True))),
+        ("batch/v1/jobs=false", (("batch/v1/jobs", False),)),
+        ("", ()),
+        (",,", ()),
+    ],
+)
 def test_parse(text: str, expected: tuple) -> None:
     assert parse_runtime_config(text) == expected
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("policy/v1beta1=maybe", "invalid value of policy/v1beta1"),
-    ("=true", "missing key"),
-    ("policy", "invalid key"),
-    ("a/b/c/d=true", "invalid key"),
-    ("policy//v1", "invalid key"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("policy/v1beta1=maybe", "invalid value of policy/v1beta1"),
+        ("=true", "missing key"),
+        ("policy", "invalid key"),
+        ("a/b/c/d=true", "invalid key"),
+        ("policy//v1", "invalid key"),
+    ],
+)
 def test_parse_refuses(text: str, message: str) -> None:
     with pytest.raises(RuntimeConfigError, match=message):
         parse_runtime_config(text)
@@ -101,8 +108,9 @@ def test_resource_keys_are_ignored_as_the_reference_outside_extensions() -> None
     assert PDB_V1BETA1 in _served("policy/v1beta1/poddisruptionbudgets=false")
 
 
-@pytest.mark.parametrize("flag", ["extensions/v1beta1=true", "apps/v1beta2", "nosuch.orch.io/v1=false",
-                                  "policy/v1beta1=perhaps"])
+@pytest.mark.parametrize(
+    "flag", ["extensions/v1beta1=true", "apps/v1beta2", "nosuch.orch.io/v1=false", "policy/v1beta1=perhaps"]
+)
 def test_bad_runtime_config_exits_2(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         parse_settings(["--runtime-config", flag], environ={})
@@ -113,8 +121,7 @@ def test_bad_runtime_config_exits_2(flag: str, capsys: pytest.CaptureFixture[str
 def test_flag_is_repeatable_and_reaches_the_app_config() -> None:
     from config import flask_config
 
-    settings = parse_settings(["--runtime-config", "api/beta=false", "--runtime-config", "policy/v1beta1"],
-                              environ={})
+    settings = parse_settings(["--runtime-config", "api/beta=false", "--runtime-config", "policy/v1beta1"], environ={})
     assert flask_config(settings)["RUNTIME_CONFIG"] == (("api/beta", False), ("policy/v1beta1", True))
 
 
@@ -145,8 +152,10 @@ def test_disabled_version_is_gone_but_its_objects_stay_readable(configured_app) 
     assert [v["version"] for v in groups["policy"]["versions"]] == ["v1"]
     assert "apis/policy/v1beta1" not in client.get("/openapi/v3").json["paths"]
     assert not [p for p in client.get("/openapi/v2").json["paths"] if p.startswith("/apis/policy/v1beta1/")]
-    created = client.post("/apis/policy/v1/namespaces/default/poddisruptionbudgets",
-                          json={"metadata": {"name": "kept"}, "spec": {"minAvailable": 1, "selector": {}}})
+    created = client.post(
+        "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+        json={"metadata": {"name": "kept"}, "spec": {"minAvailable": 1, "selector": {}}},
+    )
     assert created.status_code == 201
 
 
@@ -174,8 +183,7 @@ def test_enabling_an_alpha_version_serves_it(configured_app, monkeypatch: pytest
     assert off.get(f"/apis/{ALPHA_GROUP}/v1alpha1/namespaces/default/widgets").status_code == 404
     assert ALPHA_GROUP not in {g["name"] for g in off.get("/apis").json["groups"]}
     on = configured_app(f"{ALPHA_GROUP}/v1alpha1=true")
-    created = on.post(f"/apis/{ALPHA_GROUP}/v1alpha1/namespaces/default/widgets",
-                      json={"metadata": {"name": "w"}})
+    created = on.post(f"/apis/{ALPHA_GROUP}/v1alpha1/namespaces/default/widgets", json={"metadata": {"name": "w"}})
     assert created.status_code == 201, created.json
     group = on.get(f"/apis/{ALPHA_GROUP}").json
     assert group["preferredVersion"]["version"] == "v1alpha1"

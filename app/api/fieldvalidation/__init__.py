@@ -8,6 +8,7 @@ fields are dropped before the object is stored, as the reference's typed decoder
 value of the wrong type is a 422 (the object cannot be decoded). Kinds without a declaration are
 checked in metadata only. Protobuf bodies cannot carry unknown fields or repeated keys.
 """
+
 from __future__ import annotations
 
 import re
@@ -32,8 +33,7 @@ def directive(value: str | None) -> str:
     if value in (None, ""):
         return "Warn"
     if value not in DIRECTIVES:
-        raise BadRequest(f'fieldValidation: Unsupported value: "{value}": supported values: '
-                         '"Ignore", "Strict", "Warn"')
+        raise BadRequest(f'fieldValidation: Unsupported value: "{value}": supported values: "Ignore", "Strict", "Warn"')
     return value
 
 
@@ -78,8 +78,9 @@ def enforce(mode: str, checked: Checked, kind: str, group: str, version: str, na
     if mode == "Strict":
         error = Invalid(kind, group, name, [finding_error(f) for f in checked.findings])
         # the issue asks for 422 with causes; the message stays the reference's 400 text
-        error.message = (f'{kind} in version "{version}" cannot be handled as a {kind}: strict decoding error: '
-                         + ", ".join(texts))
+        error.message = (
+            f'{kind} in version "{version}" cannot be handled as a {kind}: strict decoding error: ' + ", ".join(texts)
+        )
         raise error
     return texts
 
@@ -90,24 +91,45 @@ def object_name(obj: Any) -> str:
     return name if isinstance(name, str) else ""
 
 
-def check_patch(mode: str, schema: Struct, patch_type: str, body: bytes, current: dict,
-                kind: str, group: str, version: str, name: str) -> tuple[bytes, list[str]]:
+def check_patch(
+    mode: str,
+    schema: Struct,
+    patch_type: str,
+    body: bytes,
+    current: dict,
+    kind: str,
+    group: str,
+    version: str,
+    name: str,
+) -> tuple[bytes, list[str]]:
     """Validate the patched object; report what the patch introduced; return the body to apply
     (without unknown fields) and the warnings. Patch errors raise as the store would raise them."""
     patched = apply_patch(patch_type, body, current, schema)
     before = walk(schema, current, [])
     after = walk(schema, patched, json_duplicates(body) if patch_type in (MERGE_PATCH, STRATEGIC_MERGE_PATCH) else [])
     old_findings, old_errors = set(before.findings), {str(e) for e in before.errors}
-    checked = Checked(after.obj, [f for f in after.findings if f not in old_findings],
-                      [e for e in after.errors if str(e) not in old_errors])
+    checked = Checked(
+        after.obj,
+        [f for f in after.findings if f not in old_findings],
+        [e for e in after.errors if str(e) not in old_errors],
+    )
     warnings = enforce(mode, checked, kind, group, version, name)
     if any(f.what == "unknown" for f in checked.findings):
         body = prune_patch(schema, patch_type, body)
     return body, warnings
 
 
-def check_schemaless_patch(mode: str, unknown_of: Callable[[Any], list[str]], patch_type: str, body: bytes,
-                       current: dict, kind: str, group: str, version: str, name: str) -> list[str]:
+def check_schemaless_patch(
+    mode: str,
+    unknown_of: Callable[[Any], list[str]],
+    patch_type: str,
+    body: bytes,
+    current: dict,
+    kind: str,
+    group: str,
+    version: str,
+    name: str,
+) -> list[str]:
     """A JSON or merge patch of a kind without a declaration (a custom kind): the fields its strategy reports as
     unknown in the patched object that were not in the object before, and a merge patch's repeated keys."""
     patched = apply_patch(patch_type, body, current)
@@ -129,8 +151,15 @@ def warning_header(text: str) -> str:
 
 
 #: JSON value types as Go's encoding/json names them in "cannot unmarshal <type>"
-_GO_JSON_TYPES = {"boolean": "bool", "integer": "number", "number": "number", "string": "string", "array": "array",
-                  "object": "object", "null": "null"}
+_GO_JSON_TYPES = {
+    "boolean": "bool",
+    "integer": "number",
+    "number": "number",
+    "string": "string",
+    "array": "array",
+    "object": "object",
+    "null": "null",
+}
 
 
 def _go_type(spec: Any) -> str:
@@ -156,5 +185,6 @@ def check_options(schema: Struct, obj: dict) -> None:
             elif isinstance(spec, t.ListOf) and part.startswith("["):
                 spec = spec.item
         got = _GO_JSON_TYPES.get(str(error.value), "value")
-        raise BadRequest(f"json: cannot unmarshal {got} into Go struct field {schema.name}.{error.field} of type "
-                         f"{_go_type(spec)}")
+        raise BadRequest(
+            f"json: cannot unmarshal {got} into Go struct field {schema.name}.{error.field} of type {_go_type(spec)}"
+        )

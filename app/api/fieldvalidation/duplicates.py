@@ -1,5 +1,6 @@
 """Paths of repeated keys in a JSON or YAML body, spelled like the reference's strict decoder
 (`spec.template.spec.containers[0].imagePullPolicy`)."""
+
 from __future__ import annotations
 
 import json

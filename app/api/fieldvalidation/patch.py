@@ -5,6 +5,7 @@ keeping its `$` directives). In a JSON patch, an operation
 that only writes an unknown field is dropped (a move to one becomes a remove of its source), and the
 values of add/replace operations are pruned at the schema node their path points to.
 """
+
 from __future__ import annotations
 
 from typing import Any

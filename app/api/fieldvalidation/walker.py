@@ -1,5 +1,6 @@
 """One walk of a JSON object against its typed schema: unknown fields (dropped from the copy it
 returns), repeated keys, and values the schema's types cannot hold."""
+
 from __future__ import annotations
 
 import base64
@@ -166,8 +167,9 @@ def scalar_error(spec: t.Scalar, value: Any, path: str) -> FieldError | None:
     if spec == t.INT_OR_STRING:
         if isinstance(value, str):
             return None
-        return _integer_error(t.INT32, value, path) if _is_number(value) else type_error(
-            path, value, "integer or string")
+        return (
+            _integer_error(t.INT32, value, path) if _is_number(value) else type_error(path, value, "integer or string")
+        )
     if spec == t.BYTES:
         if not isinstance(value, str):
             return type_error(path, value, "string")

@@ -1,4 +1,5 @@
 """Built documents, cached per catalog: rebuilt only when the catalog's set of types changes."""
+
 from __future__ import annotations
 
 import threading
@@ -6,13 +7,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.api.openapi.documents import (
-    build_v2_document,
-    build_v3_document,
-    document_hash,
-    encode_document,
-    v3_index,
-)
+from app.api.openapi.documents import build_v2_document, build_v3_document, document_hash, encode_document, v3_index
 from app.api.openapi.names import gv_path
 from app.catalog import Catalog, ResourceType
 from app.naming import Naming
@@ -38,8 +33,9 @@ class _Built:
     v2: Encoded | None = None
 
     def matches(self, types: tuple[ResourceType, ...], domain: str) -> bool:
-        return domain == self.domain and len(types) == len(self.types) and all(
-            a is b for a, b in zip(types, self.types))
+        return (
+            domain == self.domain and len(types) == len(self.types) and all(a is b for a, b in zip(types, self.types))
+        )
 
 
 _cache: weakref.WeakKeyDictionary[Catalog, _Built] = weakref.WeakKeyDictionary()

@@ -1,4 +1,5 @@
 """The component schemas of one document: typed where a declaration exists, permissive otherwise."""
+
 from __future__ import annotations
 
 from app.api.openapi import permissive
@@ -45,18 +46,21 @@ class _Components:
         if schema_name(group, version, kind) in self.out or self._declared(group, version, kind):
             return
         self.out[schema_name(group, version, kind)] = permissive.kind_schema(
-            self.naming, self.dialect, group, version, kind, example)
+            self.naming, self.dialect, group, version, kind, example
+        )
 
     def list(self, group: str, version: str, kind: str, list_kind: str) -> None:
         if schema_name(group, version, list_kind) in self.out or self._declared(group, version, list_kind):
             return
         self.out[schema_name(group, version, list_kind)] = permissive.list_schema(
-            self.naming, self.dialect, group, version, kind, list_kind)
+            self.naming, self.dialect, group, version, kind, list_kind
+        )
 
     def resource(self, rt: ResourceType) -> None:
         if rt.custom is not None and schema_name(rt.group, rt.version, rt.kind) not in self.out:
             self.out[schema_name(rt.group, rt.version, rt.kind)] = permissive.custom_kind_schema(
-                self.naming, self.dialect, rt.group, rt.version, rt.kind, rt.custom.schema)
+                self.naming, self.dialect, rt.group, rt.version, rt.kind, rt.custom.schema
+            )
         self.kind(rt.group, rt.version, rt.kind, rt.example)
         self.list(rt.group, rt.version, rt.kind, rt.list_kind)
         for sub in rt.subresources:

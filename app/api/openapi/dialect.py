@@ -1,4 +1,5 @@
 """The two OpenAPI spellings of a schema reference: v3 `#/components/schemas/...`, v2 `#/definitions/...`."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

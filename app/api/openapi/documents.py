@@ -1,4 +1,5 @@
 """Rendering the operation model and the component schemas as OpenAPI v3 (per group-version) and v2."""
+
 from __future__ import annotations
 
 import hashlib
@@ -20,19 +21,29 @@ def _operation_extensions(naming: Naming, op: Operation) -> dict[str, Any]:
 
 
 def _v3_param(p: Param) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": p.name, "in": p.location, "description": p.description,
-                           "schema": {"type": p.type, "uniqueItems": True}}
+    out: dict[str, Any] = {
+        "name": p.name,
+        "in": p.location,
+        "description": p.description,
+        "schema": {"type": p.type, "uniqueItems": True},
+    }
     if p.required:
         out["required"] = True
     return out
 
 
 def _v3_operation(naming: Naming, op: Operation) -> dict[str, Any]:
-    out: dict[str, Any] = {"tags": [op.tag], "description": op.description, "operationId": op.operation_id,
-                           "parameters": [_v3_param(p) for p in op.params]}
+    out: dict[str, Any] = {
+        "tags": [op.tag],
+        "description": op.description,
+        "operationId": op.operation_id,
+        "parameters": [_v3_param(p) for p in op.params],
+    }
     if op.body:
-        out["requestBody"] = {"content": {ct: {"schema": V3.ref(op.body)} for ct in op.consumes},
-                              "required": op.body_required}
+        out["requestBody"] = {
+            "content": {ct: {"schema": V3.ref(op.body)} for ct in op.consumes},
+            "required": op.body_required,
+        }
     responses: dict[str, Any] = {}
     for code, description, schema in op.responses:
         responses[code] = {"description": description}
@@ -44,8 +55,13 @@ def _v3_operation(naming: Naming, op: Operation) -> dict[str, Any]:
 
 
 def _v2_param(p: Param) -> dict[str, Any]:
-    out: dict[str, Any] = {"uniqueItems": True, "type": p.type, "description": p.description,
-                           "name": p.name, "in": p.location}
+    out: dict[str, Any] = {
+        "uniqueItems": True,
+        "type": p.type,
+        "description": p.description,
+        "name": p.name,
+        "in": p.location,
+    }
     if p.required:
         out["required"] = True
     return out
@@ -54,16 +70,22 @@ def _v2_param(p: Param) -> dict[str, Any]:
 def _v2_operation(naming: Naming, op: Operation) -> dict[str, Any]:
     params = [_v2_param(p) for p in op.params]
     if op.body:
-        params.insert(0, {"name": "body", "in": "body", "required": op.body_required,
-                          "schema": V2.ref(op.body)})
+        params.insert(0, {"name": "body", "in": "body", "required": op.body_required, "schema": V2.ref(op.body)})
     responses: dict[str, Any] = {}
     for code, description, schema in op.responses:
         responses[code] = {"description": description}
         if schema:
             responses[code]["schema"] = V2.ref(schema)
-    out: dict[str, Any] = {"description": op.description, "consumes": list(op.consumes),
-                           "produces": list(op.produces), "schemes": ["https"], "tags": [op.tag],
-                           "operationId": op.operation_id, "parameters": params, "responses": responses}
+    out: dict[str, Any] = {
+        "description": op.description,
+        "consumes": list(op.consumes),
+        "produces": list(op.produces),
+        "schemes": ["https"],
+        "tags": [op.tag],
+        "operationId": op.operation_id,
+        "parameters": params,
+        "responses": responses,
+    }
     out.update(_operation_extensions(naming, op))
     return out
 
@@ -72,8 +94,7 @@ def _info(naming: Naming) -> dict[str, str]:
     return {"title": naming.product.capitalize(), "version": git_version()}
 
 
-_BEARER = {"type": "apiKey", "description": "Bearer Token authentication", "name": "authorization",
-           "in": "header"}
+_BEARER = {"type": "apiKey", "description": "Bearer Token authentication", "name": "authorization", "in": "header"}
 
 
 def build_v3_document(catalog: Catalog, naming: Naming, group: str, version: str) -> dict[str, Any] | None:
@@ -91,8 +112,10 @@ def build_v3_document(catalog: Catalog, naming: Naming, group: str, version: str
         "openapi": "3.0.0",
         "info": _info(naming),
         "paths": paths,
-        "components": {"schemas": gv_schemas(catalog, naming, V3, types),
-                       "securitySchemes": {"BearerToken": dict(_BEARER)}},
+        "components": {
+            "schemas": gv_schemas(catalog, naming, V3, types),
+            "securitySchemes": {"BearerToken": dict(_BEARER)},
+        },
     }
 
 

@@ -1,4 +1,5 @@
 """HTTP: /openapi/v2, the /openapi/v3 index and one /openapi/v3/<group path> document per group-version."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -7,12 +8,7 @@ import orjson
 from flask import Blueprint, Response, redirect, request
 from werkzeug.wrappers import Response as BaseResponse
 
-from app.api.aggregation import (
-    aggregated_openapi_v2,
-    aggregated_v3_paths,
-    proxy,
-    remote_for_v3_path,
-)
+from app.api.aggregation import aggregated_openapi_v2, aggregated_v3_paths, proxy, remote_for_v3_path
 from app.api.negotiation import parse_accept
 from app.api.openapi.cache import Encoded, v2_document, v3_documents
 from app.api.openapi.operations import JSON
@@ -64,7 +60,8 @@ def with_extensions(local: Encoded, extensions: dict[str, dict]) -> Encoded:
         for doc in extensions.values():
             merged["paths"].update({p: v for p, v in doc["paths"].items() if p not in merged["paths"]})
             merged.setdefault("definitions", {}).update(
-                {n: v for n, v in doc["definitions"].items() if n not in merged["definitions"]})
+                {n: v for n, v in doc["definitions"].items() if n not in merged["definitions"]}
+            )
         _merged.clear()  # one combination is current; older ones are never asked for again
         found = _merged[key] = Encoded.of(merged)
     return found

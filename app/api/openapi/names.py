@@ -5,6 +5,7 @@ Schema names: `<reversed group or "core">.<version>.<Type>`, e.g. `core.v1.Confi
 live in the reversed meta group (`io.orch.meta.v1.ObjectMeta`), the apimachinery leaf types
 (Quantity, IntOrString, RawExtension) under the reversed API domain.
 """
+
 from __future__ import annotations
 
 from typing import Any

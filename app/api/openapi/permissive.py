@@ -3,18 +3,13 @@
 apiVersion, kind and metadata are described; every other field is a free object typed only by the
 kind's example, and unknown fields are preserved.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 from app.api.openapi.dialect import Dialect
-from app.api.openapi.names import (
-    Schema,
-    gvk,
-    gvk_extensions,
-    meta_schema_name,
-    schema_name,
-)
+from app.api.openapi.names import Schema, gvk, gvk_extensions, meta_schema_name, schema_name
 from app.api.openapi.typed import TYPE_FIELD_DESCRIPTIONS
 from app.naming import Naming
 
@@ -49,13 +44,15 @@ def _example_field(naming: Naming, value: Any) -> Schema | None:
     return None
 
 
-def kind_schema(naming: Naming, dialect: Dialect, group: str, version: str, kind: str,
-                example: dict | None = None) -> Schema:
+def kind_schema(
+    naming: Naming, dialect: Dialect, group: str, version: str, kind: str, example: dict | None = None
+) -> Schema:
     """The permissive schema of one kind, carrying its GVK (as a list, like the reference)."""
     props: dict[str, Schema] = {
         **_type_fields(),
-        "metadata": dialect.wrap(meta_schema_name(naming, "ObjectMeta"),
-                                 {"description": "Standard object metadata.", "default": {}}),
+        "metadata": dialect.wrap(
+            meta_schema_name(naming, "ObjectMeta"), {"description": "Standard object metadata.", "default": {}}
+        ),
         "spec": _free(naming, "The desired state (not described)."),
         "status": _free(naming, "The observed state (not described)."),
     }
@@ -81,19 +78,22 @@ def _for_dialect(schema: Any, dialect: Dialect) -> Any:
         return [_for_dialect(item, dialect) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    return {key: value if key in ("default", "enum", "example") else _for_dialect(value, dialect)
-            for key, value in schema.items() if dialect.v3 or key not in _NOT_IN_V2}
+    return {
+        key: value if key in ("default", "enum", "example") else _for_dialect(value, dialect)
+        for key, value in schema.items()
+        if dialect.v3 or key not in _NOT_IN_V2
+    }
 
 
-def custom_kind_schema(naming: Naming, dialect: Dialect, group: str, version: str, kind: str, schema: Schema
-                       ) -> Schema:
+def custom_kind_schema(naming: Naming, dialect: Dialect, group: str, version: str, kind: str, schema: Schema) -> Schema:
     """A custom kind described by its CRD version's openAPIV3Schema (metadata as the ObjectMeta type)."""
     out = _for_dialect(schema, dialect) if schema else {"type": "object"}
     properties = out.get("properties") if isinstance(out, dict) else None
     props: dict = dict(properties) if isinstance(properties, dict) else {}
     props.update(_type_fields())
-    props["metadata"] = dialect.wrap(meta_schema_name(naming, "ObjectMeta"),
-                                     {"description": "Standard object metadata."})
+    props["metadata"] = dialect.wrap(
+        meta_schema_name(naming, "ObjectMeta"), {"description": "Standard object metadata."}
+    )
     return {**out, "properties": props, **gvk_extensions(naming, [gvk(group, version, kind)])}
 
 
@@ -105,8 +105,9 @@ def list_schema(naming: Naming, dialect: Dialect, group: str, version: str, kind
         "properties": {
             **_type_fields(),
             "items": {"type": "array", "items": dialect.ref(schema_name(group, version, kind))},
-            "metadata": dialect.wrap(meta_schema_name(naming, "ListMeta"),
-                                     {"description": "Standard list metadata.", "default": {}}),
+            "metadata": dialect.wrap(
+                meta_schema_name(naming, "ListMeta"), {"description": "Standard list metadata.", "default": {}}
+            ),
         },
         **gvk_extensions(naming, [gvk(group, version, list_kind)]),
     }

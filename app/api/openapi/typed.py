@@ -7,20 +7,14 @@ their group-version-kind. Leaf types are modelled as the reference models them: 
 as date-time strings, Quantity as string (or number), IntOrString as `int-or-string`, RawExtension
 and FieldsV1 as objects.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
 from typing import Any
 
 from app.api.openapi.dialect import Dialect
-from app.api.openapi.names import (
-    Schema,
-    gvk,
-    gvk_extensions,
-    machinery_schema_name,
-    meta_schema_name,
-    schema_name,
-)
+from app.api.openapi.names import Schema, gvk, gvk_extensions, machinery_schema_name, meta_schema_name, schema_name
 from app.naming import Naming
 from app.schema import meta, schemas_for
 from app.schema import types as t
@@ -108,23 +102,38 @@ def _leaf(naming: Naming, dialect: Dialect, scalar: t.Scalar) -> tuple[str, Sche
     """The named component of a leaf type that is not written inline, or None for inline scalars."""
     if scalar in (t.TIME, t.MICRO_TIME):
         name = "Time" if scalar == t.TIME else "MicroTime"
-        return meta_schema_name(naming, name), {"description": "An RFC 3339 date and time.", "type": "string",
-                                                 "format": "date-time"}
+        return meta_schema_name(naming, name), {
+            "description": "An RFC 3339 date and time.",
+            "type": "string",
+            "format": "date-time",
+        }
     if scalar == t.FIELDS_V1:
-        return meta_schema_name(naming, "FieldsV1"), {"description": "A set of fields in the FieldsV1 trie format.",
-                                                      "type": "object"}
+        return meta_schema_name(naming, "FieldsV1"), {
+            "description": "A set of fields in the FieldsV1 trie format.",
+            "type": "object",
+        }
     if scalar in (t.RAW_EXTENSION, t.OBJECT):
         return machinery_schema_name(naming, "runtime.RawExtension"), {
-            "description": "An embedded object or value.", "type": "object"}
+            "description": "An embedded object or value.",
+            "type": "object",
+        }
     if scalar == t.QUANTITY:
         shape: Schema = {"oneOf": [{"type": "string"}, {"type": "number"}]} if dialect.v3 else {"type": "string"}
         return machinery_schema_name(naming, "api.resource.Quantity"), {
-            "description": "A fixed-point number with an optional suffix, e.g. 100m, 2Gi or 1e3.", **shape}
+            "description": "A fixed-point number with an optional suffix, e.g. 100m, 2Gi or 1e3.",
+            **shape,
+        }
     if scalar == t.INT_OR_STRING:
-        shape = ({"format": "int-or-string", "oneOf": [{"type": "integer"}, {"type": "string"}]} if dialect.v3
-                 else {"type": "string", "format": "int-or-string"})
+        shape = (
+            {"format": "int-or-string", "oneOf": [{"type": "integer"}, {"type": "string"}]}
+            if dialect.v3
+            else {"type": "string", "format": "int-or-string"}
+        )
         return machinery_schema_name(naming, "util.intstr.IntOrString"), {
-            "description": "An int32 or a string.", **shape, naming.openapi_extension("int-or-string"): True}
+            "description": "An int32 or a string.",
+            **shape,
+            naming.openapi_extension("int-or-string"): True,
+        }
     return None
 
 
@@ -154,7 +163,8 @@ class TypedSchemas:
         for key, path in struct.json_fields.items():
             field = path[-1]
             description = FIELD_DESCRIPTIONS.get((struct.qualname, key)) or (
-                KIND_FIELD_DESCRIPTIONS.get(key, "") if struct.kind else "")
+                KIND_FIELD_DESCRIPTIONS.get(key, "") if struct.kind else ""
+            )
             props[key] = self._field(field, description)
             if field.required:
                 required.append(key)

@@ -1,4 +1,5 @@
 """The RBAC authorizer: allows what some binding of the user grants, has no opinion otherwise."""
+
 from __future__ import annotations
 
 from app.auth.authz import Attributes, Decision
@@ -13,4 +14,4 @@ class RBACAuthorizer:
         binding = self.resolver.allowed_by(attributes)
         if binding is None:
             return Decision.abstain()
-        return Decision.allow(f"RBAC: allowed by {binding.describe()} to user \"{attributes.user.username}\"")
+        return Decision.allow(f'RBAC: allowed by {binding.describe()} to user "{attributes.user.username}"')

@@ -3,6 +3,7 @@
 The reference's policy (app/auth/rbac/reference_policy.py, in its own spelling) renamed for the configured
 domain, plus the grants this server's own controllers and kubeadm-made objects need.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,9 +20,15 @@ CLUSTER_INFO = "cluster-info"
 CERTIFICATE_CONTROLLER, BOOTSTRAP_SIGNER, TOKEN_CLEANER = "certificate-controller", "bootstrap-signer", "token-cleaner"
 #: the other reference controllers this server runs in-process (their roles come with the reference policy;
 #: the apiextensions controller writes through the registry, as the reference's does, and needs only its Lease)
-IN_SERVER_CONTROLLERS = ("generic-garbage-collector", "service-account-controller", "root-ca-cert-publisher",
-                         "apiextensions-controller", "resourcequota-controller", "pvc-protection-controller",
-                         "pv-protection-controller")
+IN_SERVER_CONTROLLERS = (
+    "generic-garbage-collector",
+    "service-account-controller",
+    "root-ca-cert-publisher",
+    "apiextensions-controller",
+    "resourcequota-controller",
+    "pvc-protection-controller",
+    "pv-protection-controller",
+)
 
 
 def _r(groups: list[str], resources: list[str], verbs: list[str], names: list[str] | None = None) -> dict:
@@ -61,8 +68,14 @@ class DefaultPolicy:
                 out.append(_urls(resources.split(), verbs.split()))
                 continue
             api_groups = ["" if g == "core" else self.reference_name(g) for g in groups.split()]
-            out.append(_r(api_groups, resources.split(), verbs.split(),
-                          [self.reference_name(n) for n in names[0].split()] if names else None))
+            out.append(
+                _r(
+                    api_groups,
+                    resources.split(),
+                    verbs.split(),
+                    [self.reference_name(n) for n in names[0].split()] if names else None,
+                )
+            )
         return out
 
     def _subjects(self, subjects: list[str]) -> list[dict]:
@@ -71,8 +84,9 @@ class DefaultPolicy:
             kind, _, name = subject.partition(" ")
             if kind == "ServiceAccount":
                 namespace, _, account = name.partition("/")
-                out.append({"kind": kind, "name": self.reference_name(account),
-                            "namespace": self.reference_name(namespace)})
+                out.append(
+                    {"kind": kind, "name": self.reference_name(account), "namespace": self.reference_name(namespace)}
+                )
             else:
                 out.append({"apiGroup": self.rbac, "kind": kind, "name": self.reference_name(name)})
         return out
@@ -80,8 +94,14 @@ class DefaultPolicy:
     def reference_cluster_roles(self) -> list[dict]:
         roles = []
         for name, (rules, labels, aggregated_from) in ref.CLUSTER_ROLES.items():
-            roles.append(self._role(self.reference_name(name), self._rules(rules),
-                                    {aggregate_label(self.naming, to): "true" for to in labels}, aggregated_from))
+            roles.append(
+                self._role(
+                    self.reference_name(name),
+                    self._rules(rules),
+                    {aggregate_label(self.naming, to): "true" for to in labels},
+                    aggregated_from,
+                )
+            )
         for name, rules in ref.CONTROLLER_ROLES.items():
             roles.append(self._role(f"system:controller:{name}", self._rules(rules)))
         return roles
@@ -97,32 +117,57 @@ class DefaultPolicy:
         return bindings
 
     def reference_roles(self) -> list[dict]:
-        return [self._namespaced("Role", self.reference_name(namespace), self.reference_name(name),
-                                 {"rules": self._rules(rules)}) for (namespace, name), rules in ref.ROLES.items()]
+        return [
+            self._namespaced(
+                "Role", self.reference_name(namespace), self.reference_name(name), {"rules": self._rules(rules)}
+            )
+            for (namespace, name), rules in ref.ROLES.items()
+        ]
 
     def reference_role_bindings(self) -> list[dict]:
-        return [self._namespaced("RoleBinding", self.reference_name(namespace), self.reference_name(name), {
-            "roleRef": {"apiGroup": self.rbac, "kind": "Role", "name": self.reference_name(role)},
-            "subjects": self._subjects(subjects)}) for (namespace, name), (role, subjects) in ref.ROLE_BINDINGS.items()]
+        return [
+            self._namespaced(
+                "RoleBinding",
+                self.reference_name(namespace),
+                self.reference_name(name),
+                {
+                    "roleRef": {"apiGroup": self.rbac, "kind": "Role", "name": self.reference_name(role)},
+                    "subjects": self._subjects(subjects),
+                },
+            )
+            for (namespace, name), (role, subjects) in ref.ROLE_BINDINGS.items()
+        ]
 
     # -- shapes ---------------------------------------------------------------------------------------------
 
     def _meta(self, name: str, labels: dict | None = None) -> dict:
-        return {"name": name, "labels": {self.naming.key("bootstrapping"): "rbac-defaults", **(labels or {})},
-                "annotations": {autoupdate_annotation(self.naming): "true"}}
+        return {
+            "name": name,
+            "labels": {self.naming.key("bootstrapping"): "rbac-defaults", **(labels or {})},
+            "annotations": {autoupdate_annotation(self.naming): "true"},
+        }
 
     def _role(self, name: str, rules: list[dict], labels: dict | None = None, aggregate_from: str = "") -> dict:
-        role: dict = {"apiVersion": f"{self.rbac}/v1", "kind": "ClusterRole", "metadata": self._meta(name, labels),
-                      "rules": rules}
+        role: dict = {
+            "apiVersion": f"{self.rbac}/v1",
+            "kind": "ClusterRole",
+            "metadata": self._meta(name, labels),
+            "rules": rules,
+        }
         if aggregate_from:
-            role["aggregationRule"] = {"clusterRoleSelectors": [
-                {"matchLabels": {aggregate_label(self.naming, aggregate_from): "true"}}]}
+            role["aggregationRule"] = {
+                "clusterRoleSelectors": [{"matchLabels": {aggregate_label(self.naming, aggregate_from): "true"}}]
+            }
         return role
 
     def _binding(self, name: str, role: str, groups: list[str]) -> dict:
-        return {"apiVersion": f"{self.rbac}/v1", "kind": "ClusterRoleBinding", "metadata": self._meta(name),
-                "roleRef": {"apiGroup": self.rbac, "kind": "ClusterRole", "name": role},
-                "subjects": [{"apiGroup": self.rbac, "kind": "Group", "name": g} for g in groups]}
+        return {
+            "apiVersion": f"{self.rbac}/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": self._meta(name),
+            "roleRef": {"apiGroup": self.rbac, "kind": "ClusterRole", "name": role},
+            "subjects": [{"apiGroup": self.rbac, "kind": "Group", "name": g} for g in groups],
+        }
 
     def _subject(self, account: str) -> dict:
         return {"kind": "ServiceAccount", "name": account, "namespace": self.naming.system_namespace}
@@ -133,8 +178,12 @@ class DefaultPolicy:
         return binding
 
     def _namespaced(self, kind: str, namespace: str, name: str, body: dict) -> dict:
-        return {"apiVersion": f"{self.rbac}/v1", "kind": kind,
-                "metadata": {**self._meta(name), "namespace": namespace}, **body}
+        return {
+            "apiVersion": f"{self.rbac}/v1",
+            "kind": kind,
+            "metadata": {**self._meta(name), "namespace": namespace},
+            **body,
+        }
 
     # -- the policy: the reference's, then what this server adds -------------------------------------------
 
@@ -146,8 +195,11 @@ class DefaultPolicy:
         # kubeadm's grants for token-bootstrapping nodes (its kubeadm:kubelet-bootstrap and node-autoapprove)
         return self.reference_cluster_role_bindings() + [
             self._binding("system:node-bootstrapper", "system:node-bootstrapper", [BOOTSTRAPPERS_GROUP]),
-            self._binding(f"system:{certs}:certificatesigningrequests:nodeclient",
-                          f"system:{certs}:certificatesigningrequests:nodeclient", [BOOTSTRAPPERS_GROUP]),
+            self._binding(
+                f"system:{certs}:certificatesigningrequests:nodeclient",
+                f"system:{certs}:certificatesigningrequests:nodeclient",
+                [BOOTSTRAPPERS_GROUP],
+            ),
         ]
 
     def roles(self) -> list[dict]:
@@ -156,11 +208,19 @@ class DefaultPolicy:
         system, public, coord = n.system_namespace, n.public_namespace, n.group("coordination")
         return self.reference_roles() + [
             # each in-server controller takes its own Lease (app/controllers/lease.py)
-            self._namespaced("Role", system, "system::leader-locking-controllers",
-                             {"rules": [_r([coord], ["leases"], ["create", "get", "update"])]}),
+            self._namespaced(
+                "Role",
+                system,
+                "system::leader-locking-controllers",
+                {"rules": [_r([coord], ["leases"], ["create", "get", "update"])]},
+            ),
             # kubeadm's: anonymous discovery of cluster-info
-            self._namespaced("Role", public, "kubeadm:bootstrap-signer-clusterinfo",
-                             {"rules": [_r([""], ["configmaps"], ["get"], [CLUSTER_INFO])]}),
+            self._namespaced(
+                "Role",
+                public,
+                "kubeadm:bootstrap-signer-clusterinfo",
+                {"rules": [_r([""], ["configmaps"], ["get"], [CLUSTER_INFO])]},
+            ),
         ]
 
     def role_bindings(self) -> list[dict]:
@@ -168,15 +228,27 @@ class DefaultPolicy:
         system, public = n.system_namespace, n.public_namespace
 
         def bind(namespace: str, name: str, subjects: list[dict]) -> dict:
-            return self._namespaced("RoleBinding", namespace, name, {
-                "roleRef": {"apiGroup": self.rbac, "kind": "Role", "name": name}, "subjects": subjects})
+            return self._namespaced(
+                "RoleBinding",
+                namespace,
+                name,
+                {"roleRef": {"apiGroup": self.rbac, "kind": "Role", "name": name}, "subjects": subjects},
+            )
 
         return self.reference_role_bindings() + [
-            bind(system, "system::leader-locking-controllers",
-                 [self._subject(a) for a in (CERTIFICATE_CONTROLLER, BOOTSTRAP_SIGNER, TOKEN_CLEANER,
-                                             *IN_SERVER_CONTROLLERS)]),
-            bind(public, "kubeadm:bootstrap-signer-clusterinfo",
-                 [{"apiGroup": self.rbac, "kind": "User", "name": ANONYMOUS_USER}]),
+            bind(
+                system,
+                "system::leader-locking-controllers",
+                [
+                    self._subject(a)
+                    for a in (CERTIFICATE_CONTROLLER, BOOTSTRAP_SIGNER, TOKEN_CLEANER, *IN_SERVER_CONTROLLERS)
+                ],
+            ),
+            bind(
+                public,
+                "kubeadm:bootstrap-signer-clusterinfo",
+                [{"apiGroup": self.rbac, "kind": "User", "name": ANONYMOUS_USER}],
+            ),
         ]
 
 
@@ -193,8 +265,9 @@ def reference_renamer(naming: Naming) -> Callable[[str], str]:
         return lambda text: text
     reference = Naming("k8s.io")
     signers = {reference.signer(ours): naming.signer(ours) for ours in (*REFERENCE_SIGNERS, "legacy-unknown")}
-    approvers = {f":{theirs.split('/', 1)[1]}-approver": f":{ours.split('/', 1)[1]}-approver"
-                 for theirs, ours in signers.items()}
+    approvers = {
+        f":{theirs.split('/', 1)[1]}-approver": f":{ours.split('/', 1)[1]}-approver" for theirs, ours in signers.items()
+    }
 
     def rename(text: str) -> str:
         if text in signers:
@@ -203,7 +276,8 @@ def reference_renamer(naming: Naming) -> Callable[[str], str]:
             text = text.replace(theirs, ours)
         text = _REFERENCE_API_GROUP.sub(lambda m: naming.group(m.group(1)), text)
         text = _REFERENCE_KEY_DOMAIN.sub(
-            lambda m: naming.key_group(m.group(1)) if m.group(1) else naming.key_domain, text)
+            lambda m: naming.key_group(m.group(1)) if m.group(1) else naming.key_domain, text
+        )
         text = _REFERENCE_NODE_AGENT.sub("node", text)
         return _REFERENCE_COMPONENT.sub(f"{naming.namespace_prefix}-", text)
 

@@ -3,6 +3,7 @@
 Installed around the RBAC kinds' strategies (their `validate` runs on create, update, patch and
 apply), so every write path is covered. Writes made by the server itself (no requesting user) pass.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -39,8 +40,9 @@ class EscalationCheck:
         self.group = naming.group("rbac.authorization")
 
     def _verb_allowed(self, user: UserInfo, verb: str, resource: str, namespace: str, name: str) -> bool:
-        attrs = Attributes(user, verb, group=self.group, version="v1", resource=resource, namespace=namespace,
-                           name=name)
+        attrs = Attributes(
+            user, verb, group=self.group, version="v1", resource=resource, namespace=namespace, name=name
+        )
         return self.authorizer.authorize(attrs).allowed
 
     def _missing(self, user: UserInfo, namespace: str, requested: list[Rule]) -> list[Rule]:
@@ -58,14 +60,24 @@ class EscalationCheck:
         group_resource = f"{plural}.{self.group}"
         if obj.get("aggregationRule"):
             if self._missing(user, "", [Rule((ALL,), (ALL,), (ALL,)), Rule((ALL,), non_resource_urls=(ALL,))]):
-                raise Forbidden(f'{group_resource} "{name}" is forbidden: must have cluster-admin privileges to '
-                                f"use the aggregationRule", plural, self.group, name)
+                raise Forbidden(
+                    f'{group_resource} "{name}" is forbidden: must have cluster-admin privileges to '
+                    f"use the aggregationRule",
+                    plural,
+                    self.group,
+                    name,
+                )
             return
         missing = self._missing(user, namespace, rules_from_api(obj.get("rules")))
         if missing:
             listed = "\n".join(_describe(r) for r in missing)
-            raise Forbidden(f'{group_resource} "{name}" is forbidden: {_who(user)} is attempting to grant RBAC '
-                            f"permissions not currently held:\n{listed}", plural, self.group, name)
+            raise Forbidden(
+                f'{group_resource} "{name}" is forbidden: {_who(user)} is attempting to grant RBAC '
+                f"permissions not currently held:\n{listed}",
+                plural,
+                self.group,
+                name,
+            )
 
     def check_binding(self, obj: Obj, plural: str) -> None:
         user = current_user.get()
@@ -80,16 +92,25 @@ class EscalationCheck:
         if self._verb_allowed(user, "bind", role_plural, role_ns, role_name):
             return
         snap = self.resolver.source.snapshot(fresh=True)
-        role_rules = (snap.cluster_roles.get(role_name) if role_kind == "ClusterRole"
-                      else snap.roles.get((namespace, role_name)))
+        role_rules = (
+            snap.cluster_roles.get(role_name) if role_kind == "ClusterRole" else snap.roles.get((namespace, role_name))
+        )
         group_resource = f"{plural}.{self.group}"
         if role_rules is None:
-            raise Forbidden(f'{group_resource} "{name}" is forbidden: {role_plural}.{self.group} "{role_name}" '
-                            f"not found", plural, self.group, name)
+            raise Forbidden(
+                f'{group_resource} "{name}" is forbidden: {role_plural}.{self.group} "{role_name}" not found',
+                plural,
+                self.group,
+                name,
+            )
         if self._missing(user, namespace, role_rules):
-            raise Forbidden(f'{group_resource} "{name}" is forbidden: {_who(user)} is attempting to grant RBAC '
-                            f"permissions not currently held (binding {role_kind} \"{role_name}\")",
-                            plural, self.group, name)
+            raise Forbidden(
+                f'{group_resource} "{name}" is forbidden: {_who(user)} is attempting to grant RBAC '
+                f'permissions not currently held (binding {role_kind} "{role_name}")',
+                plural,
+                self.group,
+                name,
+            )
 
 
 def _guarded(strategy: Strategy, check) -> Strategy:

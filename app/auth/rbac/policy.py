@@ -2,6 +2,7 @@
 
 `Resolver` answers which rules apply to a user in a namespace and which binding allows a request.
 """
+
 from __future__ import annotations
 
 import threading
@@ -144,8 +145,14 @@ def _binding(obj: dict, kind: str) -> Binding:
     md = obj.get("metadata") or {}
     ref = obj.get("roleRef") or {}
     subjects = tuple(s for s in obj.get("subjects") or [] if isinstance(s, dict))
-    return Binding(kind, md.get("namespace", "") if kind == "RoleBinding" else "", md.get("name", ""),
-                   str(ref.get("kind", "")), str(ref.get("name", "")), subjects)
+    return Binding(
+        kind,
+        md.get("namespace", "") if kind == "RoleBinding" else "",
+        md.get("name", ""),
+        str(ref.get("kind", "")),
+        str(ref.get("name", "")),
+        subjects,
+    )
 
 
 class Resolver:

@@ -3,6 +3,7 @@
 Reconciliation adds what is missing (objects, rules, subjects, labels, annotations) and keeps
 whatever users added; an object annotated `autoupdate: "false"` is left alone.
 """
+
 from __future__ import annotations
 
 import copy
@@ -80,13 +81,17 @@ class Reconciler:
 
     def _listed(self, plural: str) -> dict[str, dict]:
         """Every object of the kind by name: one list instead of a read per default object."""
-        return {o["metadata"]["name"]: o for o in
-                (orjson.loads(text) for text in self.registry.list(self._rt(plural), None, ListOptions()).items)}
+        return {
+            o["metadata"]["name"]: o
+            for o in (orjson.loads(text) for text in self.registry.list(self._rt(plural), None, ListOptions()).items)
+        }
 
     def reconcile(self) -> None:
         policy = DefaultPolicy(self.naming)
-        for plural, objects, list_field in (("clusterroles", policy.cluster_roles(), "rules"),
-                                            ("clusterrolebindings", policy.cluster_role_bindings(), "subjects")):
+        for plural, objects, list_field in (
+            ("clusterroles", policy.cluster_roles(), "rules"),
+            ("clusterrolebindings", policy.cluster_role_bindings(), "subjects"),
+        ):
             listed = self._listed(plural)
             for wanted in objects:
                 self._ensure(plural, wanted, list_field, listed.get(wanted["metadata"]["name"]))

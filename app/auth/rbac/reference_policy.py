@@ -5,6 +5,7 @@
 Roles of controllers and APIs that came after v1.23 are left out; the leader-election Roles drop the
 `leasecandidates` rule for the same reason.
 """
+
 from __future__ import annotations
 
 Rule = tuple[str, ...]
@@ -22,167 +23,279 @@ CLUSTER_ROLES: dict[str, tuple[list[Rule], tuple[str, ...], str]] = {
     "cluster-admin": ([("*", "*", "*"), (URLS, "*", "*")], (), ""),
     "edit": ([], ("admin",), "edit"),
     "view": ([], ("edit",), "view"),
-    "system:aggregate-to-admin": ([
-        ("authorization.k8s.io", "localsubjectaccessreviews", "create"),
-        ("rbac.authorization.k8s.io", "rolebindings roles", f"{WRITES} get list watch"),
-    ], ("admin",), ""),
-    "system:aggregate-to-edit": ([
-        ("core", "pods/attach pods/exec pods/portforward pods/proxy secrets services/proxy", GLW),
-        ("core", "serviceaccounts", "impersonate"),
-        ("core", "pods pods/attach pods/exec pods/portforward pods/proxy", WRITES),
-        ("core", "pods/eviction", "create"),
-        ("core", ("configmaps events persistentvolumeclaims replicationcontrollers replicationcontrollers/scale "
-                 "secrets serviceaccounts services services/proxy"), WRITES),
-        ("core", "serviceaccounts/token", "create"),
-        ("apps", ("daemonsets deployments deployments/rollback deployments/scale replicasets replicasets/scale "
-                 "statefulsets statefulsets/scale"), WRITES),
-        ("autoscaling", "horizontalpodautoscalers", WRITES),
-        ("batch", "cronjobs jobs", WRITES),
-        ("extensions", ("daemonsets deployments deployments/rollback deployments/scale ingresses networkpolicies "
-                       "replicasets replicasets/scale replicationcontrollers/scale"), WRITES),
-        ("policy", "poddisruptionbudgets", WRITES),
-        ("networking.k8s.io", "ingresses networkpolicies", WRITES),
-        ("coordination.k8s.io", "leases", f"{WRITES} get list watch"),
-    ], ("edit",), ""),
-    "system:aggregate-to-view": ([
-        ("core", ("configmaps endpoints persistentvolumeclaims persistentvolumeclaims/status pods "
-                 "replicationcontrollers replicationcontrollers/scale serviceaccounts services services/status"), GLW),
-        ("core", ("bindings events limitranges namespaces/status pods/log pods/status replicationcontrollers/status "
-                 "resourcequotas resourcequotas/status"), GLW),
-        ("core", "namespaces", GLW),
-        ("discovery.k8s.io", "endpointslices", GLW),
-        ("apps", ("controllerrevisions daemonsets daemonsets/status deployments deployments/scale deployments/status "
-                 "replicasets replicasets/scale replicasets/status statefulsets statefulsets/scale "
-                 "statefulsets/status"), GLW),
-        ("autoscaling", "horizontalpodautoscalers horizontalpodautoscalers/status", GLW),
-        ("batch", "cronjobs cronjobs/status jobs jobs/status", GLW),
-        ("extensions", ("daemonsets daemonsets/status deployments deployments/scale deployments/status ingresses "
-                       "ingresses/status networkpolicies replicasets replicasets/scale replicasets/status "
-                       "replicationcontrollers/scale"), GLW),
-        ("policy", "poddisruptionbudgets poddisruptionbudgets/status", GLW),
-        ("networking.k8s.io", "ingresses ingresses/status networkpolicies", GLW),
-    ], ("view",), ""),
-    "system:auth-delegator": ([
-        ("authentication.k8s.io", "tokenreviews", "create"),
-        ("authorization.k8s.io", "subjectaccessreviews", "create"),
-    ], (), ""),
-    "system:basic-user": ([
-        ("authorization.k8s.io", "selfsubjectaccessreviews selfsubjectrulesreviews", "create"),
-        ("authentication.k8s.io", "selfsubjectreviews", "create"),
-    ], (), ""),
-    "system:certificates.k8s.io:certificatesigningrequests:nodeclient": ([
-        ("certificates.k8s.io", "certificatesigningrequests/nodeclient", "create")], (), ""),
-    "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient": ([
-        ("certificates.k8s.io", "certificatesigningrequests/selfnodeclient", "create")], (), ""),
-    "system:certificates.k8s.io:kube-apiserver-client-approver": ([
-        ("certificates.k8s.io", "signers", "approve", "kubernetes.io/kube-apiserver-client")], (), ""),
-    "system:certificates.k8s.io:kube-apiserver-client-kubelet-approver": ([
-        ("certificates.k8s.io", "signers", "approve", "kubernetes.io/kube-apiserver-client-kubelet")], (), ""),
-    "system:certificates.k8s.io:kubelet-serving-approver": ([
-        ("certificates.k8s.io", "signers", "approve", "kubernetes.io/kubelet-serving")], (), ""),
-    "system:certificates.k8s.io:legacy-unknown-approver": ([
-        ("certificates.k8s.io", "signers", "approve", "kubernetes.io/legacy-unknown")], (), ""),
-    "system:discovery": ([
-        (URLS, "/api /api/* /apis /apis/* /healthz /livez /openapi /openapi/* /readyz /version /version/", "get"),
-    ], (), ""),
-    "system:heapster": ([
-        ("core", "events namespaces nodes pods", GLW),
-        ("extensions", "deployments", GLW),
-    ], (), ""),
+    "system:aggregate-to-admin": (
+        [
+            ("authorization.k8s.io", "localsubjectaccessreviews", "create"),
+            ("rbac.authorization.k8s.io", "rolebindings roles", f"{WRITES} get list watch"),
+        ],
+        ("admin",),
+        "",
+    ),
+    "system:aggregate-to-edit": (
+        [
+            ("core", "pods/attach pods/exec pods/portforward pods/proxy secrets services/proxy", GLW),
+            ("core", "serviceaccounts", "impersonate"),
+            ("core", "pods pods/attach pods/exec pods/portforward pods/proxy", WRITES),
+            ("core", "pods/eviction", "create"),
+            (
+                "core",
+                (
+                    "configmaps events persistentvolumeclaims replicationcontrollers replicationcontrollers/scale "
+                    "secrets serviceaccounts services services/proxy"
+                ),
+                WRITES,
+            ),
+            ("core", "serviceaccounts/token", "create"),
+            (
+                "apps",
+                (
+                    "daemonsets deployments deployments/rollback deployments/scale replicasets replicasets/scale "
+                    "statefulsets statefulsets/scale"
+                ),
+                WRITES,
+            ),
+            ("autoscaling", "horizontalpodautoscalers", WRITES),
+            ("batch", "cronjobs jobs", WRITES),
+            (
+                "extensions",
+                (
+                    "daemonsets deployments deployments/rollback deployments/scale ingresses networkpolicies "
+                    "replicasets replicasets/scale replicationcontrollers/scale"
+                ),
+                WRITES,
+            ),
+            ("policy", "poddisruptionbudgets", WRITES),
+            ("networking.k8s.io", "ingresses networkpolicies", WRITES),
+            ("coordination.k8s.io", "leases", f"{WRITES} get list watch"),
+        ],
+        ("edit",),
+        "",
+    ),
+    "system:aggregate-to-view": (
+        [
+            (
+                "core",
+                (
+                    "configmaps endpoints persistentvolumeclaims persistentvolumeclaims/status pods "
+                    "replicationcontrollers replicationcontrollers/scale serviceaccounts services services/status"
+                ),
+                GLW,
+            ),
+            (
+                "core",
+                (
+                    "bindings events limitranges namespaces/status pods/log pods/status replicationcontrollers/status "
+                    "resourcequotas resourcequotas/status"
+                ),
+                GLW,
+            ),
+            ("core", "namespaces", GLW),
+            ("discovery.k8s.io", "endpointslices", GLW),
+            (
+                "apps",
+                (
+                    "controllerrevisions daemonsets daemonsets/status deployments deployments/scale deployments/status "
+                    "replicasets replicasets/scale replicasets/status statefulsets statefulsets/scale "
+                    "statefulsets/status"
+                ),
+                GLW,
+            ),
+            ("autoscaling", "horizontalpodautoscalers horizontalpodautoscalers/status", GLW),
+            ("batch", "cronjobs cronjobs/status jobs jobs/status", GLW),
+            (
+                "extensions",
+                (
+                    "daemonsets daemonsets/status deployments deployments/scale deployments/status ingresses "
+                    "ingresses/status networkpolicies replicasets replicasets/scale replicasets/status "
+                    "replicationcontrollers/scale"
+                ),
+                GLW,
+            ),
+            ("policy", "poddisruptionbudgets poddisruptionbudgets/status", GLW),
+            ("networking.k8s.io", "ingresses ingresses/status networkpolicies", GLW),
+        ],
+        ("view",),
+        "",
+    ),
+    "system:auth-delegator": (
+        [
+            ("authentication.k8s.io", "tokenreviews", "create"),
+            ("authorization.k8s.io", "subjectaccessreviews", "create"),
+        ],
+        (),
+        "",
+    ),
+    "system:basic-user": (
+        [
+            ("authorization.k8s.io", "selfsubjectaccessreviews selfsubjectrulesreviews", "create"),
+            ("authentication.k8s.io", "selfsubjectreviews", "create"),
+        ],
+        (),
+        "",
+    ),
+    "system:certificates.k8s.io:certificatesigningrequests:nodeclient": (
+        [("certificates.k8s.io", "certificatesigningrequests/nodeclient", "create")],
+        (),
+        "",
+    ),
+    "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient": (
+        [("certificates.k8s.io", "certificatesigningrequests/selfnodeclient", "create")],
+        (),
+        "",
+    ),
+    "system:certificates.k8s.io:kube-apiserver-client-approver": (
+        [("certificates.k8s.io", "signers", "approve", "kubernetes.io/kube-apiserver-client")],
+        (),
+        "",
+    ),
+    "system:certificates.k8s.io:kube-apiserver-client-kubelet-approver": (
+        [("certificates.k8s.io", "signers", "approve", "kubernetes.io/kube-apiserver-client-kubelet")],
+        (),
+        "",
+    ),
+    "system:certificates.k8s.io:kubelet-serving-approver": (
+        [("certificates.k8s.io", "signers", "approve", "kubernetes.io/kubelet-serving")],
+        (),
+        "",
+    ),
+    "system:certificates.k8s.io:legacy-unknown-approver": (
+        [("certificates.k8s.io", "signers", "approve", "kubernetes.io/legacy-unknown")],
+        (),
+        "",
+    ),
+    "system:discovery": (
+        [(URLS, "/api /api/* /apis /apis/* /healthz /livez /openapi /openapi/* /readyz /version /version/", "get")],
+        (),
+        "",
+    ),
+    "system:heapster": ([("core", "events namespaces nodes pods", GLW), ("extensions", "deployments", GLW)], (), ""),
     "system:kube-aggregator": ([("core", "endpoints services", GLW)], (), ""),
-    "system:kube-controller-manager": ([
-        EVENTS,
-        ("coordination.k8s.io", "leases", "create"),
-        ("coordination.k8s.io", "leases", "get update", "kube-controller-manager"),
-        ("core", "secrets serviceaccounts", "create"),
-        ("core", "secrets", "delete"),
-        ("core", "configmaps namespaces secrets serviceaccounts", "get"),
-        ("core", "secrets serviceaccounts", "update"),
-        ("authentication.k8s.io", "tokenreviews", "create"),
-        ("authorization.k8s.io", "subjectaccessreviews", "create"),
-        ("*", "*", "list watch"),
-        ("core", "serviceaccounts/token", "create"),
-    ], (), ""),
+    "system:kube-controller-manager": (
+        [
+            EVENTS,
+            ("coordination.k8s.io", "leases", "create"),
+            ("coordination.k8s.io", "leases", "get update", "kube-controller-manager"),
+            ("core", "secrets serviceaccounts", "create"),
+            ("core", "secrets", "delete"),
+            ("core", "configmaps namespaces secrets serviceaccounts", "get"),
+            ("core", "secrets serviceaccounts", "update"),
+            ("authentication.k8s.io", "tokenreviews", "create"),
+            ("authorization.k8s.io", "subjectaccessreviews", "create"),
+            ("*", "*", "list watch"),
+            ("core", "serviceaccounts/token", "create"),
+        ],
+        (),
+        "",
+    ),
     "system:kube-dns": ([("core", "endpoints services", "list watch")], (), ""),
-    "system:kube-scheduler": ([
-        EVENTS,
-        ("coordination.k8s.io", "leases", "create"),
-        ("coordination.k8s.io", "leases", "get update", "kube-scheduler"),
-        ("core", "nodes", GLW),
-        ("core", "pods", "delete get list watch"),
-        ("core", "bindings pods/binding", "create"),
-        ("core", "pods/status", "patch update"),
-        ("core", "replicationcontrollers services", GLW),
-        ("apps extensions", "replicasets", GLW),
-        ("apps", "statefulsets", GLW),
-        ("policy", "poddisruptionbudgets", GLW),
-        ("core", "persistentvolumeclaims persistentvolumes", GLW),
-        ("authentication.k8s.io", "tokenreviews", "create"),
-        ("authorization.k8s.io", "subjectaccessreviews", "create"),
-        ("storage.k8s.io", "csinodes", GLW),
-        ("core", "namespaces", GLW),
-        ("storage.k8s.io", "csidrivers", GLW),
-        ("storage.k8s.io", "csistoragecapacities", GLW),
-    ], (), ""),
-    "system:kubelet-api-admin": ([
-        ("core", "nodes", GLW),
-        ("core", "nodes", "proxy"),
-        ("core", "nodes/log nodes/metrics nodes/proxy nodes/stats", "*"),
-    ], (), ""),
-    "system:monitoring": ([
-        (URLS, "/healthz /healthz/* /livez /livez/* /metrics /metrics/slis /readyz /readyz/*", "get")], (), ""),
-    "system:node": ([
-        ("authentication.k8s.io", "tokenreviews", "create"),
-        ("authorization.k8s.io", "localsubjectaccessreviews subjectaccessreviews", "create"),
-        ("core", "services", GLW),
-        ("core", "nodes", "create get list watch"),
-        ("core", "nodes/status", "patch update"),
-        ("core", "nodes", "patch update"),
-        ("core", "events", "create patch update"),
-        ("core", "pods", GLW),
-        ("core", "pods", "create delete"),
-        ("core", "pods/status", "patch update"),
-        ("core", "pods/eviction", "create"),
-        ("core", "configmaps secrets", GLW),
-        ("core", "persistentvolumeclaims persistentvolumes", "get"),
-        ("core", "endpoints", "get"),
-        ("certificates.k8s.io", "certificatesigningrequests", "create get list watch"),
-        ("coordination.k8s.io", "leases", "create delete get patch update"),
-        ("storage.k8s.io", "volumeattachments", "get"),
-        ("core", "serviceaccounts/token", "create"),
-        ("core", "persistentvolumeclaims/status", "get patch update"),
-        ("storage.k8s.io", "csidrivers", GLW),
-        ("storage.k8s.io", "csinodes", "create delete get patch update"),
-        ("node.k8s.io", "runtimeclasses", GLW),
-    ], (), ""),
-    "system:node-bootstrapper": ([
-        ("certificates.k8s.io", "certificatesigningrequests", "create get list watch")], (), ""),
-    "system:node-problem-detector": ([
-        ("core", "nodes", "get"),
-        ("core", "nodes/status", "patch"),
-        EVENTS,
-    ], (), ""),
-    "system:node-proxier": ([
-        ("core", "endpoints services", "list watch"),
-        ("core", "nodes", GLW),
-        EVENTS,
-        ("discovery.k8s.io", "endpointslices", "list watch"),
-    ], (), ""),
-    "system:persistent-volume-provisioner": ([
-        ("core", "persistentvolumes", "create delete get list watch"),
-        ("core", "persistentvolumeclaims", "get list update watch"),
-        ("storage.k8s.io", "storageclasses", GLW),
-        ("core", "events", "watch"),
-        EVENTS,
-    ], (), ""),
+    "system:kube-scheduler": (
+        [
+            EVENTS,
+            ("coordination.k8s.io", "leases", "create"),
+            ("coordination.k8s.io", "leases", "get update", "kube-scheduler"),
+            ("core", "nodes", GLW),
+            ("core", "pods", "delete get list watch"),
+            ("core", "bindings pods/binding", "create"),
+            ("core", "pods/status", "patch update"),
+            ("core", "replicationcontrollers services", GLW),
+            ("apps extensions", "replicasets", GLW),
+            ("apps", "statefulsets", GLW),
+            ("policy", "poddisruptionbudgets", GLW),
+            ("core", "persistentvolumeclaims persistentvolumes", GLW),
+            ("authentication.k8s.io", "tokenreviews", "create"),
+            ("authorization.k8s.io", "subjectaccessreviews", "create"),
+            ("storage.k8s.io", "csinodes", GLW),
+            ("core", "namespaces", GLW),
+            ("storage.k8s.io", "csidrivers", GLW),
+            ("storage.k8s.io", "csistoragecapacities", GLW),
+        ],
+        (),
+        "",
+    ),
+    "system:kubelet-api-admin": (
+        [
+            ("core", "nodes", GLW),
+            ("core", "nodes", "proxy"),
+            ("core", "nodes/log nodes/metrics nodes/proxy nodes/stats", "*"),
+        ],
+        (),
+        "",
+    ),
+    "system:monitoring": (
+        [(URLS, "/healthz /healthz/* /livez /livez/* /metrics /metrics/slis /readyz /readyz/*", "get")],
+        (),
+        "",
+    ),
+    "system:node": (
+        [
+            ("authentication.k8s.io", "tokenreviews", "create"),
+            ("authorization.k8s.io", "localsubjectaccessreviews subjectaccessreviews", "create"),
+            ("core", "services", GLW),
+            ("core", "nodes", "create get list watch"),
+            ("core", "nodes/status", "patch update"),
+            ("core", "nodes", "patch update"),
+            ("core", "events", "create patch update"),
+            ("core", "pods", GLW),
+            ("core", "pods", "create delete"),
+            ("core", "pods/status", "patch update"),
+            ("core", "pods/eviction", "create"),
+            ("core", "configmaps secrets", GLW),
+            ("core", "persistentvolumeclaims persistentvolumes", "get"),
+            ("core", "endpoints", "get"),
+            ("certificates.k8s.io", "certificatesigningrequests", "create get list watch"),
+            ("coordination.k8s.io", "leases", "create delete get patch update"),
+            ("storage.k8s.io", "volumeattachments", "get"),
+            ("core", "serviceaccounts/token", "create"),
+            ("core", "persistentvolumeclaims/status", "get patch update"),
+            ("storage.k8s.io", "csidrivers", GLW),
+            ("storage.k8s.io", "csinodes", "create delete get patch update"),
+            ("node.k8s.io", "runtimeclasses", GLW),
+        ],
+        (),
+        "",
+    ),
+    "system:node-bootstrapper": (
+        [("certificates.k8s.io", "certificatesigningrequests", "create get list watch")],
+        (),
+        "",
+    ),
+    "system:node-problem-detector": ([("core", "nodes", "get"), ("core", "nodes/status", "patch"), EVENTS], (), ""),
+    "system:node-proxier": (
+        [
+            ("core", "endpoints services", "list watch"),
+            ("core", "nodes", GLW),
+            EVENTS,
+            ("discovery.k8s.io", "endpointslices", "list watch"),
+        ],
+        (),
+        "",
+    ),
+    "system:persistent-volume-provisioner": (
+        [
+            ("core", "persistentvolumes", "create delete get list watch"),
+            ("core", "persistentvolumeclaims", "get list update watch"),
+            ("storage.k8s.io", "storageclasses", GLW),
+            ("core", "events", "watch"),
+            EVENTS,
+        ],
+        (),
+        "",
+    ),
     "system:public-info-viewer": ([(URLS, "/healthz /livez /readyz /version /version/", "get")], (), ""),
-    "system:service-account-issuer-discovery": ([
-        (URLS, "/.well-known/openid-configuration /openid/v1/jwks", "get")], (), ""),
-    "system:volume-scheduler": ([
-        ("core", "persistentvolumes", "get list patch update watch"),
-        ("storage.k8s.io", "storageclasses", GLW),
-        ("core", "persistentvolumeclaims", "get list patch update watch"),
-    ], (), ""),
+    "system:service-account-issuer-discovery": (
+        [(URLS, "/.well-known/openid-configuration /openid/v1/jwks", "get")],
+        (),
+        "",
+    ),
+    "system:volume-scheduler": (
+        [
+            ("core", "persistentvolumes", "get list patch update watch"),
+            ("storage.k8s.io", "storageclasses", GLW),
+            ("core", "persistentvolumeclaims", "get list patch update watch"),
+        ],
+        (),
+        "",
+    ),
 }
 
 #: ClusterRoleBinding (named as its role) -> subjects as "Kind name" (ServiceAccounts "ServiceAccount ns/name")
@@ -217,13 +330,21 @@ CONTROLLER_ROLES: dict[str, list[Rule]] = {
         ("certificates.k8s.io", "certificatesigningrequests", "delete get list watch"),
         ("certificates.k8s.io", "certificatesigningrequests/approval certificatesigningrequests/status", "update"),
         ("certificates.k8s.io", "signers", "approve", "kubernetes.io/kube-apiserver-client-kubelet"),
-        ("certificates.k8s.io", "signers", "sign", ("kubernetes.io/kube-apiserver-client "
-         "kubernetes.io/kube-apiserver-client-kubelet kubernetes.io/kubelet-serving kubernetes.io/legacy-unknown")),
+        (
+            "certificates.k8s.io",
+            "signers",
+            "sign",
+            (
+                "kubernetes.io/kube-apiserver-client "
+                "kubernetes.io/kube-apiserver-client-kubelet kubernetes.io/kubelet-serving kubernetes.io/legacy-unknown"
+            ),
+        ),
         ("authorization.k8s.io", "subjectaccessreviews", "create"),
         EVENTS,
     ],
     "clusterrole-aggregation-controller": [
-        ("rbac.authorization.k8s.io", "clusterroles", "escalate get list patch update watch")],
+        ("rbac.authorization.k8s.io", "clusterroles", "escalate get list patch update watch")
+    ],
     "cronjob-controller": [
         ("batch", "cronjobs", "get list update watch"),
         ("batch", "jobs", "create delete get list patch update watch"),
@@ -390,9 +511,13 @@ LEADER_LOCKING: list[Rule] = [("coordination.k8s.io", "leases", "create get list
 #: (namespace, name) -> rules of the bootstrap Roles
 ROLES: dict[tuple[str, str], list[Rule]] = {
     ("kube-public", "system:controller:bootstrap-signer"): [
-        ("core", "configmaps", GLW), ("core", "configmaps", "update", "cluster-info"), EVENTS],
+        ("core", "configmaps", GLW),
+        ("core", "configmaps", "update", "cluster-info"),
+        EVENTS,
+    ],
     ("kube-system", "extension-apiserver-authentication-reader"): [
-        ("core", "configmaps", GLW, "extension-apiserver-authentication")],
+        ("core", "configmaps", GLW, "extension-apiserver-authentication")
+    ],
     ("kube-system", "system::leader-locking-kube-controller-manager"): LEADER_LOCKING,
     ("kube-system", "system::leader-locking-kube-scheduler"): LEADER_LOCKING,
     ("kube-system", "system:controller:bootstrap-signer"): [("core", "secrets", GLW)],
@@ -403,21 +528,35 @@ ROLES: dict[tuple[str, str], list[Rule]] = {
 #: (namespace, binding name) -> (role, subjects)
 ROLE_BINDINGS: dict[tuple[str, str], tuple[str, list[str]]] = {
     ("kube-public", "system:controller:bootstrap-signer"): (
-        "system:controller:bootstrap-signer", ["ServiceAccount kube-system/bootstrap-signer"]),
+        "system:controller:bootstrap-signer",
+        ["ServiceAccount kube-system/bootstrap-signer"],
+    ),
     ("kube-system", "system::extension-apiserver-authentication-reader"): (
         "extension-apiserver-authentication-reader",
-        ["User system:kube-controller-manager", "User system:kube-scheduler"]),
+        ["User system:kube-controller-manager", "User system:kube-scheduler"],
+    ),
     ("kube-system", "system::leader-locking-kube-controller-manager"): (
         "system::leader-locking-kube-controller-manager",
-        ["User system:kube-controller-manager", "ServiceAccount kube-system/kube-controller-manager",
-         "ServiceAccount kube-system/leader-election-controller"]),
+        [
+            "User system:kube-controller-manager",
+            "ServiceAccount kube-system/kube-controller-manager",
+            "ServiceAccount kube-system/leader-election-controller",
+        ],
+    ),
     ("kube-system", "system::leader-locking-kube-scheduler"): (
         "system::leader-locking-kube-scheduler",
-        ["User system:kube-scheduler", "ServiceAccount kube-system/kube-scheduler"]),
+        ["User system:kube-scheduler", "ServiceAccount kube-system/kube-scheduler"],
+    ),
     ("kube-system", "system:controller:bootstrap-signer"): (
-        "system:controller:bootstrap-signer", ["ServiceAccount kube-system/bootstrap-signer"]),
+        "system:controller:bootstrap-signer",
+        ["ServiceAccount kube-system/bootstrap-signer"],
+    ),
     ("kube-system", "system:controller:cloud-provider"): (
-        "system:controller:cloud-provider", ["ServiceAccount kube-system/cloud-provider"]),
+        "system:controller:cloud-provider",
+        ["ServiceAccount kube-system/cloud-provider"],
+    ),
     ("kube-system", "system:controller:token-cleaner"): (
-        "system:controller:token-cleaner", ["ServiceAccount kube-system/token-cleaner"]),
+        "system:controller:token-cleaner",
+        ["ServiceAccount kube-system/token-cleaner"],
+    ),
 }

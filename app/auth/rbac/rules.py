@@ -4,6 +4,7 @@ Semantics of the reference's rbac/v1 helpers: `*` matches everything, resources 
 `resource/subresource` (and `*/subresource`), an empty resourceNames matches every name, and a
 nonResourceURL ending in `*` matches by prefix.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -28,8 +29,13 @@ class Rule:
             value = rule.get(key) or []
             return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
-        return cls(strings("verbs"), strings("apiGroups"), strings("resources"), strings("resourceNames"),
-                   strings("nonResourceURLs"))
+        return cls(
+            strings("verbs"),
+            strings("apiGroups"),
+            strings("resources"),
+            strings("resourceNames"),
+            strings("nonResourceURLs"),
+        )
 
     def to_api(self) -> dict:
         out: dict = {"verbs": list(self.verbs)}
@@ -104,10 +110,7 @@ def _resources_covered(owner: tuple[str, ...], servant: tuple[str, ...]) -> bool
 
 
 def _urls_covered(owner: tuple[str, ...], servant: tuple[str, ...]) -> bool:
-    for url in servant:
-        if not any(o == url or o == ALL or (o.endswith("*") and url.startswith(o[:-1])) for o in owner):
-            return False
-    return True
+    return all(any(o in (url, ALL) or (o.endswith("*") and url.startswith(o[:-1])) for o in owner) for url in servant)
 
 
 def rule_covers(owner: Rule, servant: Rule) -> bool:
@@ -142,5 +145,4 @@ def breakdown(rule: Rule) -> list[Rule]:
 
 def uncovered(owner: list[Rule], requested: list[Rule]) -> list[Rule]:
     """The atomic rules of `requested` that no rule of `owner` covers."""
-    return [piece for rule in requested for piece in breakdown(rule)
-            if not any(rule_covers(o, piece) for o in owner)]
+    return [piece for rule in requested for piece in breakdown(rule) if not any(rule_covers(o, piece) for o in owner)]

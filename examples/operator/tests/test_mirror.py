@@ -1,4 +1,5 @@
 """The operator against a real API server from the orch_apiserver fixtures: nothing else to install or start."""
+
 from __future__ import annotations
 
 import base64
@@ -11,10 +12,15 @@ from mirror_operator import reconcile
 def test_labelled_config_maps_get_a_mirror_secret_that_goes_with_them(orch_apiserver, orch_namespace):
     api = orch_apiserver.api_client()
     core = client.CoreV1Api(api)
-    core.create_namespaced_config_map(orch_namespace, client.V1ConfigMap(
-        metadata=client.V1ObjectMeta(name="settings", labels={"mirror": "true"}), data={"mode": "fast"}))
-    core.create_namespaced_config_map(orch_namespace, client.V1ConfigMap(
-        metadata=client.V1ObjectMeta(name="unrelated"), data={"x": "y"}))
+    core.create_namespaced_config_map(
+        orch_namespace,
+        client.V1ConfigMap(
+            metadata=client.V1ObjectMeta(name="settings", labels={"mirror": "true"}), data={"mode": "fast"}
+        ),
+    )
+    core.create_namespaced_config_map(
+        orch_namespace, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="unrelated"), data={"x": "y"})
+    )
 
     assert reconcile(api, orch_namespace) == ["settings"]
 
