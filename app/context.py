@@ -1,18 +1,24 @@
-"""The wired services of one app, reachable from request handlers as `services()`."""
+"""The wired services of one app (`services()`), and what the handler chain learns about the request being
+served (`request_context()`, built by app/pipeline.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from flask import current_app
+from flask import current_app, g, has_request_context
 
 if TYPE_CHECKING:
+    from app.admission.effects import Effects
+    from app.auth.authz import Attributes
     from app.catalog import Catalog
     from app.naming import Naming
+    from app.observability import Observed
     from app.registry.store import Registry
     from app.storage.hub import WatchHub
     from app.storage.store import Storage
+    from app.user import UserInfo
 
 
 @dataclass
@@ -29,3 +35,48 @@ class Services:
 
 def services() -> Services:
     return current_app.extensions["orch"]
+
+
+@dataclass
+class RequestContext:
+    """One request as the handler chain has seen it so far; each step fills its part."""
+
+    #: who authenticated (the audit log names this caller behind an impersonation)
+    caller: UserInfo | None = None
+    #: whom the request acts as: the caller, or the user it impersonates
+    user: UserInfo | None = None
+    #: the authorization attributes (verb, resource, namespace, ... or the non-resource path)
+    attributes: Attributes | None = None
+    #: Warning headers and audit annotations admission adds
+    effects: Effects | None = None
+    #: observability's state: audit ID and record, timings, annotations
+    observed: Observed | None = None
+    #: set by the handler of a deprecated API version (group, version, resource, ...), for metrics and audit
+    deprecated_api: dict | None = None
+    _resets: list[tuple[Callable[[Any], Any], Any]] = field(default_factory=list)
+
+    def on_reset(self, reset: Callable[[Any], Any], token: Any) -> None:
+        """Call `reset(token)` when the request ends (a context variable a step set for it)."""
+        self._resets.append((reset, token))
+
+    def reset(self) -> None:
+        while self._resets:
+            reset, token = self._resets.pop()
+            reset(token)
+
+
+_KEY = "orch_request"
+
+
+def request_context() -> RequestContext:
+    """The current request's context, made on first use."""
+    ctx = g.get(_KEY)
+    if ctx is None:
+        ctx = RequestContext()
+        setattr(g, _KEY, ctx)
+    return ctx
+
+
+def current_request_context() -> RequestContext | None:
+    """The current request's context, or None outside a request (a controller's write, a test's call)."""
+    return request_context() if has_request_context() else None

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, g, request
+from flask import Flask, request
 
-from app import features
+from app import features, pipeline
 from app import lifecycle as post_start
 from app.api.errors import install_error_handlers
 from app.api.fanout import SocketFanout
@@ -27,7 +28,6 @@ from app.resources.crd_cel import GATE as CEL_GATE
 from app.resources.custom import types_from_crd
 from app.storage.hub import WatchHub
 from app.storage.store import Compactor, Storage
-from app.user import current_user
 from app.versions import apply_runtime_config
 from config import defaults
 
@@ -83,11 +83,21 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     install_error_handlers(app)
     _register_blueprints(app, svc)
     _install_startup(app, svc, lifecycle)
-    install_observability(app)  # metrics and audit: its hooks run before authentication's (401s counted)
+    observe = install_observability(app)
     _install_aggregation(app, svc)
     _install_authentication(app)
-    _install_authorization(app)
+    skip_authorization = _install_authorization(app)
     _install_admission(app, svc)
+    pipeline.install(
+        app,
+        [  # the handler chain, in the reference's order (app/pipeline.py)
+            observe,
+            pipeline.authenticate(lambda: app.extensions["orch.auth"]),  # per request: tests may swap either
+            pipeline.impersonate(lambda: app.extensions["orch.auth"].authorizer, svc.naming),
+            pipeline.authorize(lambda: app.extensions["orch.authz"], skip_authorization),
+            pipeline.admission_effects(),
+        ],
+    )
     from app.controllers.manager import install_controllers
 
     install_controllers(app)  # after authorization: controllers start once the default policy exists
@@ -243,9 +253,7 @@ def _install_aggregation(app: Flask, svc: Services) -> None:
 
 
 def _install_authentication(app: Flask) -> None:
-    """Authenticate every request (then apply impersonation) before anything else reads it."""
-    from app.auth.context import current_authentication
-    from app.auth.impersonation import impersonate
+    """The authenticators and the legacy service-account token controller (started with the process)."""
     from app.auth.legacy_tokens import TokenController, TokenSecrets
     from app.auth.setup import build_authentication
 
@@ -253,27 +261,8 @@ def _install_authentication(app: Flask) -> None:
     auth = build_authentication(app.config, svc.registry, svc.naming, svc.hub if app.config["BACKGROUND"] else None)
     app.extensions["orch.auth"] = auth
     controller = TokenController(TokenSecrets(svc.registry, auth.issuer, auth.names, lambda: auth.ca_pem), svc.hub)
-
-    @app.before_request
-    def _authenticate() -> None:
-        auth = app.extensions["orch.auth"]  # looked up per request: tests may swap the authorizer
-        g.auth_token = current_authentication.set(auth)
-        if app.config["BACKGROUND"]:
-            controller.start()  # idempotent; fills legacy service-account token secrets
-        caller = auth.chain.authenticate(request.environ)
-        g.authenticated_user = caller  # the audit log names the caller behind an impersonation
-        g.user = impersonate(request.environ, caller, auth.authorizer, svc.naming)
-        g.user_token = current_user.set(g.user)
-
-    @app.teardown_request
-    def _forget_user(_exc: BaseException | None) -> None:
-        token = g.pop("user_token", None)
-        if token is not None:
-            current_user.reset(token)
-        auth_token = g.pop("auth_token", None)
-        if auth_token is not None:
-            current_authentication.reset(auth_token)
-
+    if app.config["BACKGROUND"]:  # fills legacy service-account token secrets
+        post_start.add_post_start_hook(app, "start-legacy-token-tracking-controller", controller.start)
     stop_others = app.extensions["orch.stop"]
 
     def stop() -> None:
@@ -283,12 +272,11 @@ def _install_authentication(app: Flask) -> None:
     app.extensions["orch.stop"] = stop
 
 
-def _install_authorization(app: Flask) -> None:
-    """Authorize every request (resource or not) with the chain of --authorization-mode; with RBAC,
-    reconcile the default policy first and keep aggregated ClusterRoles in sync after role writes."""
-    from app.auth.attributes import request_attributes
-    from app.auth.authz import forbidden
+def _install_authorization(app: Flask) -> Callable[[], bool]:
+    """The chain of --authorization-mode; with RBAC, the default policy reconciled at start and aggregated
+    ClusterRoles kept in sync by the process. Returns when a request may skip authorization."""
     from app.auth.rbac import escalation
+    from app.auth.rbac.aggregation import ClusterRoleAggregation, as_server
     from app.auth.rbac.reconcile import Reconciler
 
     svc: Services = app.extensions["orch"]
@@ -299,16 +287,19 @@ def _install_authorization(app: Flask) -> None:
     if resolver is not None:
         escalation.install(svc.catalog, escalation.EscalationCheck(authorizer, resolver, svc.naming))
     reconciler = Reconciler(svc.registry)
-
-    def as_server(work: Any) -> None:
-        token = current_user.set(None)  # the server's own writes are not the requester's
-        try:
-            work()
-        finally:
-            current_user.reset(token)
-
     if rbac_on:  # the default policy is in place before any request is authorized
         post_start.add_post_start_hook(app, "rbac/bootstrap-roles", lambda: as_server(reconciler.reconcile))
+        if app.config["BACKGROUND"]:
+            rt = svc.catalog.known_type(svc.naming.group("rbac.authorization"), "v1", "clusterroles")
+            aggregation = ClusterRoleAggregation(svc.registry, svc.hub, reconciler, rt)
+            post_start.add_post_start_hook(app, "start-clusterrole-aggregation", aggregation.start)
+            stop_others = app.extensions["orch.stop"]
+
+            def stop() -> None:
+                aggregation.stop()
+                stop_others()
+
+            app.extensions["orch.stop"] = stop
 
     def probe_before_policy() -> bool:
         """Until the default policy exists, health probes pass as that policy would let them (it grants them
@@ -320,34 +311,11 @@ def _install_authorization(app: Flask) -> None:
             and not post_start.post_start_hooks(app).done("rbac/bootstrap-roles")
         )
 
-    @app.before_request
-    def _authorize() -> None:
-        g.authz = request_attributes(g.user, request.method, request.path, request.args)
-        if probe_before_policy():
-            return
-        decision = app.extensions["orch.authz"].authorize(g.authz)
-        if not decision.allowed:
-            raise forbidden(g.authz, decision.reason)
-
-    @app.after_request
-    def _aggregate(response: Any) -> Any:
-        attrs = g.get("authz")
-        if (
-            rbac_on
-            and attrs is not None
-            and attrs.resource == "clusterroles"
-            and attrs.group == svc.naming.group("rbac.authorization")
-            and attrs.verb in ("create", "update", "patch", "delete", "deletecollection")
-            and response.status_code < 300
-        ):
-            as_server(reconciler.aggregate)
-        return response
+    return probe_before_policy
 
 
 def _install_admission(app: Flask, svc: Services) -> None:
-    """The registry's admission chain, and the request's share of what admission says: Warning headers and
-    audit annotations (hooks registered after observability's, so they run before it records the response)."""
-    from app.admission.effects import Effects, request_effects
+    """The registry's admission chain (what it leaves on a request is the pipeline's `admission effects`)."""
     from app.admission.plugins import build_chain, enabled_plugins
     from app.observability import EXTENSION_KEY
 
@@ -362,30 +330,6 @@ def _install_admission(app: Flask, svc: Services) -> None:
         service_resolver(svc.registry),
         metrics,
     )
-
-    @app.before_request
-    def _open_effects() -> None:
-        g.admission_effects = Effects()
-        g.admission_effects_token = request_effects.set(g.admission_effects)
-
-    @app.after_request
-    def _apply_effects(response: Any) -> Any:
-        effects: Effects | None = g.get("admission_effects")
-        if effects is not None:
-            from app.api.fieldvalidation import warning_header
-
-            for text in effects.warnings:
-                response.headers.add("Warning", warning_header(text))
-            observed = g.get("observed")
-            if effects.annotations and observed is not None:
-                observed.annotations.update(effects.annotations)
-        return response
-
-    @app.teardown_request
-    def _close_effects(_exc: BaseException | None) -> None:
-        token = g.pop("admission_effects_token", None)
-        if token is not None:
-            request_effects.reset(token)
 
 
 def _is_health_path(path: str) -> bool:

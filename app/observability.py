@@ -1,8 +1,8 @@
-"""Request metrics, the deprecated-API gauge and audit events: Flask hooks around every request.
+"""Request metrics, the deprecated-API gauge and audit events around every request.
 
-`install_observability(app)` is called by create_app before authentication is installed, so its
-before_request runs first (401s are counted and audited) and its after_request runs last (it sees the
-final response). The audit's RequestReceived stage is written when the user is known: the authorizer
+`install_observability(app)` gives the handler chain's `observe` step (app/pipeline.py), first in the chain:
+its before part runs first (401s are counted and audited) and its after part runs last (it sees the final
+response). The audit's RequestReceived stage is written when the user is known: the authorizer
 is wrapped, so the stage is written just before authorization (as the reference's filter order) and
 the decision becomes the `authorization.<domain>/decision` annotation.
 """
@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import orjson
-from flask import Flask, Response, g, has_request_context, request
+from flask import Flask, Response, request
 from werkzeug.datastructures import MultiDict
 
 from app.api.handoff import at_stream_end
@@ -32,10 +32,12 @@ from app.audit.sink import AuditSink, build_audit_sink
 from app.auth.attributes import request_attributes
 from app.auth.authz import Attributes, Authorizer
 from app.auth.authz import Decision as AuthzDecision
+from app.context import RequestContext, current_request_context, request_context
 from app.metrics import COMPONENT, ServerMetrics, build_metrics, observe_many
 from app.metrics import EXTENSION_KEY as METRICS_KEY
 from app.metrics.storage import StorageObjectsCollector, instrument_storage
 from app.naming import Naming
+from app.pipeline import Step
 from app.user import UserInfo
 
 log = logging.getLogger(__name__)
@@ -167,7 +169,8 @@ class ObservedAuthorizer:
         self._after = after
 
     def authorize(self, attributes: Attributes) -> AuthzDecision:
-        first = has_request_context() and isinstance(g.get("observed"), Observed) and g.observed.attrs is None
+        ctx = current_request_context()
+        first = ctx is not None and ctx.observed is not None and ctx.observed.attrs is None
         if first:
             self._before(attributes)
         decision = self.inner.authorize(attributes)
@@ -209,7 +212,8 @@ def _json_body(data: bytes | None, content_type: str) -> Any:
     return None
 
 
-def install_observability(app: Flask) -> None:
+def install_observability(app: Flask) -> Step:
+    """Metrics, audit and the request log; the returned step is the handler chain's `observe` (app/pipeline.py)."""
     svc = app.extensions["orch"]
     naming: Naming = svc.naming
     metrics = build_metrics()
@@ -264,22 +268,25 @@ def install_observability(app: Flask) -> None:
             else None,
         )
 
-    def original_caller() -> UserInfo | None:
-        """The authenticated user behind an impersonating request (g.user is the impersonated one)."""
-        caller = g.get("authenticated_user")  # set by authentication; impersonation returns it when not asked
-        return caller if caller is not None and caller is not g.get("user") else None
+    def original_caller(ctx: RequestContext) -> UserInfo | None:
+        """The authenticated user behind an impersonating request (ctx.user is the impersonated one)."""
+        caller = ctx.caller  # impersonation hands back the caller itself when not asked to impersonate
+        return caller if caller is not None and caller is not ctx.user else None
 
     def before_authorize(attrs: Attributes) -> None:
-        state: Observed = g.observed
+        ctx = request_context()
+        state = ctx.observed
+        assert state is not None
         state.attrs = attrs
-        caller = original_caller()
+        caller = original_caller(ctx)
         user, impersonated = (caller, attrs.user) if caller is not None else (attrs.user, None)
         state.record = new_record(state, attrs, user, impersonated)
         if audit is not None and state.record is not None:
             audit.write(state.record, "RequestReceived")
 
     def after_authorize(attrs: Attributes, decision: AuthzDecision) -> None:
-        state: Observed = g.observed
+        state = request_context().observed
+        assert state is not None
         state.annotations[decision_key] = "allow" if decision.allowed else "forbid"
         if decision.reason:
             state.annotations[reason_key] = decision.reason
@@ -293,11 +300,10 @@ def install_observability(app: Flask) -> None:
             if not isinstance(current, ObservedAuthorizer):
                 app.extensions["orch.authz"] = ObservedAuthorizer(current, before_authorize, after_authorize)
 
-    @app.before_request
-    def _observe_request() -> None:
+    def observe_request(ctx: RequestContext) -> None:
         ensure_wrapped()
         state = Observed(time.monotonic(), datetime.now(UTC), request.headers.get("Audit-ID") or str(uuid.uuid4()))
-        g.observed = state
+        ctx.observed = state
         state.inflight = metrics.inflight.labels(request_kind=request_kind(request.method))
         state.inflight.inc()
         if audit is not None and audit.records_bodies and request.method in BODY_METHODS:
@@ -309,24 +315,23 @@ def install_observability(app: Flask) -> None:
                 request.environ["wsgi.input"] = io.BytesIO(data)
                 request.__dict__.pop("stream", None)
 
-    @app.after_request
-    def _observe_response(response: Response) -> Response:
-        state = g.get("observed")
-        if not isinstance(state, Observed):  # an earlier hook failed before ours ran
+    def observe_response(ctx: RequestContext, response: Response) -> Response:
+        state = ctx.observed
+        if state is None:  # an earlier hook failed before ours ran
             response.headers[AUDIT_ID_HEADER] = request.headers.get("Audit-ID") or str(uuid.uuid4())
             return response
         response.headers[AUDIT_ID_HEADER] = state.audit_id
         _answered(state)  # a watch streams on as a long-running request, outside the in-flight count
-        attrs = state.attrs or g.get("authz")
+        attrs = state.attrs or ctx.attributes
         if attrs is None:  # failed before authorization (401, bad impersonation): no user or the caller only
-            attrs = request_attributes(g.get("user") or UserInfo(""), request.method, request.path, request.args)
+            attrs = request_attributes(ctx.user or UserInfo(""), request.method, request.path, request.args)
             state.attrs = attrs
-            record = new_record(state, attrs, g.get("user") or original_caller(), None)
+            record = new_record(state, attrs, ctx.user or original_caller(ctx), None)
             if record is not None:
                 state.record = record
                 if audit is not None:
                     audit.write(record, "RequestReceived")
-        deprecated = g.get("deprecated_api")
+        deprecated = ctx.deprecated_api
         if isinstance(deprecated, dict):
             state.annotations[naming.api_key("deprecated")] = "true"
             if deprecated.get("removed_release"):
@@ -363,17 +368,18 @@ def install_observability(app: Flask) -> None:
             _finisher(obs, state, record, verb, dry_run, labels, response.status_code, deprecated, size)()
         return response
 
-    @app.teardown_request
-    def _observe_panic(exc: BaseException | None) -> None:
-        state = g.get("observed")
-        if isinstance(state, Observed):
+    def observe_panic(ctx: RequestContext, exc: BaseException | None) -> None:
+        state = ctx.observed
+        if state is not None:
             _answered(state)
-        if exc is None or not isinstance(state, Observed) or state.finished or state.streaming:
+        if exc is None or state is None or state.finished or state.streaming:
             return
         state.finished = True
         if audit is not None and state.record is not None:
             state.record.response_status = {"metadata": {}, "code": 500}
             audit.write(state.record, "Panic")
+
+    return Step("observe", observe_request, observe_response, observe_panic)
 
 
 def _watch_labels(group: str, version: str, kind: str) -> dict[str, str]:
@@ -469,7 +475,7 @@ def _finisher(
 
 def _request_line(verb: str, code: int, state: Observed) -> tuple[str, str]:
     """The fields of the reference's httplog, in logfmt, before and after the latency (known at the end)."""
-    user = g.get("user")
+    user = request_context().user
     head = f"verb={verb} URI={_quoted(request.full_path.rstrip('?'))}"
     tail = (
         f"user={_quoted(user.username if user else '')} userAgent={_quoted(request.headers.get('User-Agent', ''))} "

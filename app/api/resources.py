@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 
 import orjson
-from flask import Blueprint, Response, after_this_request, current_app, g, request, stream_with_context
+from flask import Blueprint, Response, after_this_request, current_app, request, stream_with_context
 
 from app import features
 from app.api import fieldvalidation
@@ -23,7 +23,7 @@ from app.api.request_info import RequestInfo, parse_resource_path
 from app.api.upgrade import upgrade_to_node
 from app.api.watch import Framing, framed, socket_closed_check
 from app.catalog import ResourceType
-from app.context import services
+from app.context import request_context, services
 from app.errors import BadRequest, Invalid, MethodNotAllowed, NotFound, RouteNotFound, UnsupportedMediaType, forbidden
 from app.registry.connect import node_location, proxy_target
 from app.registry.options import DeleteOptions, ListOptions, parse_bool, parse_dry_run
@@ -81,8 +81,8 @@ def handle(group: str, version: str, info: RequestInfo) -> Response:
 
 def _announce_deprecation(rt: ResourceType, info: RequestInfo) -> None:
     """A deprecated version answers normally plus a 299 Warning (errors included), and tells metrics
-    and audit (flask.g.deprecated_api) before the handler runs."""
-    g.deprecated_api = deprecated_api(rt, info.subresource)
+    and audit (the request context's deprecated_api) before the handler runs."""
+    request_context().deprecated_api = deprecated_api(rt, info.subresource)
     header = fieldvalidation.warning_header(deprecation_warning(rt))
 
     @after_this_request

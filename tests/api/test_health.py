@@ -11,8 +11,10 @@ from app.context import services
 TEXT = "text/plain; charset=utf-8"
 BOOT = (
     "[+]poststarthook/bootstrap-controller ok\n[+]poststarthook/generic-apiserver-start-informers ok\n"
-    "[+]poststarthook/rbac/bootstrap-roles ok\n[+]autoregister-completion ok\n"
-)  # app/lifecycle.py
+    "[+]poststarthook/start-legacy-token-tracking-controller ok\n"
+    "[+]poststarthook/rbac/bootstrap-roles ok\n[+]poststarthook/start-clusterrole-aggregation ok\n"
+    "[+]autoregister-completion ok\n"
+)  # app/lifecycle.py; the process's loops start with it, never from a request
 
 
 def _fail() -> None:

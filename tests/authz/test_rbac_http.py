@@ -7,6 +7,7 @@ from typing import Any
 from flask.testing import FlaskClient
 
 from tests.authz.conftest import as_user
+from tests.conftest import wait_for
 
 RBAC = "/apis/rbac.authorization.orch.io/v1"
 AUTHZ = "/apis/authorization.orch.io/v1"
@@ -162,14 +163,20 @@ def test_escalation_is_prevented(rbac: Any) -> None:
 
 
 def test_aggregated_roles_follow_labelled_roles(rbac: Any) -> None:
+    """The process's clusterrole-aggregation loop (not the request that wrote the role) keeps them in sync."""
     label = {f"{G}/aggregate-to-view": "true"}
     rule = {"apiGroups": ["example.com"], "resources": ["widgets"], "verbs": ["get"]}
+
+    def rules(name: str) -> list:
+        return rbac.get(f"{RBAC}/clusterroles/{name}", headers=ADMIN).get_json()["rules"]
+
     body = {"metadata": {"name": "widget-view", "labels": label}, "rules": [rule]}
     assert rbac.post(f"{RBAC}/clusterroles", json=body, headers=ADMIN).status_code == 201
     for name in ("view", "edit", "admin"):
-        assert rule in rbac.get(f"{RBAC}/clusterroles/{name}", headers=ADMIN).get_json()["rules"], name
+        wait_for(lambda name=name: rule in rules(name))
     assert rbac.delete(f"{RBAC}/clusterroles/widget-view", headers=ADMIN).status_code == 200
-    assert rule not in rbac.get(f"{RBAC}/clusterroles/view", headers=ADMIN).get_json()["rules"]
+    wait_for(lambda: rule not in rules("view"))
+    wait_for(lambda: rule not in rules("admin"))
 
 
 def test_rbac_is_the_default_mode_anonymous_sees_only_public_info(sqlite_url, tmp_path) -> None:

@@ -17,9 +17,11 @@ POLL_LIMIT = 30.0
 BUILT_IN = [
     "poststarthook/bootstrap-controller",
     "poststarthook/generic-apiserver-start-informers",
+    "poststarthook/start-legacy-token-tracking-controller",
     "poststarthook/rbac/bootstrap-roles",
+    "poststarthook/start-clusterrole-aggregation",
     "autoregister-completion",
-]
+]  # the process's loops start with it (a hook each), never from a request
 
 
 def _poll_status(client, path: str, code: int) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import base64
 
 import pytest
-from flask import g, request
+from flask import request
 
+from app.context import request_context
 from config import ConfigError, Settings, default_values
 from tests.observability.helpers import anonymous_client
 
@@ -134,7 +135,7 @@ def test_deprecated_version_request_is_annotated(audited):
     @log.app.before_request
     def _mark_deprecated() -> None:  # what the versions layer sets on requests to a deprecated version
         if request.path.startswith(SECRETS):
-            g.deprecated_api = {
+            request_context().deprecated_api = {
                 "group": "",
                 "version": "v1",
                 "resource": "secrets",

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from flask import g
-
+from app.context import request_context
 from tests.observability.helpers import MONITOR, anonymous_client, samples, scrape, value
 
 CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "one"}, "data": {"a": "b"}}
@@ -85,7 +84,7 @@ def test_deprecated_api_gauge_is_set_for_a_deprecated_request(app, client):
         from flask import request
 
         if request.path.startswith("/api/v1/namespaces/default/secrets"):
-            g.deprecated_api = {
+            request_context().deprecated_api = {
                 "group": "",
                 "version": "v1",
                 "resource": "secrets",

@@ -7,9 +7,9 @@ import json
 from dataclasses import replace
 
 import pytest
-from flask import g
 
 from app.catalog import Deprecation, ResourceType
+from app.context import request_context
 from app.naming import Naming
 from app.resources import build_catalog
 from app.schema import decode_object
@@ -72,7 +72,7 @@ def test_request_carries_the_deprecated_api_for_metrics_and_audit(sqlite_url, tm
 
     @flask_app.after_request
     def _record(response):
-        seen.append(g.get("deprecated_api"))
+        seen.append(request_context().deprecated_api)
         return response
 
     try:

@@ -1,0 +1,94 @@
+"""The handler chain (app/pipeline.py): its order, its unwinding on refusal, and what each step leaves."""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+
+from flask import Flask, jsonify
+
+from app import pipeline
+from app.api.errors import install_error_handlers
+from app.context import RequestContext, request_context
+from app.errors import Forbidden
+from app.user import current_user
+
+MARK: ContextVar[str | None] = ContextVar("mark", default=None)
+
+
+def _recording_app(refuse_at: str | None = None) -> tuple[Flask, list[str]]:
+    seen: list[str] = []
+
+    def step(name: str) -> pipeline.Step:
+        def before(ctx: RequestContext) -> None:
+            seen.append(f"before {name}")
+            ctx.on_reset(MARK.reset, MARK.set(name))
+            if name == refuse_at:
+                raise Forbidden(f"{name} says no")
+
+        def after(ctx: RequestContext, response):
+            seen.append(f"after {name}")
+            response.headers.add("X-Steps", name)
+            return response
+
+        def teardown(ctx: RequestContext, exc: BaseException | None) -> None:
+            seen.append(f"teardown {name}")
+
+        return pipeline.Step(name, before, after, teardown)
+
+    app = Flask(__name__)
+    install_error_handlers(app)
+    pipeline.install(app, [step("first"), step("second"), step("third")])
+
+    @app.get("/")
+    def handler():
+        seen.append(f"handler sees {MARK.get()}")
+        return jsonify({})
+
+    return app, seen
+
+
+def test_steps_run_in_order_and_unwind_in_reverse() -> None:
+    app, seen = _recording_app()
+    response = app.test_client().get("/")
+    assert response.status_code == 200
+    assert seen == [
+        "before first", "before second", "before third", "handler sees third",
+        "after third", "after second", "after first",
+        "teardown third", "teardown second", "teardown first",
+    ]  # fmt: skip
+    assert response.headers.getlist("X-Steps") == ["third", "second", "first"]
+    assert MARK.get() is None  # what a step set for the request is reset after it
+
+
+def test_a_refusing_step_stops_the_chain_and_every_after_part_still_runs() -> None:
+    app, seen = _recording_app(refuse_at="second")
+    response = app.test_client().get("/")
+    assert response.status_code == 403
+    assert response.get_json()["message"] == "second says no"
+    assert "before third" not in seen and not any(s.startswith("handler") for s in seen)
+    assert [s for s in seen if s.startswith("after")] == ["after third", "after second", "after first"]
+    assert MARK.get() is None
+
+
+def test_the_server_chain_is_the_references_order(app) -> None:
+    names = [step.name for step in app.extensions[pipeline.EXTENSION_KEY]]
+    assert names == ["observe", "authenticate", "impersonate", "authorize", "admission effects"]
+
+
+def test_an_impersonating_request_records_caller_user_and_attributes(app, client) -> None:
+    contexts: list[RequestContext] = []
+
+    @app.after_request
+    def _keep(response):
+        contexts.append(request_context())
+        return response
+
+    response = client.get("/api/v1/namespaces/default/pods", headers={"Impersonate-User": "jane"})
+    assert response.status_code == 403  # jane has no grant: authorized as jane, not as the admin
+    ctx = contexts[-1]
+    assert ctx.caller is not None and ctx.caller.username == "admin"
+    assert ctx.user is not None and ctx.user.username == "jane"
+    assert ctx.attributes is not None
+    assert (ctx.attributes.verb, ctx.attributes.resource, ctx.attributes.namespace) == ("list", "pods", "default")
+    assert ctx.observed is not None and ctx.observed.audit_id == response.headers["Audit-Id"]
+    assert current_user.get() is None  # the request's user does not outlive it
