@@ -226,7 +226,6 @@ def _install_aggregation(app: Flask, svc: Services) -> None:
     usable = cert[0] and cert[1] and os.path.exists(cert[0]) and os.path.exists(cert[1])
     aggregation = agg.Aggregation(
         svc.registry,
-        svc.hub,
         svc.naming,
         service_resolver(svc.registry),
         (str(cert[0]), str(cert[1])) if usable else None,
@@ -260,7 +259,7 @@ def _install_authentication(app: Flask) -> None:
     svc: Services = app.extensions["orch"]
     auth = build_authentication(app.config, svc.registry, svc.naming, svc.hub if app.config["BACKGROUND"] else None)
     app.extensions["orch.auth"] = auth
-    controller = TokenController(TokenSecrets(svc.registry, auth.issuer, auth.names, lambda: auth.ca_pem), svc.hub)
+    controller = TokenController(TokenSecrets(svc.registry, auth.issuer, auth.names, lambda: auth.ca_pem))
     if app.config["BACKGROUND"]:  # fills legacy service-account token secrets
         post_start.add_post_start_hook(app, "start-legacy-token-tracking-controller", controller.start)
     stop_others = app.extensions["orch.stop"]
@@ -291,7 +290,7 @@ def _install_authorization(app: Flask) -> Callable[[], bool]:
         post_start.add_post_start_hook(app, "rbac/bootstrap-roles", lambda: as_server(reconciler.reconcile))
         if app.config["BACKGROUND"]:
             rt = svc.catalog.known_type(svc.naming.group("rbac.authorization"), "v1", "clusterroles")
-            aggregation = ClusterRoleAggregation(svc.registry, svc.hub, reconciler, rt)
+            aggregation = ClusterRoleAggregation(svc.registry, reconciler, rt)
             post_start.add_post_start_hook(app, "start-clusterrole-aggregation", aggregation.start)
             stop_others = app.extensions["orch.stop"]
 

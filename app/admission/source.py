@@ -11,14 +11,16 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 import orjson
 
+from app.registry.informer import Follower
 from app.registry.keys import resource_prefix
 from app.registry.options import ListOptions
 
 if TYPE_CHECKING:
     from app.catalog import ResourceType
+    from app.registry.informer import Change
     from app.registry.store import Registry
-    from app.storage.hub import Subscription, WatchHub
-    from app.storage.store import Change, Stored
+    from app.storage.hub import WatchHub
+    from app.storage.store import Stored
 
 T = TypeVar("T")
 
@@ -35,12 +37,12 @@ class ConfigurationSource(Generic[T]):
         self._changes = 1  # changes seen (a count: a lost increment between threads still moves it)
         self._loaded = 0  # the count when the current items began loading
         self._lock = threading.Lock()
-        self._subscription: Subscription | None = None
+        self._follower = Follower(registry, [self.prefix], self._changed) if hub is not None else None
         registry.storage.on_commit(self._written_here)
 
     def current(self) -> tuple[T, ...]:
-        if self.hub is not None and (self._subscription is None or self._subscription.closed):
-            self._follow()
+        if self._follower is not None and self._follower.lost:
+            self._follow(self._follower)
         if self._loaded != self._changes:
             self._load()
         return self._items
@@ -55,15 +57,11 @@ class ConfigurationSource(Generic[T]):
                 items += self.compile_one(orjson.loads(text))
             self._items, self._loaded = tuple(items), changes
 
-    def _follow(self) -> None:
-        assert self.hub is not None
+    def _follow(self, follower: Follower) -> None:
         with self._lock:
-            if self._subscription is not None and not self._subscription.closed:
+            if not follower.lost:
                 return
-            if self._subscription is not None:
-                self.hub.unsubscribe(self._subscription)
-            after = self.registry.storage.current_revision()
-            self._subscription = self.hub.follow(self.prefix, after, self._changed)
+            follower.open()
         self._changed(None)  # whatever was loaded before following may have missed changes
 
     def _changed(self, _change: Change | None) -> None:
@@ -74,6 +72,5 @@ class ConfigurationSource(Generic[T]):
             self._changed(None)
 
     def stop(self) -> None:
-        if self._subscription is not None and self.hub is not None:
-            self.hub.unsubscribe(self._subscription)
-            self._subscription = None
+        if self._follower is not None:
+            self._follower.close()

@@ -7,6 +7,7 @@ handlers from its catalog entry.
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 import orjson
 from flask import Blueprint, Response, after_this_request, current_app, request, stream_with_context
@@ -29,9 +30,11 @@ from app.registry.connect import node_location, proxy_target
 from app.registry.options import DeleteOptions, ListOptions, parse_bool, parse_dry_run
 from app.registry.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from app.registry.store import ListResult
-from app.storage.store import Stored
 from app.tables import parse_include_object
 from app.versions import deprecated_api, deprecation_warning, is_deprecated
+
+if TYPE_CHECKING:
+    from app.storage.store import Stored
 
 PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH)
 

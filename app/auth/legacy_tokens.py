@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import logging
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,11 +20,10 @@ from app.background import BackgroundThread
 from app.catalog import ResourceType
 from app.errors import ApiError, Conflict, NotFound
 from app.logs import RepeatedErrors
+from app.registry.informer import Change, ChangeFeed
 from app.registry.keys import collection_prefix
 from app.registry.options import DeleteOptions, ListOptions
 from app.registry.store import Registry
-from app.storage.hub import Subscription, WatchHub
-from app.storage.store import Change
 
 log = logging.getLogger(__name__)
 repeated = RepeatedErrors(log)  # an outage fails every round alike: one traceback, then counts
@@ -112,15 +110,15 @@ class TokenSecrets:
 class TokenController(BackgroundThread):
     name = "token-controller"
 
-    def __init__(self, work: TokenSecrets, hub: WatchHub, wait: float = 1.0) -> None:
+    def __init__(self, work: TokenSecrets, wait: float = 1.0) -> None:
         super().__init__()
-        self.work, self.hub, self.wait = work, hub, wait
-        self._subscription: Subscription | None = None
+        self.work, self.wait = work, wait
+        self._feed: ChangeFeed | None = None
 
     def wake(self) -> None:
-        subscription = self._subscription
-        if subscription is not None:
-            subscription.wake()  # leave take() at once when stopping
+        feed = self._feed
+        if feed is not None:
+            feed.wake()  # leave take() at once when stopping
 
     def run(self) -> None:
         while not self.stopping.is_set():
@@ -131,22 +129,18 @@ class TokenController(BackgroundThread):
             self.stopping.wait(self.wait)
 
     def _follow(self) -> None:
-        storage = self.work.registry.storage
-        start = storage.current_revision()
-        self.work.sync_all()
         secrets = collection_prefix(self.work.secrets, None)
         accounts = collection_prefix(self.work.accounts, None)
-        subscription, backlog = self.hub.subscribe(os.path.commonprefix([secrets, accounts]), start)
-        self._subscription = subscription
+        feed = self._feed = ChangeFeed(self.work.registry, [secrets, accounts])
         try:
-            pending = list(backlog)
-            while not self.stopping.is_set() and not subscription.overflowed and not subscription.closed:
-                for change in pending:
+            feed.open()
+            self.work.sync_all()
+            while not self.stopping.is_set() and not feed.lost:
+                for change in feed.take(self.wait):
                     self._changed(change, secrets, accounts)
-                pending = subscription.take(self.wait)
         finally:
-            self._subscription = None
-            self.hub.unsubscribe(subscription)
+            self._feed = None
+            feed.close()
 
     def _changed(self, change: Change, secrets: str, accounts: str) -> None:
         try:

@@ -31,6 +31,7 @@ from app.logs import RepeatedErrors
 from app.naming import Naming
 from app.outbound import pool_for
 from app.registry.custom_catalog import established
+from app.registry.informer import ChangeFeed
 from app.registry.keys import resource_prefix
 from app.registry.meta import now_rfc3339
 from app.registry.options import DeleteOptions, ListOptions
@@ -43,7 +44,6 @@ from app.resources.apiregistration import (
     builtin_priorities,
     condition,
 )
-from app.storage.hub import Subscription, WatchHub
 
 log = logging.getLogger(__name__)
 repeated = RepeatedErrors(log)
@@ -111,7 +111,6 @@ class Aggregation(BackgroundThread):
     def __init__(
         self,
         registry: Registry,
-        hub: WatchHub,
         naming: Naming,
         resolve: Resolve,
         client_cert: tuple[str, str] | None = None,
@@ -119,7 +118,7 @@ class Aggregation(BackgroundThread):
         retry: float = 1.0,
     ) -> None:
         super().__init__()
-        self.registry, self.hub, self.naming, self.resolve = registry, hub, naming, resolve
+        self.registry, self.naming, self.resolve = registry, naming, resolve
         self.client_cert, self.probe_interval, self.retry = client_cert, probe_interval, retry
         catalog = registry.catalog
         self.apiservices = catalog.known_type(naming.group("apiregistration"), "v1", "apiservices")
@@ -127,7 +126,7 @@ class Aggregation(BackgroundThread):
         self._remotes: dict[tuple[str, str], Remote] = {}
         self._availability: dict[str, Availability] = {}
         self._stored: dict[str, dict] = {}
-        self._subscription: Subscription | None = None
+        self._feed = ChangeFeed(registry, [resource_prefix(self.apiservices), resource_prefix(self.crds)])
         self._dirty = threading.Event()
         self._openapi_v2: dict[str, dict] = {}  # APIService name -> its extension's /openapi/v2 document
         self.loaded = threading.Event()
@@ -168,9 +167,7 @@ class Aggregation(BackgroundThread):
 
     def wake(self) -> None:
         self._dirty.set()
-        subscription = self._subscription
-        if subscription is not None:
-            subscription.wake()
+        self._feed.wake()
 
     def run(self) -> None:
         while not self.stopping.is_set():
@@ -181,25 +178,21 @@ class Aggregation(BackgroundThread):
             self.stopping.wait(self.retry)
 
     def _follow(self) -> None:
-        start = self.registry.storage.current_revision()
-        subscription, _backlog = self.hub.subscribe(resource_prefix(self.apiservices), start)
-        crds = self.hub.follow(resource_prefix(self.crds), start, lambda _change: self.wake())
-        self._subscription = subscription
+        feed, apiservices = self._feed, resource_prefix(self.apiservices)
+        feed.open()
         try:
             self._round(probe=True)
             next_probe = time.monotonic() + self.probe_interval
-            while not self.stopping.is_set() and not subscription.overflowed and not subscription.closed:
-                changed = subscription.take(min(self.retry, max(0.0, next_probe - time.monotonic())))
+            while not self.stopping.is_set() and not feed.lost:
+                changes = feed.take(min(self.retry, max(0.0, next_probe - time.monotonic())))
                 due = time.monotonic() >= next_probe
-                if changed or due or self._dirty.is_set():
-                    self._dirty.clear()
-                    self._round(probe=due or bool(changed))
+                if changes or due or self._dirty.is_set():
+                    self._dirty.clear()  # a CRD's change asks for a round, an APIService's also for probes
+                    self._round(probe=due or any(c.key.startswith(apiservices) for c in changes))
                 if due:
                     next_probe = time.monotonic() + self.probe_interval
         finally:
-            self._subscription = None
-            self.hub.unsubscribe(subscription)
-            self.hub.unsubscribe(crds)
+            feed.close()
 
     def _round(self, probe: bool) -> None:
         stored = {str(obj["metadata"]["name"]): obj for obj in self._list(self.apiservices)}

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import logging
-import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -24,6 +23,7 @@ from app.background import BackgroundThread
 from app.catalog import ResourceType
 from app.errors import ApiError, NotFound
 from app.logs import RepeatedErrors
+from app.registry.informer import ChangeFeed
 from app.registry.keys import collection_prefix
 from app.registry.options import DeleteOptions, ListOptions
 from app.user import UserInfo, service_account_groups, service_account_username
@@ -34,9 +34,9 @@ if TYPE_CHECKING:
     from app.controllers.audit import AuditHook
     from app.controllers.lease import LeaseElector
     from app.naming import Naming
+    from app.registry.informer import Change
     from app.registry.store import Registry
-    from app.storage.hub import Subscription, WatchHub
-    from app.storage.store import Change
+    from app.storage.hub import WatchHub
 
 log = logging.getLogger(__name__)
 repeated = RepeatedErrors(log)  # an outage fails every round alike: one traceback, then counts
@@ -236,13 +236,12 @@ class ControllerLoop(BackgroundThread):
         super().__init__()
         self.controller, self.elector, self.retry = controller, elector, retry_seconds
         self.name = f"controller-{controller.name}"
-        self._subscription: Subscription | None = None
-        self._prefixes: list[str] = []
+        self._feed: ChangeFeed | None = None
 
     def wake(self) -> None:
-        subscription = self._subscription
-        if subscription is not None:
-            subscription.wake()
+        feed = self._feed
+        if feed is not None:
+            feed.wake()
 
     def run(self) -> None:
         last_sync = 0.0
@@ -255,7 +254,7 @@ class ControllerLoop(BackgroundThread):
                         dirty = True  # a new term starts with a full sync
                         self.stopping.wait(self.retry)
                         continue
-                    if self._subscription is None or self._subscription.overflowed or self._subscription.closed:
+                    if self._feed is None or self._feed.lost:
                         self._unsubscribe()
                         self._subscribe()
                         dirty = True
@@ -276,29 +275,25 @@ class ControllerLoop(BackgroundThread):
             self.elector.release()
 
     def _subscribe(self) -> None:
-        hub = self.controller.ctx.hub
         prefixes = self.controller.watched_keys()
-        if hub is None or not prefixes:
+        if self.controller.ctx.hub is None or not prefixes:
             return
-        self._subscription, _ = hub.subscribe(
-            os.path.commonprefix(prefixes) or "/", self.controller.ctx.registry.storage.current_revision()
-        )
-        self._prefixes = prefixes
+        self._feed = ChangeFeed(self.controller.ctx.registry, prefixes)
+        self._feed.open()
 
     def _unsubscribe(self) -> None:
-        subscription, self._subscription = self._subscription, None
-        if subscription is not None and self.controller.ctx.hub is not None:
-            self.controller.ctx.hub.unsubscribe(subscription)
+        feed, self._feed = self._feed, None
+        if feed is not None:
+            feed.close()
 
     def _wait_for_events(self) -> bool:
         """Wait until a watched change, the lease renewal or stop; True when something changed."""
         timeout = min(self.elector.renew_seconds, self.controller.resync_seconds)
-        subscription = self._subscription
-        if subscription is None:
+        feed = self._feed
+        if feed is None:
             self.stopping.wait(timeout)
             return False
-        changes = subscription.take(timeout)
-        return any(c.key.startswith(p) and self.controller.relevant(c) for c in changes for p in self._prefixes)
+        return any(self.controller.relevant(change) for change in feed.take(timeout))
 
 
 def _monotonic() -> float:

@@ -23,8 +23,8 @@ from app.catalog import ResourceType
 from app.controllers.base import Context, Controller
 from app.errors import Conflict, NotFound
 from app.registry.deletion import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
+from app.registry.informer import Change
 from app.registry.options import ListOptions
-from app.storage.store import Change
 
 
 @dataclass

@@ -15,9 +15,9 @@ import orjson
 from app.catalog import ResourceType
 from app.controllers.base import Context, Controller
 from app.errors import AlreadyExists, ApiError, Conflict, NotFound
+from app.registry.informer import Change
 from app.registry.keys import collection_prefix
 from app.registry.options import ListOptions
-from app.storage.store import Change
 
 DEFAULT_ACCOUNT = "default"
 CA_KEY = "ca.crt"

@@ -11,7 +11,7 @@ from app import quota
 from app.catalog import ResourceType
 from app.controllers.base import Context, Controller
 from app.errors import Conflict, NotFound
-from app.storage.store import Change
+from app.registry.informer import Change
 
 #: quota resource -> the core kind whose objects use it (count/<resource> names the kind itself)
 CORE_RESOURCES = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import collections
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from app.logs import RepeatedErrors
@@ -19,9 +19,16 @@ from app.storage.store import Change, Storage
 log = logging.getLogger(__name__)
 
 
+def distinct_prefixes(prefixes: str | Sequence[str]) -> tuple[str, ...]:
+    """The prefixes without those another one covers: a key then matches at most one of them."""
+    given = (prefixes,) if isinstance(prefixes, str) else tuple(prefixes)
+    return tuple(sorted({p for p in given if not any(o != p and p.startswith(o) for o in given)}))
+
+
 @dataclass(eq=False)
 class Subscription:
-    prefix: str
+    #: key prefixes (distinct: none covers another); a change under any of them is delivered
+    prefixes: tuple[str, ...]
     floor: int  # events at or below this revision are not delivered
     max_queue: int
     queue: collections.deque = field(default_factory=collections.deque)
@@ -32,7 +39,7 @@ class Subscription:
     listener: Callable[[], None] | None = None
 
     def offer(self, change: Change) -> None:
-        if change.rv <= self.floor or not change.key.startswith(self.prefix):
+        if change.rv <= self.floor or not change.key.startswith(self.prefixes):
             return
         listener = self.listener
         if listener is not None:  # served by a writer that is told, not by a thread waiting on the condition
@@ -132,8 +139,10 @@ class WatchHub:
     def subscriber_count(self) -> int:
         return len(self._subs)
 
-    def subscribe(self, prefix: str, after: int, max_queue: int | None = None) -> tuple[Subscription, list[Change]]:
-        """Subscribe to changes under prefix after revision `after`.
+    def subscribe(
+        self, prefixes: str | Sequence[str], after: int, max_queue: int | None = None
+    ) -> tuple[Subscription, list[Change]]:
+        """Subscribe to changes under one or several key prefixes after revision `after`.
 
         Returns the subscription and the backlog (changes after `after` the hub had already
         dispatched); live events follow in the subscription, at most `max_queue` of them unread (then it
@@ -142,24 +151,25 @@ class WatchHub:
         self.start()
         with self._lock:
             floor = max(self._last, after)
-            sub = Subscription(prefix, floor, max_queue or self.max_queue)
+            sub = Subscription(distinct_prefixes(prefixes), floor, max_queue or self.max_queue)
             self._subs.add(sub)
-            if prefix.endswith("/"):
-                self._by_prefix.setdefault(prefix, set()).add(sub)
+            if all(prefix.endswith("/") for prefix in sub.prefixes):  # found by lookup, once per change
+                for prefix in sub.prefixes:
+                    self._by_prefix.setdefault(prefix, set()).add(sub)
             else:
                 self._scanned.add(sub)
         try:
-            backlog = self._backlog(prefix, after, floor)
+            backlog = self._backlog(sub.prefixes, after, floor)
         except BaseException:
             self.unsubscribe(sub)
             raise
         return sub, backlog
 
-    def follow(self, prefix: str, after: int, on_change: Callable[[Change], None]) -> Subscription:
+    def follow(self, prefixes: str | Sequence[str], after: int, on_change: Callable[[Change], None]) -> Subscription:
         """Call on_change, in order, for each change under prefix after `after` (the backlog at once, the rest
         from the hub's thread as they come): an in-process view of a few objects, kept without a thread."""
         lock = threading.Lock()
-        sub, backlog = self.subscribe(prefix, after)
+        sub, backlog = self.subscribe(prefixes, after)
 
         def drain() -> None:
             with lock:
@@ -173,7 +183,7 @@ class WatchHub:
         drain()
         return sub
 
-    def _backlog(self, prefix: str, after: int, upto: int) -> list[Change]:
+    def _backlog(self, prefixes: tuple[str, ...], after: int, upto: int) -> list[Change]:
         out: list[Change] = []
         cursor = after
         while cursor < upto:
@@ -181,7 +191,7 @@ class WatchHub:
             if not batch:
                 # nothing more to read, but make sure the start revision is still available
                 break
-            out.extend(c for c in batch if c.key.startswith(prefix))
+            out.extend(c for c in batch if c.key.startswith(prefixes))
             cursor = batch[-1].rv
         if not out and after < upto:
             self.storage.changes_after(after, upto=after + 1, limit=1)  # raises if compacted
@@ -197,11 +207,12 @@ class WatchHub:
         with self._lock:
             self._subs.discard(sub)
             self._scanned.discard(sub)
-            same = self._by_prefix.get(sub.prefix)
-            if same is not None:
-                same.discard(sub)
-                if not same:
-                    del self._by_prefix[sub.prefix]
+            for prefix in sub.prefixes:
+                same = self._by_prefix.get(prefix)
+                if same is not None:
+                    same.discard(sub)
+                    if not same:
+                        del self._by_prefix[prefix]
         sub.closed = True
 
     def poke(self) -> None:

@@ -92,3 +92,34 @@ def test_another_process_write_wakes_the_hub_before_the_poll(pg_database: str) -
         slow_poll.stop()
         remote.dispose()
         storage.dispose()
+
+
+def test_one_subscription_over_several_prefixes_gets_each_change_once(storage: Storage, hub: WatchHub) -> None:
+    """A consumer that wants pods and nodes asks for exactly that, not for a common prefix it then filters."""
+    start = storage.current_revision()
+    storage.create("/core/pods/ns1/early", {"metadata": {"name": "early"}})
+    hub.start()
+    # a prefix covered by another is dropped, so a pod matching both comes once
+    sub, backlog = hub.subscribe(["/core/pods/", "/core/nodes/", "/core/pods/ns1/"], start)
+    assert sub.prefixes == ("/core/nodes/", "/core/pods/")
+    assert [c.key for c in backlog] == ["/core/pods/ns1/early"]
+    storage.create("/core/secrets/ns1/s", {"metadata": {"name": "s"}})
+    storage.create("/core/nodes/n1", {"metadata": {"name": "n1"}})
+    storage.create("/core/pods/ns1/p", {"metadata": {"name": "p"}})
+    storage.create("/core/configmaps/ns1/c", {"metadata": {"name": "c"}})
+    events = take_until(sub, 2)
+    assert [c.key for c in events + sub.take(0.2)] == ["/core/nodes/n1", "/core/pods/ns1/p"]
+    hub.unsubscribe(sub)
+    storage.create("/core/nodes/n2", {"metadata": {"name": "n2"}})
+    assert sub.take(0.2) == []
+
+
+def test_prefixes_of_a_name_and_of_a_collection_mix(storage: Storage, hub: WatchHub) -> None:
+    """A prefix that is not a whole path segment (a name's) is matched by scanning, with the other one."""
+    hub.start()
+    sub, _ = hub.subscribe(["/k/ns1/web", "/j/"], storage.current_revision())
+    for key in ("/k/ns1/web-1", "/k/ns1/db", "/j/x", "/k/ns1/web-2"):
+        storage.create(key, {"metadata": {"name": key.rsplit("/", 1)[1]}})
+    events = take_until(sub, 3)
+    assert [c.key for c in events + sub.take(0.2)] == ["/k/ns1/web-1", "/j/x", "/k/ns1/web-2"]
+    hub.unsubscribe(sub)

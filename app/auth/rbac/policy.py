@@ -15,14 +15,15 @@ import orjson
 from app.auth.authz import Attributes
 from app.auth.rbac.rules import Rule, allows, rules_from_api
 from app.naming import Naming
+from app.registry.informer import Follower
 from app.registry.keys import resource_prefix
 from app.registry.options import ListOptions
 from app.registry.store import Registry
 from app.user import UserInfo, service_account_username
 
 if TYPE_CHECKING:
-    from app.storage.hub import Subscription, WatchHub
-    from app.storage.store import Change
+    from app.registry.informer import Change
+    from app.storage.hub import WatchHub
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class PolicySource:
         self._snapshot = Snapshot()
         self._seen = 0  # RBAC changes seen through the hub
         self._seen_lock = threading.Lock()
-        self._subscriptions: list[Subscription] = []
+        self._follower: Follower | None = None
 
     def _items(self, plural: str) -> Iterator[dict]:
         rt = self.registry.catalog.lookup(self.group, "v1", plural)
@@ -91,7 +92,7 @@ class PolicySource:
         if self.hub is not None and not fresh:
             self._follow()
             snap = self._snapshot
-            if snap.seen == self._seen and not any(sub.closed for sub in self._subscriptions):
+            if snap.seen == self._seen and self._follower is not None and not self._follower.lost:
                 return snap
         seen = self._seen
         revision = self.registry.storage.current_revision()
@@ -105,17 +106,17 @@ class PolicySource:
         return fresh_snap
 
     def _follow(self) -> None:
-        """Subscribe to RBAC changes once (on first use: the app touches no database before)."""
-        if self._subscriptions or self.hub is None:
+        """Follow RBAC changes (from first use: the app touches no database before; again when lost)."""
+        if self.hub is None or (self._follower is not None and not self._follower.lost):
             return
         with self._lock:
-            if self._subscriptions:
+            if self._follower is None:
+                kinds = [self.registry.catalog.lookup(self.group, "v1", plural) for plural in self.PLURALS]
+                prefixes = [resource_prefix(rt) for rt in kinds if rt is not None]
+                self._follower = Follower(self.registry, prefixes, self._changed)
+            elif not self._follower.lost:
                 return
-            after = self.registry.storage.current_revision()
-            for plural in self.PLURALS:
-                rt = self.registry.catalog.lookup(self.group, "v1", plural)
-                if rt is not None:
-                    self._subscriptions.append(self.hub.follow(resource_prefix(rt), after, self._changed))
+            self._follower.open()  # again after a lost subscription: a fresh snapshot is loaded next
             self._changed(None)  # whatever was loaded before following may have missed changes
 
     def _changed(self, _change: Change | None) -> None:
