@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from app.naming import Naming
     from app.observability import Observed
     from app.registry.store import Registry
+    from app.request_info import RequestInfo
     from app.storage.hub import WatchHub
     from app.storage.store import Storage
     from app.user import UserInfo
@@ -41,6 +42,8 @@ def services() -> Services:
 class RequestContext:
     """One request as the handler chain has seen it so far; each step fills its part."""
 
+    #: the request path as the reference's RequestInfoFactory reads it, parsed once
+    info: RequestInfo | None = None
     #: who authenticated (the audit log names this caller behind an impersonation)
     caller: UserInfo | None = None
     #: whom the request acts as: the caller, or the user it impersonates

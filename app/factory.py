@@ -91,6 +91,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     pipeline.install(
         app,
         [  # the handler chain, in the reference's order (app/pipeline.py)
+            pipeline.request_info(),
             observe,
             pipeline.authenticate(lambda: app.extensions["orch.auth"]),  # per request: tests may swap either
             pipeline.impersonate(lambda: app.extensions["orch.auth"].authorizer, svc.naming),

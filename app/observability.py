@@ -324,7 +324,8 @@ def install_observability(app: Flask) -> Step:
         _answered(state)  # a watch streams on as a long-running request, outside the in-flight count
         attrs = state.attrs or ctx.attributes
         if attrs is None:  # failed before authorization (401, bad impersonation): no user or the caller only
-            attrs = request_attributes(ctx.user or UserInfo(""), request.method, request.path, request.args)
+            user = ctx.user or UserInfo("")
+            attrs = request_attributes(user, request.method, request.path, request.args, ctx.info)
             state.attrs = attrs
             record = new_record(state, attrs, ctx.user or original_caller(ctx), None)
             if record is not None:

@@ -3,6 +3,7 @@
     recovery           every ApiError or crash is rendered once as a Status (app/api/errors.py); observability's
                        teardown records the audit Panic stage
     start-up           the post-start hooks of an app nobody booted run before its first request (app/lifecycle.py)
+    request info       the path read once (app/request_info.py): group, version, namespace, resource, name, ...
     observe            audit ID, in-flight gauge, request body for the audit log (app/observability.py); first,
                        so 401s are counted and audited
     authenticate       the caller, from the --*-auth flags' authenticators (app/auth/setup.py)
@@ -81,6 +82,16 @@ def install(app: Flask, steps: Sequence[Step]) -> None:
             ctx.reset()
 
 
+def request_info() -> Step:
+    """The path, parsed once for authorization, the handler, metrics and audit."""
+    from app.request_info import parse_request_path
+
+    def before(ctx: RequestContext) -> None:
+        ctx.info = parse_request_path(request.path)
+
+    return Step("request info", before)
+
+
 def authenticate(authentication: Callable[[], Authentication]) -> Step:
     """The caller; the app's authentication is reachable below Flask for the rest of the request."""
     from app.auth.context import current_authentication
@@ -115,7 +126,7 @@ def authorize(authorizer: Callable[[], Authorizer], skip: Callable[[], bool] = l
     def before(ctx: RequestContext) -> None:
         if ctx.user is None:
             return
-        ctx.attributes = request_attributes(ctx.user, request.method, request.path, request.args)
+        ctx.attributes = request_attributes(ctx.user, request.method, request.path, request.args, ctx.info)
         if skip():
             return
         decision = authorizer().authorize(ctx.attributes)

@@ -20,7 +20,6 @@ from app.api.handoff import DETACH_KEY, take_stream_end
 from app.api.negotiation import body_media_type, decode_object, read_body
 from app.api.render import wants_pretty
 from app.api.representation import Representation, WatchFramer, list_body, negotiate, object_body
-from app.api.request_info import RequestInfo, parse_resource_path
 from app.api.upgrade import upgrade_to_node
 from app.api.watch import Framing, framed, socket_closed_check
 from app.catalog import ResourceType
@@ -30,6 +29,7 @@ from app.registry.connect import node_location, proxy_target
 from app.registry.options import DeleteOptions, ListOptions, parse_bool, parse_dry_run
 from app.registry.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from app.registry.store import ListResult
+from app.request_info import RequestInfo, parse_resource_path
 from app.tables import parse_include_object
 from app.versions import deprecated_api, deprecation_warning, is_deprecated
 
@@ -46,7 +46,7 @@ def group_version_blueprint(group: str, version: str) -> Blueprint:
 
     @bp.route("/<path:rest>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
     def dispatch(rest: str) -> Response:
-        return handle(group, version, parse_resource_path(rest))
+        return handle(group, version, _request_info(rest, group, version))
 
     return bp
 
@@ -60,9 +60,18 @@ def custom_group_blueprint() -> Blueprint:
         remote = remote_for(group, version)  # a dict lookup: most requests are for no aggregated group version
         if remote is not None and not services().catalog.resources(group, version):
             return proxy(remote)  # the extension server answers
-        return handle(group, version, parse_resource_path(rest))
+        return handle(group, version, _request_info(rest, group, version))
 
     return bp
+
+
+def _request_info(rest: str, group: str, version: str) -> RequestInfo:
+    """The path as the handler chain parsed it (parsed here for an app without the chain); 404 when no handler
+    serves such a path."""
+    info = request_context().info
+    if info is None or not info.resource_request:
+        info = parse_resource_path(rest, group, version)
+    return info.routed()
 
 
 def handle(group: str, version: str, info: RequestInfo) -> Response:

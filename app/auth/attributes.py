@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from app.auth.authz import Attributes
+from app.request_info import RequestInfo, parse_request_path
 from app.user import UserInfo
 
-NAMESPACE_SUBRESOURCES = ("status", "finalize")
 _VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 
 
@@ -20,23 +20,16 @@ def _truthy(value: str | None) -> bool:
     return value is not None and value.lower() in ("1", "true")
 
 
-def request_attributes(user: UserInfo, method: str, path: str, args: Mapping[str, str]) -> Attributes:
-    parts = [p for p in path.split("/") if p]
+def request_attributes(
+    user: UserInfo, method: str, path: str, args: Mapping[str, str], info: RequestInfo | None = None
+) -> Attributes:
+    """The attributes of a request; `info` is its path as the handler chain parsed it (parsed here otherwise)."""
+    info = parse_request_path(path) if info is None else info
     method = method.upper()
-    if len(parts) >= 3 and parts[0] == "api":
-        group, version, rest = "", parts[1], parts[2:]
-    elif len(parts) >= 4 and parts[0] == "apis":
-        group, version, rest = parts[1], parts[2], parts[3:]
-    else:
+    if not info.resource_request:
         return Attributes(user, method.lower(), resource_request=False, path=path or "/")
-    namespace = ""
-    if rest[0] == "namespaces" and len(rest) > 1:
-        namespace = rest[1]
-        if len(rest) > 2 and rest[2] not in NAMESPACE_SUBRESOURCES:
-            rest = rest[2:]
-    resource = rest[0]
-    name = rest[1] if len(rest) > 1 else ""
-    subresource = rest[2] if len(rest) > 2 else ""
+    group, version, namespace = info.group, info.version, info.authz_namespace
+    resource, name, subresource = info.resource, info.name or "", info.subresource or ""
     if method in ("GET", "HEAD"):
         verb = "get" if name else "list"
         if _truthy(args.get("watch")):
