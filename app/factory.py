@@ -243,13 +243,7 @@ def _install_aggregation(app: Flask, svc: Services) -> None:
     )
     if app.config["BACKGROUND"]:
         post_start.add_post_start_hook(app, "apiservice-registration-controller", aggregation.start)
-    stop_others = app.extensions["orch.stop"]
-
-    def stop() -> None:
-        aggregation.stop()
-        stop_others()
-
-    app.extensions["orch.stop"] = stop
+    post_start.stop_with_app(app, aggregation.stop)
 
 
 def _install_authentication(app: Flask) -> None:
@@ -263,13 +257,7 @@ def _install_authentication(app: Flask) -> None:
     controller = TokenController(TokenSecrets(svc.registry, auth.issuer, auth.names, lambda: auth.ca_pem))
     if app.config["BACKGROUND"]:  # fills legacy service-account token secrets
         post_start.add_post_start_hook(app, "start-legacy-token-tracking-controller", controller.start)
-    stop_others = app.extensions["orch.stop"]
-
-    def stop() -> None:
-        controller.stop()
-        stop_others()
-
-    app.extensions["orch.stop"] = stop
+    post_start.stop_with_app(app, controller.stop)
 
 
 def _install_authorization(app: Flask) -> Callable[[], bool]:
@@ -293,13 +281,7 @@ def _install_authorization(app: Flask) -> Callable[[], bool]:
             rt = svc.catalog.known_type(svc.naming.group("rbac.authorization"), "v1", "clusterroles")
             aggregation = ClusterRoleAggregation(svc.registry, reconciler, rt)
             post_start.add_post_start_hook(app, "start-clusterrole-aggregation", aggregation.start)
-            stop_others = app.extensions["orch.stop"]
-
-            def stop() -> None:
-                aggregation.stop()
-                stop_others()
-
-            app.extensions["orch.stop"] = stop
+            post_start.stop_with_app(app, aggregation.stop)
 
     def probe_before_policy() -> bool:
         """Until the default policy exists, health probes pass as that policy would let them (it grants them

@@ -156,6 +156,17 @@ def add_post_start_hook(app: Flask, name: str, run: HookFn) -> None:
     post_start_hooks(app).add(name, run)
 
 
+def stop_with_app(app: Flask, stop: Callable[[], None]) -> None:
+    """Call `stop` when the app stops (`app.extensions["orch.stop"]`), before what was added to it earlier."""
+    stop_others = app.extensions["orch.stop"]
+
+    def stop_all() -> None:
+        stop()
+        stop_others()
+
+    app.extensions["orch.stop"] = stop_all
+
+
 # ---------------------------------------------------------------------------------------------
 # Shutdown
 

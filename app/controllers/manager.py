@@ -23,7 +23,7 @@ from app.controllers.resourcequota import ResourceQuotaController
 from app.controllers.storageprotection import PvcProtection, PvProtection
 from app.controllers.tokencleaner import TokenCleaner
 from app.errors import AlreadyExists, Conflict, NotFound
-from app.lifecycle import add_post_start_hook
+from app.lifecycle import add_post_start_hook, stop_with_app
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -147,10 +147,4 @@ def install_controllers(app: Flask) -> None:
 
     add_post_start_hook(app, "start-orch-controllers", start)  # after rbac/bootstrap-roles: roles exist
 
-    stop_others = app.extensions["orch.stop"]
-
-    def stop() -> None:
-        manager.stop()
-        stop_others()
-
-    app.extensions["orch.stop"] = stop
+    stop_with_app(app, manager.stop)
