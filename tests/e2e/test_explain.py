@@ -125,3 +125,19 @@ def test_kubectl_validation_modes_reach_the_server(kubectl_run: Kubectl, tmp_pat
     container = kubectl_run("get", "deployment", "typo-warn", "-o", "jsonpath={.spec.template.spec.containers[0]}")
     assert container.returncode == 0 and "imagee" not in container.stdout and '"image":"nginx"' in container.stdout
     kubectl_run("delete", "deployment", "typo-warn")
+
+
+def test_explain_shows_our_descriptions(kubectl_run: Kubectl) -> None:
+    """Kinds and fields carry descriptions (app/api/openapi/descriptions.py), not `<empty>`."""
+    from app.api.openapi.descriptions import KIND_DESCRIPTIONS
+
+    def flat(text: str) -> str:
+        return " ".join(text.split())  # kubectl wraps long descriptions
+
+    kind = kubectl_run("explain", "deployments")
+    assert kind.returncode == 0, kind.stderr
+    assert flat(KIND_DESCRIPTIONS["Deployment"]) in flat(kind.stdout)
+    paused = kubectl_run("explain", "deployments.spec.paused")
+    assert "Stop rolling out template changes while true." in flat(paused.stdout)
+    probe = kubectl_run("explain", "pods.spec.containers.livenessProbe.periodSeconds")
+    assert "Seconds between probes." in flat(probe.stdout)

@@ -13,6 +13,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from app.api.openapi.descriptions import TYPE_FIELD_DESCRIPTIONS, field_description
+from app.api.openapi.descriptions import struct_description as describe_struct
 from app.api.openapi.dialect import Dialect
 from app.api.openapi.names import Schema, gvk, gvk_extensions, machinery_schema_name, meta_schema_name, schema_name
 from app.naming import Naming
@@ -28,44 +30,6 @@ INLINE: dict[t.Scalar, tuple[str, str]] = {
     t.BOOL: ("boolean", ""),
     t.DOUBLE: ("number", "double"),
     t.BYTES: ("string", "byte"),
-}
-
-TYPE_FIELD_DESCRIPTIONS = {
-    "apiVersion": "The versioned schema of this representation of an object.",
-    "kind": "The REST resource this object represents.",
-}
-#: Descriptions by (struct qualname, JSON field); the declarations carry none of their own.
-FIELD_DESCRIPTIONS: dict[tuple[str, str], str] = {
-    ("meta/v1.ObjectMeta", "name"): "Unique within a namespace.",
-    ("meta/v1.ObjectMeta", "generateName"): "Prefix for a server-generated name.",
-    ("meta/v1.ObjectMeta", "namespace"): "The namespace of a namespaced object.",
-    ("meta/v1.ObjectMeta", "uid"): "Unique in time and space; set by the server.",
-    ("meta/v1.ObjectMeta", "resourceVersion"): "Opaque version for optimistic concurrency and watches.",
-    ("meta/v1.ObjectMeta", "generation"): "Sequence number of the desired state.",
-    ("meta/v1.ObjectMeta", "creationTimestamp"): "When the object was created.",
-    ("meta/v1.ObjectMeta", "deletionTimestamp"): "When the object will be deleted.",
-    ("meta/v1.ObjectMeta", "deletionGracePeriodSeconds"): "Seconds allowed for graceful termination.",
-    ("meta/v1.ObjectMeta", "labels"): "Key/value pairs for selection.",
-    ("meta/v1.ObjectMeta", "annotations"): "Unstructured key/value data.",
-    ("meta/v1.ObjectMeta", "ownerReferences"): "Objects this object depends on.",
-    ("meta/v1.ObjectMeta", "finalizers"): "Conditions to meet before deletion completes.",
-    ("meta/v1.ObjectMeta", "managedFields"): "Which manager owns which fields.",
-    ("meta/v1.ObjectMeta", "selfLink"): "Deprecated; never set.",
-    ("meta/v1.ListMeta", "resourceVersion"): "The revision the list was read at.",
-    ("meta/v1.ListMeta", "continue"): "Token for the next page.",
-    ("meta/v1.ListMeta", "remainingItemCount"): "Estimated number of items after this page.",
-}
-#: Descriptions of the usual top-level fields of a kind.
-KIND_FIELD_DESCRIPTIONS = {
-    "metadata": "Standard object metadata.",
-    "spec": "The desired state of the object.",
-    "status": "The observed state of the object, written by the system.",
-    "items": "The listed objects.",
-}
-STRUCT_DESCRIPTIONS = {
-    "meta/v1.ObjectMeta": "Metadata every persisted object carries.",
-    "meta/v1.ListMeta": "Metadata of a list response.",
-    "meta/v1.Status": "The result of an operation that returns no object.",
 }
 
 
@@ -162,14 +126,12 @@ class TypedSchemas:
         required: list[str] = []
         for key, path in struct.json_fields.items():
             field = path[-1]
-            description = FIELD_DESCRIPTIONS.get((struct.qualname, key)) or (
-                KIND_FIELD_DESCRIPTIONS.get(key, "") if struct.kind else ""
-            )
+            description = field_description(struct.name, struct.qualname, key, struct.kind)
             props[key] = self._field(field, description)
             if field.required:
                 required.append(key)
         out: Schema = {"type": "object", "properties": props}
-        if struct_description := STRUCT_DESCRIPTIONS.get(struct.qualname):
+        if struct_description := describe_struct(struct.name, struct.qualname):
             out["description"] = struct_description
         if required:
             out["required"] = required
