@@ -149,9 +149,13 @@ def test_kind_schemas_are_typed_and_carry_gvk_lists() -> None:
     assert cm["type"] == "object" and PRESERVE not in cm
     assert cm[OUR_GVK] == cm[CLIENT_GVK_EXTENSION] == [{"group": "", "version": "v1", "kind": "ConfigMap"}]
     assert cm["properties"]["metadata"]["allOf"] == [{"$ref": "#/components/schemas/io.orch.meta.v1.ObjectMeta"}]
-    assert cm["properties"]["data"] == {"type": "object", "additionalProperties": {"type": "string"}}
+    assert cm["properties"]["data"] == {
+        "type": "object",
+        "additionalProperties": {"type": "string"},
+        "description": "The data, by key.",
+    }
     assert cm["properties"]["binaryData"]["additionalProperties"] == {"type": "string", "format": "byte"}
-    assert cm["properties"]["immutable"] == {"type": "boolean"}
+    assert cm["properties"]["immutable"]["type"] == "boolean"
     assert schemas["core.v1.ConfigMapList"][CLIENT_GVK_EXTENSION][0]["kind"] == "ConfigMapList"
     meta = schemas["io.orch.meta.v1.ObjectMeta"]["properties"]
     assert {
@@ -342,6 +346,7 @@ def test_reference_markers_on_well_known_fields(v3_docs, v2_doc) -> None:
     core = v3_docs["api/v1"]["components"]["schemas"]
     containers = core["core.v1.PodSpec"]["properties"]["containers"]
     assert containers == {
+        "description": "The containers of the pod; at least one.",
         "type": "array",
         "items": {"$ref": "#/components/schemas/core.v1.Container"},
         EXT("list-type"): "map",
@@ -367,20 +372,28 @@ def test_reference_markers_on_well_known_fields(v3_docs, v2_doc) -> None:
     assert limits["additionalProperties"] == {"$ref": "#/components/schemas/io.orch.api.resource.Quantity"}
     apps = v3_docs["apis/apps/v1"]["components"]["schemas"]
     spec = apps["apps.v1.DeploymentSpec"]["properties"]
-    assert spec["replicas"] == {"type": "integer", "format": "int32"}
+    assert spec["replicas"] == {
+        "type": "integer",
+        "format": "int32",
+        "description": "The number of desired pods; defaults to 1.",
+    }
     assert spec["strategy"] == {
+        "description": "How pods are replaced by new ones: RollingUpdate or Recreate.",
         "allOf": [{"$ref": "#/components/schemas/apps.v1.DeploymentStrategy"}],
         "default": {},
         EXT("patch-strategy"): "retainKeys",
     }
     surge = apps["apps.v1.RollingUpdateDeployment"]["properties"]["maxSurge"]
-    assert surge == {"$ref": "#/components/schemas/io.orch.util.intstr.IntOrString"}
+    assert surge["allOf"] == [
+        {"$ref": "#/components/schemas/io.orch.util.intstr.IntOrString"}
+    ]  # a sibling: its description
     int_or_string = apps["io.orch.util.intstr.IntOrString"]
     assert int_or_string["format"] == "int-or-string" and int_or_string[EXT("int-or-string")] is True
     assert apps["io.orch.meta.v1.LabelSelector"][EXT("map-type")] == "atomic"
     # v2 keeps a reference's siblings next to it and models the leaf types as strings
     v2 = v2_doc["definitions"]
     assert v2["apps.v1.DeploymentSpec"]["properties"]["strategy"] == {
+        "description": "How pods are replaced by new ones: RollingUpdate or Recreate.",
         "$ref": "#/definitions/apps.v1.DeploymentStrategy",
         "default": {},
         EXT("patch-strategy"): "retainKeys",
