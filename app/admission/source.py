@@ -31,7 +31,7 @@ class ConfigurationSource(Generic[T]):
     def __init__(
         self, registry: Registry, rt: ResourceType, compile_one: Callable[[dict], list[T]], hub: WatchHub | None = None
     ) -> None:
-        self.registry, self.rt, self.compile_one, self.hub = registry, rt, compile_one, hub
+        self.registry, self.rt, self.compile_one = registry, rt, compile_one
         self.prefix = resource_prefix(rt)
         self._items: tuple[T, ...] = ()
         self._changes = 1  # changes seen (a count: a lost increment between threads still moves it)

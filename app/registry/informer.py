@@ -20,15 +20,30 @@ if TYPE_CHECKING:
 __all__ = ["Change", "ChangeFeed", "Follower"]
 
 
-class ChangeFeed:
-    """The changes of the objects under `prefixes` (key prefixes of kinds or collections: app/registry/keys.py),
-    for a consumer's own thread. One subscription covers every prefix; a change reaches it once."""
+class _Following:
+    """One hub subscription over `prefixes` (key prefixes of kinds or collections: app/registry/keys.py), opened
+    by the subclass; a change under several of them reaches it once."""
 
     def __init__(self, registry: Registry, prefixes: Sequence[str]) -> None:
         if registry.hub is None:
             raise RuntimeError("this registry has no watch hub")
         self.registry, self.hub, self.prefixes = registry, registry.hub, tuple(prefixes)
         self._sub: Subscription | None = None
+
+    @property
+    def lost(self) -> bool:
+        """Not open, or no longer complete: open again and re-list."""
+        sub = self._sub
+        return sub is None or sub.overflowed or sub.closed
+
+    def close(self) -> None:
+        sub, self._sub = self._sub, None
+        if sub is not None:
+            self.hub.unsubscribe(sub)
+
+
+class ChangeFeed(_Following):
+    """The changes of the objects under the prefixes, for a consumer's own thread."""
 
     def open(self) -> int:
         """Follow from now on; returns the revision it starts after. List after opening: a change made while
@@ -37,12 +52,6 @@ class ChangeFeed:
         start = self.registry.storage.current_revision()
         self._sub, _backlog = self.hub.subscribe(self.prefixes, start)
         return start
-
-    @property
-    def lost(self) -> bool:
-        """Not open, or no longer complete: open again and re-list."""
-        sub = self._sub
-        return sub is None or sub.overflowed or sub.closed
 
     def take(self, timeout: float) -> list[Change]:
         """The changes since the last take, waiting up to `timeout` for one; [] when none came (or lost)."""
@@ -54,21 +63,14 @@ class ChangeFeed:
         if self._sub is not None:
             self._sub.wake()
 
-    def close(self) -> None:
-        sub, self._sub = self._sub, None
-        if sub is not None:
-            self.hub.unsubscribe(sub)
 
-
-class Follower:
+class Follower(_Following):
     """`on_change` called, in order, for each change under `prefixes` after `open()`, from the hub's thread: an
     in-process view of a few objects kept without a thread of its own. Re-open and re-read when `lost`."""
 
     def __init__(self, registry: Registry, prefixes: Sequence[str], on_change: Callable[[Change], None]) -> None:
-        if registry.hub is None:
-            raise RuntimeError("this registry has no watch hub")
-        self.registry, self.hub, self.prefixes, self.on_change = registry, registry.hub, tuple(prefixes), on_change
-        self._sub: Subscription | None = None
+        super().__init__(registry, prefixes)
+        self.on_change = on_change
 
     def open(self) -> int:
         """Follow from now on; returns the revision it starts after."""
@@ -76,13 +78,3 @@ class Follower:
         start = self.registry.storage.current_revision()
         self._sub = self.hub.follow(self.prefixes, start, self.on_change)
         return start
-
-    @property
-    def lost(self) -> bool:
-        sub = self._sub
-        return sub is None or sub.overflowed or sub.closed
-
-    def close(self) -> None:
-        sub, self._sub = self._sub, None
-        if sub is not None:
-            self.hub.unsubscribe(sub)

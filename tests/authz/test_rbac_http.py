@@ -179,6 +179,20 @@ def test_aggregated_roles_follow_labelled_roles(rbac: Any) -> None:
     wait_for(lambda: rule not in rules("admin"))
 
 
+def test_aggregation_follows_roles_written_outside_http(rbac_app: Any, rbac: Any) -> None:
+    """A ClusterRole written through the registry (a controller, another process) is aggregated too."""
+    from app.context import services
+
+    assert rbac.get(f"{RBAC}/clusterroles/view", headers=ADMIN).status_code == 200  # start-up has run
+    rule = {"apiGroups": ["example.com"], "resources": ["gadgets"], "verbs": ["list"]}
+    with rbac_app.app_context():
+        svc = services()
+        rt = svc.catalog.known_type(svc.naming.group("rbac.authorization"), "v1", "clusterroles")
+        labels = {f"{G}/aggregate-to-view": "true"}
+        svc.registry.create(rt, None, {"metadata": {"name": "gadget-view", "labels": labels}, "rules": [rule]})
+    wait_for(lambda: rule in rbac.get(f"{RBAC}/clusterroles/view", headers=ADMIN).get_json()["rules"])
+
+
 def test_rbac_is_the_default_mode_anonymous_sees_only_public_info(sqlite_url, tmp_path) -> None:
     from tests.conftest import admin_app
 
