@@ -33,7 +33,7 @@ from app.auth.attributes import request_attributes
 from app.auth.authz import Attributes, Authorizer
 from app.auth.authz import Decision as AuthzDecision
 from app.context import RequestContext, current_request_context, request_context
-from app.metrics import COMPONENT, ServerMetrics, build_metrics, observe_many
+from app.metrics import COMPONENT, ServerMetrics, build_metrics, child, observe_many
 from app.metrics import EXTENSION_KEY as METRICS_KEY
 from app.metrics.storage import StorageObjectsCollector, instrument_storage
 from app.naming import Naming
@@ -304,7 +304,7 @@ def install_observability(app: Flask) -> Step:
         ensure_wrapped()
         state = Observed(time.monotonic(), datetime.now(UTC), request.headers.get("Audit-ID") or str(uuid.uuid4()))
         ctx.observed = state
-        state.inflight = metrics.inflight.labels(request_kind=request_kind(request.method))
+        state.inflight = child(metrics.inflight, request_kind(request.method))
         state.inflight.inc()
         if audit is not None and audit.records_bodies and request.method in BODY_METHODS:
             length = request.content_length
@@ -455,10 +455,18 @@ def _finisher(
         state.finished = True
         elapsed = time.monotonic() - state.started
         metrics = obs.metrics
-        metrics.request_total.labels(verb=verb, dry_run=dry_run, component=COMPONENT, code=str(code), **labels).inc()
-        metrics.request_duration.labels(verb=verb, dry_run=dry_run, component=COMPONENT, **labels).observe(elapsed)
+        group, version, resource, subresource, scope = (
+            labels["group"],
+            labels["version"],
+            labels["resource"],
+            labels["subresource"],
+            labels["scope"],
+        )
+        where = (group, version, resource, subresource, scope, COMPONENT)
+        child(metrics.request_total, verb, dry_run, *where, str(code)).inc()
+        child(metrics.request_duration, verb, dry_run, *where).observe(elapsed)
         if size is not None:
-            metrics.response_sizes.labels(verb=verb, component=COMPONENT, **labels).observe(size)
+            child(metrics.response_sizes, verb, *where).observe(size)
         if request_line is not None:
             access_log.info("%s latency=%.3fms %s", request_line[0], elapsed * 1000, request_line[1])
         if isinstance(deprecated, dict):

@@ -326,3 +326,15 @@ def observe_many(histogram: Any, amount: float, times: int) -> None:
         if amount <= bound:
             bucket.inc(times)
             break
+
+
+def child(metric: Any, *values: str) -> Any:
+    """`metric.labels(*values)`, kept on the metric: the client checks the values and takes a lock on every
+    call (~5 us, a few times a request). Values are positional, in the metric's label order."""
+    kept = metric.__dict__.get("_orch_children")
+    if kept is None:
+        kept = metric.__dict__.setdefault("_orch_children", {})
+    found = kept.get(values)
+    if found is None:
+        found = kept.setdefault(values, metric.labels(*values))
+    return found

@@ -7,6 +7,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from app.metrics import child
 from app.storage.models import objects
 from app.storage.store import Storage
 
@@ -101,10 +102,10 @@ def instrument_storage(storage: Storage, metrics: Any) -> None:
             try:
                 return _method(*args, **kwargs)
             except sa.exc.SQLAlchemyError:
-                metrics.storage_errors.labels(operation=_operation, type=kind).inc()
+                child(metrics.storage_errors, _operation, kind).inc()
                 raise
             finally:
-                metrics.storage_duration.labels(operation=_operation, type=kind).observe(time.perf_counter() - began)
+                child(metrics.storage_duration, _operation, kind).observe(time.perf_counter() - began)
 
         functools.update_wrapper(timed, method)
         timed._timed = True  # type: ignore[attr-defined]

@@ -27,6 +27,7 @@ from sqlalchemy.exc import DisconnectionError, IntegrityError
 
 from app.background import BackgroundThread
 from app.logs import RepeatedErrors
+from app.storage.dbapi import driver_cursor, for_driver
 from app.storage.models import changes, objects, sequence
 
 repeated_compaction_errors = RepeatedErrors(logging.getLogger(__name__))
@@ -108,19 +109,18 @@ def with_revision(marked: str, rv: int) -> str:
     return marked.replace(REVISION_MARK, str(rv), 1)
 
 
-# Hot statements, built once (building a statement costs more than running it on SQLite).
-_GET = sa.select(objects.c.rv, objects.c.data).where(objects.c.key == sa.bindparam("key"))
-_REVISION = sa.select(sequence.c.rv)
-_COMPACTED = sa.select(sequence.c.compacted)
-_NEXT_REVISION = sa.update(sequence).where(sequence.c.id == 1).values(rv=sequence.c.rv + 1).returning(sequence.c.rv)
-_INSERT_OBJECT = sa.insert(objects)
-_UPDATE_OBJECT = (
-    sa.update(objects)
-    .where(objects.c.key == sa.bindparam("k"), objects.c.rv == sa.bindparam("expected"))
-    .values(rv=sa.bindparam("new_rv"), data=sa.bindparam("new_data"))
+# The hot statements, run on the driver's cursor (app/storage/dbapi.py), `:name` parameters.
+_GET = "SELECT rv, data FROM objects WHERE key = :key"
+_REVISION = "SELECT rv FROM sequence WHERE id = 1"
+_COMPACTED = "SELECT compacted FROM sequence WHERE id = 1"
+_NEXT_REVISION = "UPDATE sequence SET rv = rv + 1 WHERE id = 1 RETURNING rv"
+_TAKE_REVISION_ROW = "SELECT rv FROM sequence WHERE id = 1 FOR UPDATE"
+_INSERT_OBJECT = "INSERT INTO objects (key, rv, data) VALUES (:key, :rv, :data)"
+_UPDATE_OBJECT = "UPDATE objects SET rv = :new_rv, data = :new_data WHERE key = :key AND rv = :expected"
+_DELETE_OBJECT = "DELETE FROM objects WHERE key = :key AND rv = :expected"
+_INSERT_CHANGE = (
+    "INSERT INTO changes (rv, key, type, data, prev, created_at) VALUES (:rv, :key, :type, :data, :prev, :now)"
 )
-_DELETE_OBJECT = sa.delete(objects).where(objects.c.key == sa.bindparam("k"), objects.c.rv == sa.bindparam("expected"))
-_INSERT_CHANGE = sa.insert(changes)
 # PostgreSQL: a whole write in one statement. The revision row is taken first (as by every writer); a
 # compare-and-swap that fails writes nothing (rarely, in a race, it leaves a gap in the revisions: harmless).
 _PG_REVISION_IF_CURRENT = (
@@ -129,14 +129,14 @@ _PG_REVISION_IF_CURRENT = (
 )
 _PG_LOG = "INSERT INTO changes (rv, key, type, data, prev, created_at) "
 _PG_WRITES = {
-    ADDED: sa.text(
+    ADDED: (
         "WITH next AS (UPDATE sequence SET rv = rv + 1 WHERE id = 1 RETURNING rv), "
         "doc AS (SELECT rv, replace(:data, :mark, CAST(rv AS TEXT)) AS data FROM next), "
         "made AS (INSERT INTO objects (key, rv, data) SELECT :key, rv, data FROM doc) "
         + _PG_LOG
         + "SELECT rv, :key, 'ADDED', data, :prev, :now FROM doc RETURNING rv"
     ),
-    MODIFIED: sa.text(
+    MODIFIED: (
         "WITH " + _PG_REVISION_IF_CURRENT + ", "
         "doc AS (SELECT rv, replace(:data, :mark, CAST(rv AS TEXT)) AS data FROM next), "
         "changed AS (UPDATE objects o SET rv = doc.rv, data = doc.data FROM doc "
@@ -144,7 +144,7 @@ _PG_WRITES = {
         + _PG_LOG
         + "SELECT rv, :key, 'MODIFIED', data, :prev, :now FROM changed RETURNING rv"
     ),
-    DELETED: sa.text(
+    DELETED: (
         "WITH " + _PG_REVISION_IF_CURRENT + ", "
         "gone AS (DELETE FROM objects o USING next WHERE o.key = :key AND o.rv = :expected RETURNING next.rv) "
         + _PG_LOG
@@ -154,9 +154,22 @@ _PG_WRITES = {
 }
 # changes after a revision, and the compaction mark, from one snapshot (one statement; a row of NULLs if none)
 _NEWEST = 2**62  # above every revision
-_CHANGES_AFTER = sa.text(
+_CHANGES_AFTER = (
     "SELECT c.rv, c.key, c.type, c.data, c.prev, s.compacted FROM sequence s "
     "LEFT JOIN changes c ON c.rv > :after AND c.rv <= :upto ORDER BY c.rv LIMIT :lim"
+)
+_DRIVER_STATEMENTS = (
+    _GET,
+    _REVISION,
+    _COMPACTED,
+    _NEXT_REVISION,
+    _TAKE_REVISION_ROW,
+    _INSERT_OBJECT,
+    _UPDATE_OBJECT,
+    _DELETE_OBJECT,
+    _INSERT_CHANGE,
+    _CHANGES_AFTER,
+    *_PG_WRITES.values(),
 )
 
 
@@ -216,6 +229,8 @@ class Storage:
         self.clock = clock
         self.is_sqlite = url.startswith("sqlite")
         self.engine = self._make_engine(url)
+        database = self.engine.dialect.name
+        self._sql: dict[str, str] = {sql: for_driver(sql, database) for sql in _DRIVER_STATEMENTS}
         self._writers = WriterQueue(make_url(url).database) if self.is_sqlite else contextlib.nullcontext()
         self._listeners: list[Callable[[list[Stored]], None]] = []
 
@@ -283,20 +298,23 @@ class Storage:
     def ping(self) -> None:
         self.current_revision()
 
+    def _one(self, sql: str, params: dict[str, Any] | None = None) -> Any:
+        """The first row of one statement run alone (PostgreSQL: autocommit; SQLite: its own snapshot)."""
+        with driver_cursor(self.engine) as cursor:
+            cursor.execute(self._sql[sql], params or {})
+            return cursor.fetchone()
+
     def current_revision(self) -> int:
-        with self.engine.connect() as conn:
-            return conn.execute(_REVISION).scalar_one()
+        return self._one(_REVISION)[0]
 
     def compacted_revision(self) -> int:
-        with self.engine.connect() as conn:
-            return conn.execute(_COMPACTED).scalar_one()
+        return self._one(_COMPACTED)[0]
 
     def get(self, key: str) -> Stored | None:
         if NUL in key:
             return None  # no stored key holds one (PostgreSQL text cannot), and PostgreSQL refuses the query
-        with self.engine.connect() as conn:
-            row = conn.execute(_GET, {"key": key}).first()
-        return Stored(key, row.rv, row.data) if row else None
+        row = self._one(_GET, {"key": key})
+        return Stored(key, row[0], row[1]) if row else None
 
     def list(
         self,
@@ -384,30 +402,40 @@ class Storage:
         return unchanged + changed
 
     def _check_available(self, conn: Connection, revision: int) -> None:
-        compacted = conn.execute(_COMPACTED).scalar_one()
+        compacted = conn.execute(sa.select(sequence.c.compacted)).scalar_one()
         if revision < compacted:
             raise RevisionCompacted(revision, compacted)
 
     def changes_after(self, revision: int, upto: int | None = None, limit: int = 500) -> builtins.list[Change]:
         """Change-log rows after `revision` (and at most `upto`), oldest first."""
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                _CHANGES_AFTER, {"after": revision, "upto": upto if upto is not None else _NEWEST, "lim": limit}
-            ).all()
-        compacted = rows[0].compacted
+        params = {"after": revision, "upto": upto if upto is not None else _NEWEST, "lim": limit}
+        with driver_cursor(self.engine) as cursor:
+            cursor.execute(self._sql[_CHANGES_AFTER], params)
+            rows = cursor.fetchall()
+        compacted = rows[0][5]
         if revision < compacted:
             raise RevisionCompacted(revision, compacted)
-        return [Change(r.rv, r.key, r.type, r.data, r.prev) for r in rows if r.rv is not None]
+        return [Change(rv, key, kind, data, prev) for rv, key, kind, data, prev, _ in rows if rv is not None]
 
     # -- writes --------------------------------------------------------------------------------
 
-    def _next_revision(self, conn: Connection) -> int:
-        return conn.execute(_NEXT_REVISION).scalar_one()
+    @contextlib.contextmanager
+    def _write_transaction(self) -> Iterator[Any]:
+        """A driver cursor in a write transaction: on SQLite one writer at a time (the queue, then
+        BEGIN IMMEDIATE); on PostgreSQL at READ COMMITTED, serialised by the revision row."""
+        with self._writers, driver_cursor(self.engine) as cursor:
+            cursor.execute("BEGIN IMMEDIATE" if self.is_sqlite else "BEGIN ISOLATION LEVEL READ COMMITTED")
+            try:
+                yield cursor
+            except BaseException:
+                with contextlib.suppress(Exception):  # the error that ended the transaction is the one to raise
+                    cursor.execute("ROLLBACK")
+                raise
+            cursor.execute("COMMIT")
 
-    def _log(self, conn: Connection, rv: int, key: str, kind: str, data: str, prev: str | None) -> None:
-        conn.execute(
-            _INSERT_CHANGE, {"rv": rv, "key": key, "type": kind, "data": data, "prev": prev, "created_at": self.clock()}
-        )
+    def _log(self, cursor: Any, rv: int, key: str, kind: str, data: str, prev: str | None) -> None:
+        params = {"rv": rv, "key": key, "type": kind, "data": data, "prev": prev, "now": self.clock()}
+        cursor.execute(self._sql[_INSERT_CHANGE], params)
 
     def create(self, key: str, obj: dict) -> Stored:
         return self._write(ADDED, key, encode_marked(obj), None)
@@ -424,73 +452,77 @@ class Storage:
         """One change of `key` (its text: `marked`) at the next revision, compared against `expected`.
         On PostgreSQL one statement (one round trip, the revision row held for no round trip); on SQLite one
         local transaction."""
-        prev = expected.data if expected is not None else None
-        rv: int | None
         try:
             if self.is_sqlite:
                 rv = self._write_in_transaction(kind, key, marked, expected)
             else:
-                with self.engine.connect() as conn:
-                    rv = conn.execute(
-                        _PG_WRITES[kind],
-                        {
-                            "key": key,
-                            "data": marked,
-                            "mark": REVISION_MARK,
-                            "prev": prev,
-                            "now": self.clock(),
-                            "expected": expected.rv if expected is not None else None,
-                        },
-                    ).scalar()
-                if rv is None:
-                    with self.engine.connect() as conn:
-                        raise self._why_not(conn, key)
+                rv = self._write_in_one_statement(kind, key, marked, expected)
         except IntegrityError as exc:
             raise KeyExists(key) from exc
-        assert rv is not None  # a write that did not happen raised above
         written = Stored(key, rv, with_revision(marked, rv))
         self._committed([written])
         return written
 
+    def _write_in_one_statement(self, kind: str, key: str, marked: str, expected: Stored | None) -> int:
+        params = {
+            "key": key,
+            "data": marked,
+            "mark": REVISION_MARK,
+            "prev": expected.data if expected is not None else None,
+            "now": self.clock(),
+            "expected": expected.rv if expected is not None else None,
+        }
+        with driver_cursor(self.engine) as cursor:
+            cursor.execute(self._sql[_PG_WRITES[kind]], params)
+            row = cursor.fetchone()
+            if row is None:
+                raise self._why_not(cursor, key)
+            return row[0]
+
     def _write_in_transaction(self, kind: str, key: str, marked: str, expected: Stored | None) -> int:
-        with self._tx(write=True) as conn:
-            rv = self._next_revision(conn)
+        sql = self._sql
+        with self._write_transaction() as cursor:
+            cursor.execute(sql[_NEXT_REVISION])
+            rv = cursor.fetchone()[0]
             data = with_revision(marked, rv)
             if kind == ADDED:
-                conn.execute(_INSERT_OBJECT, {"key": key, "rv": rv, "data": data})
+                cursor.execute(sql[_INSERT_OBJECT], {"key": key, "rv": rv, "data": data})
             else:
                 assert expected is not None
-                cas = {"k": key, "expected": expected.rv}
-                done = (
-                    conn.execute(_UPDATE_OBJECT, {**cas, "new_rv": rv, "new_data": data})
-                    if kind == MODIFIED
-                    else conn.execute(_DELETE_OBJECT, cas)
-                )
-                if not done.rowcount:
-                    raise self._why_not(conn, key)
-            self._log(conn, rv, key, kind, data, expected.data if expected is not None else None)
+                if kind == MODIFIED:
+                    params = {"key": key, "expected": expected.rv, "new_rv": rv, "new_data": data}
+                    cursor.execute(sql[_UPDATE_OBJECT], params)
+                else:
+                    cursor.execute(sql[_DELETE_OBJECT], {"key": key, "expected": expected.rv})
+                if not cursor.rowcount:
+                    raise self._why_not(cursor, key)
+            self._log(cursor, rv, key, kind, data, expected.data if expected is not None else None)
         return rv
 
     def delete_many(self, expected: builtins.list[Stored]) -> builtins.list[Stored]:
         """delete() of each object in one transaction (a revision and a DELETED event each); objects gone or
         changed since they were read are skipped. Returns what was deleted."""
         deleted: builtins.list[Stored] = []
-        with self._tx(write=True) as conn:
-            # the revision row first, as every writer takes it, so a concurrent write cannot wait on us crosswise
-            conn.execute(sa.select(sequence.c.rv).with_for_update()).scalar_one()
+        sql = self._sql
+        with self._write_transaction() as cursor:
+            if not self.is_sqlite:
+                # the revision row first, as every writer takes it, so a concurrent write cannot wait on us crosswise
+                cursor.execute(sql[_TAKE_REVISION_ROW])
             for stored in expected:
-                if conn.execute(_DELETE_OBJECT, {"k": stored.key, "expected": stored.rv}).rowcount:
-                    rv = self._next_revision(conn)
+                cursor.execute(sql[_DELETE_OBJECT], {"key": stored.key, "expected": stored.rv})
+                if cursor.rowcount:
+                    cursor.execute(sql[_NEXT_REVISION])
+                    rv = cursor.fetchone()[0]
                     data = with_revision(encode_marked(orjson.loads(stored.data)), rv)
-                    self._log(conn, rv, stored.key, DELETED, data, stored.data)
+                    self._log(cursor, rv, stored.key, DELETED, data, stored.data)
                     deleted.append(Stored(stored.key, rv, data))
         if deleted:
             self._committed(deleted)
         return deleted
 
-    def _why_not(self, conn: Connection, key: str) -> StorageError:
-        exists = conn.execute(_GET, {"key": key}).first()
-        return RevisionMismatch(key) if exists else KeyNotFound(key)
+    def _why_not(self, cursor: Any, key: str) -> StorageError:
+        cursor.execute(self._sql[_GET], {"key": key})
+        return RevisionMismatch(key) if cursor.fetchone() else KeyNotFound(key)
 
     # -- compaction ----------------------------------------------------------------------------
 
