@@ -44,6 +44,8 @@ REQUEST_LINE_LIMIT = 1 << 20
 #: bytes of a head read before the parser takes over anyway (and answers 414 or 431 from what it has)
 HEAD_READ_LIMIT = REQUEST_LINE_LIMIT + 256 * 1024
 HEAD_ENDS = (b"\r\n\r\n", b"\n\n")
+#: seconds between heartbeats to the master (far below the worker timeout)
+HEARTBEAT_INTERVAL = 1.0
 DETACHED = object()  # handle_request's result: the response took the connection
 PLAIN_HTTP_ANSWER = b"HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n"
 #: the reference's answer when its in-flight limit is reached: plain text, not a Status
@@ -133,6 +135,15 @@ class ApiWorker(ThreadWorker):
         self.receiving: dict[ApiConn, None] = {}  # in deadline order (one timeout for all)
         self.inflight = {"readOnly": 0, "mutating": 0}  # requests queued for or running on a thread
         self.inflight_lock = threading.Lock()
+        self._last_heartbeat = -HEARTBEAT_INTERVAL
+
+    def notify(self) -> None:
+        """The heartbeat, at most once a second: gunicorn touches the file on every turn of the loop (a
+        syscall several times a request), while the master only looks for one within the worker timeout."""
+        now = time.monotonic()
+        if now - self._last_heartbeat >= HEARTBEAT_INTERVAL:
+            self._last_heartbeat = now
+            super().notify()
 
     def init_process(self) -> None:
         # gunicorn builds every parser from this class attribute; there is no setting for the message class

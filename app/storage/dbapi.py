@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, StatementError
 
 _NAMED = re.compile(r"(?<![:\w]):(\w+)")
 
@@ -53,7 +53,7 @@ def driver_cursor(engine: Engine) -> Iterator[Any]:
         pooled.close()
 
 
-def _as_sqlalchemy(exc: Exception, dialect: Any, gone: bool) -> DBAPIError:
+def _as_sqlalchemy(exc: Exception, dialect: Any, gone: bool) -> StatementError:
     return DBAPIError.instance(
         None, None, exc, dialect.loaded_dbapi.Error, connection_invalidated=gone, dialect=dialect
     )

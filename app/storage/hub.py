@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import collections
 import logging
+import os
+import secrets
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -109,9 +111,10 @@ class WatchHub:
                 # other processes' writes wake us through LISTEN/NOTIFY instead of the next poll
                 from app.storage.notify import ChangeListener, ChangeNotifier
 
-                notifier = ChangeNotifier(self.storage.url)
+                sender = f"{os.getpid()}-{secrets.token_hex(4)}"  # this hub's own commits wake it already
+                notifier = ChangeNotifier(self.storage.url, sender)
                 self.storage.on_commit(notifier.committed)
-                self._cross_process = [notifier, ChangeListener(self.storage.url, self.poke)]
+                self._cross_process = [notifier, ChangeListener(self.storage.url, self.poke, sender)]
                 for part in self._cross_process:
                     part.start()
             self._thread = threading.Thread(target=self._run, name="watch-hub", daemon=True)

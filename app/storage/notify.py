@@ -1,8 +1,9 @@
 """PostgreSQL wake-ups across processes: a coalesced NOTIFY after local commits, a LISTEN per process.
 
 NOTIFY is sent from its own connection after commit, never inside the write transaction
-(a NOTIFY in the transaction serialises every commit on one lock). The payload carries nothing:
-listeners read the change log themselves.
+(a NOTIFY in the transaction serialises every commit on one lock). The payload names the sending
+process only, so a process does not wake for its own commits (its hub already was); listeners read the change
+log themselves.
 """
 
 from __future__ import annotations
@@ -32,9 +33,10 @@ class ChangeNotifier(BackgroundThread):
 
     name = "change-notifier"
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, sender: str):
         super().__init__()
         self.url = conninfo(url)
+        self.sender = sender
         self._pending = threading.Event()
 
     def committed(self, _written: object) -> None:
@@ -51,21 +53,22 @@ class ChangeNotifier(BackgroundThread):
                         self._pending.wait()
                         self._pending.clear()
                         if not self.stopping.is_set():
-                            conn.execute(f"NOTIFY {CHANNEL}")
+                            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.sender))
             except psycopg.Error as err:
                 repeated.log(logging.WARNING, "change notifier lost its connection; retrying", error=err)
                 self.stopping.wait(RECONNECT_DELAY)
 
 
 class ChangeListener(BackgroundThread):
-    """Calls `on_change()` whenever any process (this one included) has committed a change."""
+    """Calls `on_change()` whenever another process (any whose notifier is not `own_sender`) committed."""
 
     name = "change-listener"
 
-    def __init__(self, url: str, on_change: Callable[[], None]):
+    def __init__(self, url: str, on_change: Callable[[], None], own_sender: str = ""):
         super().__init__()
         self.url = conninfo(url)
         self.on_change = on_change
+        self.own_sender = own_sender
         self.listening = threading.Event()
 
     def run(self) -> None:
@@ -75,8 +78,9 @@ class ChangeListener(BackgroundThread):
                     conn.execute(f"LISTEN {CHANNEL}")
                     self.listening.set()
                     while not self.stopping.is_set():
-                        for _ in conn.notifies(timeout=0.5, stop_after=1):
-                            self.on_change()
+                        for note in conn.notifies(timeout=0.5, stop_after=1):
+                            if not self.own_sender or note.payload != self.own_sender:
+                                self.on_change()
             except psycopg.Error as err:
                 self.listening.clear()
                 repeated.log(
