@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from app.apply.compare import Comparison, compare
@@ -19,6 +18,7 @@ from app.apply.managed import (
 )
 from app.apply.typed import reconcile_with_schema
 from app.apply.typeinfo import TypeNode
+from app.apply.values import json_copy
 from app.schema.types import Struct
 
 
@@ -28,7 +28,7 @@ def meta_of(obj: Any) -> dict[str, Any]:
 
 
 def without_managed_fields(obj: Any) -> Any:
-    out = copy.deepcopy(obj) if obj is not None else {}
+    out = json_copy(obj) if obj is not None else {}
     if isinstance(out, dict) and isinstance(out.get("metadata"), dict):
         out["metadata"].pop("managedFields", None)
     return out
