@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from app.registry.informer import Change
     from app.registry.store import Registry
     from app.storage.hub import WatchHub
-    from app.storage.store import Stored
 
 T = TypeVar("T")
 
@@ -67,7 +66,7 @@ class ConfigurationSource(Generic[T]):
     def _changed(self, _change: Change | None) -> None:
         self._changes += 1
 
-    def _written_here(self, written: list[Stored]) -> None:
+    def _written_here(self, written: list[Change]) -> None:
         if any(stored.key.startswith(self.prefix) for stored in written):
             self._changed(None)
 

@@ -65,14 +65,22 @@ class GarbageCollector(Controller):
         super().__init__(ctx)
         self.kinds: list[ResourceType] = []
         self.by_kind: dict[tuple[str, str], ResourceType] = {}
+        #: uids some object named as its owner at the last sync (None before the first)
+        self.owners: set[str] | None = None
 
     def watched_keys(self) -> list[str]:
         return ["/"]  # every stored object may own or depend on another
 
     def relevant(self, change: Change) -> bool:
-        """Only what can change the ownership graph: a deletion (an owner may be gone), or an object that has
-        owners or is being deleted. A write of an unowned, live object (most writes) needs no scan."""
-        return change.type == "DELETED" or '"ownerReferences"' in change.data or '"deletionTimestamp"' in change.data
+        """Only what can change the ownership graph: an object that has owners or is being deleted, or the
+        deletion of an owner. A write of an unowned, live object (most writes) needs no scan, nor does the
+        deletion of an object nobody owned at the last sync (one they name since then was itself relevant:
+        a sync follows it)."""
+        if '"ownerReferences"' in change.data or '"deletionTimestamp"' in change.data:
+            return True
+        if change.type != "DELETED":
+            return False
+        return self.owners is None or _uid_of(change.data) in self.owners
 
     def sync(self) -> None:
         # read per sync: custom kinds come and go with their definitions (the live catalog)
@@ -84,6 +92,7 @@ class GarbageCollector(Controller):
         for item in items:
             for ref in item.refs():
                 dependents.setdefault(str(ref.get("uid", "")), []).append(item)
+        self.owners = set(dependents)
         for item in items:
             if item.refs():
                 self._follow_owners(item, by_uid)
@@ -173,3 +182,12 @@ class GarbageCollector(Controller):
             self.client.update(item.rt, item.namespace, updated)
         except (Conflict, NotFound):
             pass  # changed meanwhile: the next sync looks again
+
+
+def _uid_of(text: str) -> str | None:
+    try:
+        md = orjson.loads(text).get("metadata")
+    except (orjson.JSONDecodeError, AttributeError):
+        return None
+    uid = md.get("uid") if isinstance(md, dict) else None
+    return uid if isinstance(uid, str) else None

@@ -8,7 +8,7 @@ import threading
 import orjson
 
 from app.storage.hub import Subscription, WatchHub
-from app.storage.store import Change, Storage, Stored
+from app.storage.store import Change, Storage
 
 
 class LiveNamespaces:
@@ -36,7 +36,7 @@ class LiveNamespaces:
                 self._subscription = self.hub.follow(self.prefix, page.revision, self._changed)
             return self._subscription
 
-    def _written_here(self, written: list[Stored]) -> None:
+    def _written_here(self, written: list[Change]) -> None:
         """A namespace this process just changed is read from the store until the change log reaches it."""
         for stored in written:
             if stored.key.startswith(self.prefix):

@@ -100,7 +100,9 @@ class WatchHub:
         self._errors = RepeatedErrors(log)
         self._last = 0
         self._thread: threading.Thread | None = None
-        storage.on_commit(lambda _written: self._wakeup.set())
+        #: this process's committed changes not yet dispatched (deque appends and pops are atomic)
+        self._written_here: collections.deque[Change] = collections.deque()
+        storage.on_commit(self._committed_here)
 
     def start(self) -> None:
         with self._lock:
@@ -221,6 +223,25 @@ class WatchHub:
     def poke(self) -> None:
         self._wakeup.set()
 
+    def _committed_here(self, written: list[Change]) -> None:
+        if self._thread is not None:
+            self._written_here.extend(written)
+        self._wakeup.set()
+
+    def _next_from_here(self) -> list[Change]:
+        """The changes this process wrote that directly follow the last dispatched one: as the change log holds
+        them (commit order is revision order), so they need no read. Anything else is read from the log."""
+        written = self._written_here
+        found: dict[int, Change] = {}
+        while written:
+            change = written.popleft()
+            if change.rv > self._last:
+                found[change.rv] = change
+        batch: list[Change] = []
+        while self._last + len(batch) + 1 in found:
+            batch.append(found[self._last + len(batch) + 1])
+        return batch
+
     def _candidates(self, key: str) -> list[Subscription]:
         """The subscriptions whose prefix may hold `key` (each checks the prefix and revision itself)."""
         found = list(self._scanned)
@@ -244,7 +265,7 @@ class WatchHub:
 
     def _drain(self) -> None:
         while True:
-            batch = self.storage.changes_after(self._last, limit=500)
+            batch = self._next_from_here() or self.storage.changes_after(self._last, limit=500)
             if not batch:
                 return
             with self._lock:

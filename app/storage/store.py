@@ -232,7 +232,7 @@ class Storage:
         database = self.engine.dialect.name
         self._sql: dict[str, str] = {sql: for_driver(sql, database) for sql in _DRIVER_STATEMENTS}
         self._writers = WriterQueue(make_url(url).database) if self.is_sqlite else contextlib.nullcontext()
-        self._listeners: list[Callable[[list[Stored]], None]] = []
+        self._listeners: list[Callable[[list[Change]], None]] = []
 
     # -- engine and transactions -------------------------------------------------------------
 
@@ -281,12 +281,13 @@ class Storage:
             with conn.begin():
                 yield conn
 
-    def on_commit(self, listener: Callable[[list[Stored]], None]) -> None:
-        """Call listener(what was written) after each local write commits, in the writing thread, before the
-        writer answers (wakes the watch hub; views kept from the change log see this process's writes at once)."""
+    def on_commit(self, listener: Callable[[list[Change]], None]) -> None:
+        """Call listener(the changes written, as the change log holds them) after each local write commits, in the
+        writing thread, before the writer answers (the watch hub delivers them; views kept from the change log
+        see this process's writes at once)."""
         self._listeners.append(listener)
 
-    def _committed(self, written: list[Stored]) -> None:
+    def _committed(self, written: list[Change]) -> None:
         for listener in self._listeners:
             listener(written)
 
@@ -459,9 +460,9 @@ class Storage:
                 rv = self._write_in_one_statement(kind, key, marked, expected)
         except IntegrityError as exc:
             raise KeyExists(key) from exc
-        written = Stored(key, rv, with_revision(marked, rv))
-        self._committed([written])
-        return written
+        data = with_revision(marked, rv)
+        self._committed([Change(rv, key, kind, data, expected.data if expected is not None else None)])
+        return Stored(key, rv, data)
 
     def _write_in_one_statement(self, kind: str, key: str, marked: str, expected: Stored | None) -> int:
         params = {
@@ -503,6 +504,7 @@ class Storage:
         """delete() of each object in one transaction (a revision and a DELETED event each); objects gone or
         changed since they were read are skipped. Returns what was deleted."""
         deleted: builtins.list[Stored] = []
+        logged: builtins.list[Change] = []
         sql = self._sql
         with self._write_transaction() as cursor:
             if not self.is_sqlite:
@@ -516,8 +518,9 @@ class Storage:
                     data = with_revision(encode_marked(orjson.loads(stored.data)), rv)
                     self._log(cursor, rv, stored.key, DELETED, data, stored.data)
                     deleted.append(Stored(stored.key, rv, data))
-        if deleted:
-            self._committed(deleted)
+                    logged.append(Change(rv, stored.key, DELETED, data, stored.data))
+        if logged:
+            self._committed(logged)
         return deleted
 
     def _why_not(self, cursor: Any, key: str) -> StorageError:
