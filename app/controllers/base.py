@@ -278,7 +278,7 @@ class ControllerLoop(BackgroundThread):
         prefixes = self.controller.watched_keys()
         if self.controller.ctx.hub is None or not prefixes:
             return
-        self._feed = ChangeFeed(self.controller.ctx.registry, prefixes)
+        self._feed = ChangeFeed(self.controller.ctx.registry, prefixes, accepts=self.controller.relevant)
         self._feed.open()
 
     def _unsubscribe(self) -> None:
@@ -293,7 +293,7 @@ class ControllerLoop(BackgroundThread):
         if feed is None:
             self.stopping.wait(timeout)
             return False
-        return any(self.controller.relevant(change) for change in feed.take(timeout))
+        return bool(feed.take(timeout))  # only relevant changes reach the feed
 
 
 def _monotonic() -> float:

@@ -43,14 +43,21 @@ class _Following:
 
 
 class ChangeFeed(_Following):
-    """The changes of the objects under the prefixes, for a consumer's own thread."""
+    """The changes of the objects under the prefixes that `accepts` (all without it), for a consumer's own
+    thread; `accepts` runs in the hub's thread, so the consumer is not woken for the others."""
+
+    def __init__(
+        self, registry: Registry, prefixes: Sequence[str], accepts: Callable[[Change], bool] | None = None
+    ) -> None:
+        super().__init__(registry, prefixes)
+        self.accepts = accepts
 
     def open(self) -> int:
         """Follow from now on; returns the revision it starts after. List after opening: a change made while
         listing then comes twice at worst, never not at all."""
         self.close()
         start = self.registry.storage.current_revision()
-        self._sub, _backlog = self.hub.subscribe(self.prefixes, start)
+        self._sub, _backlog = self.hub.subscribe(self.prefixes, start, accepts=self.accepts)
         return start
 
     def take(self, timeout: float) -> list[Change]:

@@ -39,9 +39,14 @@ class Subscription:
     closed: bool = False
     #: called after each offer instead of notifying the condition (a fan-out writer's wake-up)
     listener: Callable[[], None] | None = None
+    #: the changes wanted among those under the prefixes (None: all); asked in the hub's thread, so a reader
+    #: is not woken for the rest
+    accepts: Callable[[Change], bool] | None = None
 
     def offer(self, change: Change) -> None:
         if change.rv <= self.floor or not change.key.startswith(self.prefixes):
+            return
+        if self.accepts is not None and not self._accepted(change):
             return
         listener = self.listener
         if listener is not None:  # served by a writer that is told, not by a thread waiting on the condition
@@ -51,6 +56,14 @@ class Subscription:
         with self.cond:
             self._enqueue(change)
             self.cond.notify()
+
+    def _accepted(self, change: Change) -> bool:
+        assert self.accepts is not None
+        try:
+            return self.accepts(change)
+        except Exception:  # a filter's fault must not stop the hub: the reader sees the change
+            log.exception("a subscription's filter failed on %s; delivering the change", change.key)
+            return True
 
     def _enqueue(self, change: Change) -> None:
         if len(self.queue) >= self.max_queue:
@@ -145,18 +158,22 @@ class WatchHub:
         return len(self._subs)
 
     def subscribe(
-        self, prefixes: str | Sequence[str], after: int, max_queue: int | None = None
+        self,
+        prefixes: str | Sequence[str],
+        after: int,
+        max_queue: int | None = None,
+        accepts: Callable[[Change], bool] | None = None,
     ) -> tuple[Subscription, list[Change]]:
         """Subscribe to changes under one or several key prefixes after revision `after`.
 
         Returns the subscription and the backlog (changes after `after` the hub had already
         dispatched); live events follow in the subscription, at most `max_queue` of them unread (then it
-        is marked overflowed). Raises RevisionCompacted.
+        is marked overflowed); with `accepts`, only the changes it accepts. Raises RevisionCompacted.
         """
         self.start()
         with self._lock:
             floor = max(self._last, after)
-            sub = Subscription(distinct_prefixes(prefixes), floor, max_queue or self.max_queue)
+            sub = Subscription(distinct_prefixes(prefixes), floor, max_queue or self.max_queue, accepts=accepts)
             self._subs.add(sub)
             if all(prefix.endswith("/") for prefix in sub.prefixes):  # found by lookup, once per change
                 for prefix in sub.prefixes:
@@ -164,7 +181,7 @@ class WatchHub:
             else:
                 self._scanned.add(sub)
         try:
-            backlog = self._backlog(sub.prefixes, after, floor)
+            backlog = [c for c in self._backlog(sub.prefixes, after, floor) if accepts is None or accepts(c)]
         except BaseException:
             self.unsubscribe(sub)
             raise

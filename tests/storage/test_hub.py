@@ -155,3 +155,23 @@ def test_interleaved_writers_of_two_processes_give_the_exact_history(database_ur
     assert as_seen == [(c.rv, c.key, c.type, c.data, c.prev) for c in logged]
     hub.stop()
     other.dispose()
+
+
+def test_a_filtered_subscription_gets_only_what_it_accepts_and_a_failing_filter_delivers(
+    storage: Storage, hub: WatchHub
+) -> None:
+    def accepts(change) -> bool:
+        if change.key.endswith("boom"):
+            raise ValueError("a filter's bug")
+        return change.key.endswith("-wanted") or change.key.endswith("boom")
+
+    start = storage.current_revision()
+    storage.create("/f/a-wanted", {"metadata": {"name": "a"}})
+    storage.create("/f/b", {"metadata": {"name": "b"}})
+    hub.start()
+    sub, backlog = hub.subscribe("/f/", start, accepts=accepts)
+    assert [c.key for c in backlog] == ["/f/a-wanted"]
+    for name in ("c", "d-wanted", "boom", "e-wanted"):
+        storage.create(f"/f/{name}", {"metadata": {"name": name}})
+    assert [c.key for c in take_until(sub, 3)] == ["/f/d-wanted", "/f/boom", "/f/e-wanted"]
+    assert sub.take(0.2) == []
