@@ -53,6 +53,17 @@ def driver_cursor(engine: Engine) -> Iterator[Any]:
         pooled.close()
 
 
+@contextlib.contextmanager
+def driver_errors(engine: Engine, dbapi_connection: Any) -> Iterator[None]:
+    """Driver errors raised as SQLAlchemy's, for statements run on the driver's cursor of a connection
+    SQLAlchemy holds (its transaction ends it, and drops it when broken)."""
+    dialect = engine.dialect
+    try:
+        yield
+    except dialect.loaded_dbapi.Error as exc:
+        raise _as_sqlalchemy(exc, dialect, dialect.is_disconnect(exc, dbapi_connection, None)) from exc
+
+
 def _as_sqlalchemy(exc: Exception, dialect: Any, gone: bool) -> StatementError:
     return DBAPIError.instance(
         None, None, exc, dialect.loaded_dbapi.Error, connection_invalidated=gone, dialect=dialect

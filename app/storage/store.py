@@ -27,7 +27,7 @@ from sqlalchemy.exc import DisconnectionError, IntegrityError
 
 from app.background import BackgroundThread
 from app.logs import RepeatedErrors
-from app.storage.dbapi import driver_cursor, for_driver
+from app.storage.dbapi import driver_cursor, driver_errors, for_driver
 from app.storage.models import changes, objects, sequence
 
 repeated_compaction_errors = RepeatedErrors(logging.getLogger(__name__))
@@ -354,15 +354,31 @@ class Storage:
     def _current_rows(
         self, conn: Connection, lo: str, lo_inclusive: bool, hi: str, max_rv: int | None, limit: int | None
     ) -> builtins.list[Stored]:
-        query = sa.select(objects.c.key, objects.c.rv, objects.c.data).where(
-            self._range(objects.c.key, lo, lo_inclusive, hi)
-        )
+        """Read on the driver's cursor, in `conn`'s transaction: for thousands of rows SQLAlchemy's row objects
+        cost twice the query."""
+        sql = f"SELECT key, rv, data FROM objects WHERE key {'>=' if lo_inclusive else '>'} :lo AND key < :hi"
+        params: dict[str, Any] = {"lo": lo, "hi": hi}
         if max_rv is not None:
-            query = query.where(objects.c.rv <= max_rv)
-        query = query.order_by(objects.c.key)
+            sql += " AND rv <= :max_rv"
+            params["max_rv"] = max_rv
+        sql += " ORDER BY key"
         if limit is not None:
-            query = query.limit(limit + 1)
-        return [Stored(r.key, r.rv, r.data) for r in conn.execute(query)]
+            sql += " LIMIT :n"
+            params["n"] = limit + 1
+        dbapi_connection = conn.connection.dbapi_connection
+        with driver_errors(self.engine, dbapi_connection):
+            cursor = dbapi_connection.cursor()  # type: ignore[union-attr]
+            try:
+                cursor.execute(self._driver_sql(sql), params)
+                return [Stored(key, rv, data) for key, rv, data in cursor.fetchall()]
+            finally:
+                cursor.close()
+
+    def _driver_sql(self, sql: str) -> str:
+        found = self._sql.get(sql)
+        if found is None:
+            found = self._sql.setdefault(sql, for_driver(sql, self.engine.dialect.name))
+        return found
 
     def _first_changes_after(self, revision: int, lo: str, lo_inclusive: bool, hi: str) -> Any:
         """Per key in range: its first change after `revision` (its state then is that change's prev)."""
