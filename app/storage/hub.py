@@ -241,7 +241,7 @@ class WatchHub:
         self._wakeup.set()
 
     def _committed_here(self, written: list[Change]) -> None:
-        if self._thread is not None:
+        if self._thread is not None and not self._stop.is_set():  # kept only while a thread takes them
             self._written_here.extend(written)
         self._wakeup.set()
 
