@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import logging
+import operator
 import threading
 import time
 import uuid
@@ -383,6 +384,10 @@ def install_observability(app: Flask) -> Step:
     return Step("observe", observe_request, observe_response, observe_panic)
 
 
+#: resource_labels() as values, in the order of the request metrics' labels
+_resource_label_values = operator.itemgetter("group", "version", "resource", "subresource", "scope")
+
+
 def _watch_labels(group: str, version: str, kind: str) -> dict[str, str]:
     return {"group": group, "version": version, "kind": kind}
 
@@ -455,14 +460,7 @@ def _finisher(
         state.finished = True
         elapsed = time.monotonic() - state.started
         metrics = obs.metrics
-        group, version, resource, subresource, scope = (
-            labels["group"],
-            labels["version"],
-            labels["resource"],
-            labels["subresource"],
-            labels["scope"],
-        )
-        where = (group, version, resource, subresource, scope, COMPONENT)
+        where = (*_resource_label_values(labels), COMPONENT)
         child(metrics.request_total, verb, dry_run, *where, str(code)).inc()
         child(metrics.request_duration, verb, dry_run, *where).observe(elapsed)
         if size is not None:

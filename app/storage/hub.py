@@ -46,7 +46,7 @@ class Subscription:
     def offer(self, change: Change) -> None:
         if change.rv <= self.floor or not change.key.startswith(self.prefixes):
             return
-        if self.accepts is not None and not self._accepted(change):
+        if not self.wants(change):
             return
         listener = self.listener
         if listener is not None:  # served by a writer that is told, not by a thread waiting on the condition
@@ -57,8 +57,10 @@ class Subscription:
             self._enqueue(change)
             self.cond.notify()
 
-    def _accepted(self, change: Change) -> bool:
-        assert self.accepts is not None
+    def wants(self, change: Change) -> bool:
+        """What `accepts` says of a change under the prefixes (yes without it)."""
+        if self.accepts is None:
+            return True
         try:
             return self.accepts(change)
         except Exception:  # a filter's fault must not stop the hub: the reader sees the change
@@ -181,7 +183,7 @@ class WatchHub:
             else:
                 self._scanned.add(sub)
         try:
-            backlog = [c for c in self._backlog(sub.prefixes, after, floor) if accepts is None or accepts(c)]
+            backlog = [c for c in self._backlog(sub.prefixes, after, floor) if sub.wants(c)]
         except BaseException:
             self.unsubscribe(sub)
             raise
@@ -255,8 +257,10 @@ class WatchHub:
             if change.rv > self._last:
                 found[change.rv] = change
         batch: list[Change] = []
-        while self._last + len(batch) + 1 in found:
-            batch.append(found[self._last + len(batch) + 1])
+        rv = self._last + 1
+        while rv in found:
+            batch.append(found[rv])
+            rv += 1
         return batch
 
     def _candidates(self, key: str) -> list[Subscription]:

@@ -64,7 +64,7 @@ class ChangeListener(BackgroundThread):
 
     name = "change-listener"
 
-    def __init__(self, url: str, on_change: Callable[[], None], own_sender: str = ""):
+    def __init__(self, url: str, on_change: Callable[[], None], own_sender: str):
         super().__init__()
         self.url = conninfo(url)
         self.on_change = on_change
@@ -79,7 +79,7 @@ class ChangeListener(BackgroundThread):
                     self.listening.set()
                     while not self.stopping.is_set():
                         for note in conn.notifies(timeout=0.5, stop_after=1):
-                            if not self.own_sender or note.payload != self.own_sender:
+                            if note.payload != self.own_sender:
                                 self.on_change()
             except psycopg.Error as err:
                 self.listening.clear()

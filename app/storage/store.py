@@ -158,19 +158,10 @@ _CHANGES_AFTER = (
     "SELECT c.rv, c.key, c.type, c.data, c.prev, s.compacted FROM sequence s "
     "LEFT JOIN changes c ON c.rv > :after AND c.rv <= :upto ORDER BY c.rv LIMIT :lim"
 )
-_DRIVER_STATEMENTS = (
-    _GET,
-    _REVISION,
-    _COMPACTED,
-    _NEXT_REVISION,
-    _TAKE_REVISION_ROW,
-    _INSERT_OBJECT,
-    _UPDATE_OBJECT,
-    _DELETE_OBJECT,
-    _INSERT_CHANGE,
-    _CHANGES_AFTER,
-    *_PG_WRITES.values(),
-)
+# compaction: the newest change older than the horizon, then the log up to it goes
+_NEWEST_OLD = "SELECT max(rv) FROM changes WHERE created_at < :horizon"
+_DROP_CHANGES = "DELETE FROM changes WHERE rv <= :upto"
+_SET_COMPACTED = "UPDATE sequence SET compacted = :upto WHERE id = 1"
 
 
 #: a pooled connection unused for longer is checked with a round trip before use (a busy one is not:
@@ -229,8 +220,7 @@ class Storage:
         self.clock = clock
         self.is_sqlite = url.startswith("sqlite")
         self.engine = self._make_engine(url)
-        database = self.engine.dialect.name
-        self._sql: dict[str, str] = {sql: for_driver(sql, database) for sql in _DRIVER_STATEMENTS}
+        self._sql: dict[str, str] = {}  # statement with `:name` parameters -> as the driver takes it
         self._writers = WriterQueue(make_url(url).database) if self.is_sqlite else contextlib.nullcontext()
         self._listeners: list[Callable[[list[Change]], None]] = []
 
@@ -238,7 +228,7 @@ class Storage:
 
     def _make_engine(self, url: str) -> Engine:
         if not self.is_sqlite:
-            # single statements run in autocommit (one round trip, no BEGIN/ROLLBACK); _tx sets its own level
+            # single statements run in autocommit (one round trip, no BEGIN/ROLLBACK); a list's snapshot sets its level
             engine = sa.create_engine(url, pool_size=10, max_overflow=40, isolation_level="AUTOCOMMIT")
             _ping_when_idle(engine)
             return engine
@@ -262,22 +252,19 @@ class Storage:
         return engine
 
     @contextlib.contextmanager
-    def _tx(self, write: bool) -> Iterator[Connection]:
-        """A transaction: a consistent snapshot for reads, serialised for writes on SQLite."""
+    def _snapshot(self) -> Iterator[Connection]:
+        """A read transaction over a consistent snapshot (REPEATABLE READ; SQLite: a deferred transaction)."""
         if self.is_sqlite:
-            with self.engine.connect() as conn, self._writers if write else contextlib.nullcontext():
+            with self.engine.connect() as conn:
                 conn = conn.execution_options(isolation_level="AUTOCOMMIT")
-                conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+                conn.exec_driver_sql("BEGIN")
                 try:
                     yield conn
-                except BaseException:
-                    conn.exec_driver_sql("ROLLBACK")
-                    raise
-                conn.exec_driver_sql("COMMIT")
+                finally:
+                    conn.exec_driver_sql("ROLLBACK")  # nothing was written
             return
-        level = "READ COMMITTED" if write else "REPEATABLE READ"
         with self.engine.connect() as conn:
-            conn = conn.execution_options(isolation_level=level)
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
             with conn.begin():
                 yield conn
 
@@ -299,10 +286,17 @@ class Storage:
     def ping(self) -> None:
         self.current_revision()
 
+    def _statement(self, sql: str) -> str:
+        """`sql` as the driver takes it (translated once per statement)."""
+        found = self._sql.get(sql)
+        if found is None:
+            found = self._sql.setdefault(sql, for_driver(sql, self.engine.dialect.name))
+        return found
+
     def _one(self, sql: str, params: dict[str, Any] | None = None) -> Any:
         """The first row of one statement run alone (PostgreSQL: autocommit; SQLite: its own snapshot)."""
         with driver_cursor(self.engine) as cursor:
-            cursor.execute(self._sql[sql], params or {})
+            cursor.execute(self._statement(sql), params or {})
             return cursor.fetchone()
 
     def current_revision(self) -> int:
@@ -330,7 +324,7 @@ class Storage:
         lo_inclusive = start_after is None
         lo = start_after if start_after is not None else prefix
         hi = prefix_end(prefix)
-        with self._tx(write=False) as conn:
+        with self._snapshot() as conn:
             current = conn.execute(sa.select(sequence.c.rv)).scalar_one()
             if NUL in lo or NUL in hi:  # no stored key holds one: nothing to list (PostgreSQL refuses the query)
                 return Page([], current if revision is None else revision, False, None)
@@ -369,16 +363,10 @@ class Storage:
         with driver_errors(self.engine, dbapi_connection):
             cursor = dbapi_connection.cursor()  # type: ignore[union-attr]
             try:
-                cursor.execute(self._driver_sql(sql), params)
+                cursor.execute(self._statement(sql), params)
                 return [Stored(key, rv, data) for key, rv, data in cursor.fetchall()]
             finally:
                 cursor.close()
-
-    def _driver_sql(self, sql: str) -> str:
-        found = self._sql.get(sql)
-        if found is None:
-            found = self._sql.setdefault(sql, for_driver(sql, self.engine.dialect.name))
-        return found
 
     def _first_changes_after(self, revision: int, lo: str, lo_inclusive: bool, hi: str) -> Any:
         """Per key in range: its first change after `revision` (its state then is that change's prev)."""
@@ -427,7 +415,7 @@ class Storage:
         """Change-log rows after `revision` (and at most `upto`), oldest first."""
         params = {"after": revision, "upto": upto if upto is not None else _NEWEST, "lim": limit}
         with driver_cursor(self.engine) as cursor:
-            cursor.execute(self._sql[_CHANGES_AFTER], params)
+            cursor.execute(self._statement(_CHANGES_AFTER), params)
             rows = cursor.fetchall()
         compacted = rows[0][5]
         if revision < compacted:
@@ -452,7 +440,7 @@ class Storage:
 
     def _log(self, cursor: Any, rv: int, key: str, kind: str, data: str, prev: str | None) -> None:
         params = {"rv": rv, "key": key, "type": kind, "data": data, "prev": prev, "now": self.clock()}
-        cursor.execute(self._sql[_INSERT_CHANGE], params)
+        cursor.execute(self._statement(_INSERT_CHANGE), params)
 
     def create(self, key: str, obj: dict) -> Stored:
         return self._write(ADDED, key, encode_marked(obj), None)
@@ -490,27 +478,27 @@ class Storage:
             "expected": expected.rv if expected is not None else None,
         }
         with driver_cursor(self.engine) as cursor:
-            cursor.execute(self._sql[_PG_WRITES[kind]], params)
+            cursor.execute(self._statement(_PG_WRITES[kind]), params)
             row = cursor.fetchone()
             if row is None:
                 raise self._why_not(cursor, key)
             return row[0]
 
     def _write_in_transaction(self, kind: str, key: str, marked: str, expected: Stored | None) -> int:
-        sql = self._sql
+        sql = self._statement
         with self._write_transaction() as cursor:
-            cursor.execute(sql[_NEXT_REVISION])
+            cursor.execute(sql(_NEXT_REVISION))
             rv = cursor.fetchone()[0]
             data = with_revision(marked, rv)
             if kind == ADDED:
-                cursor.execute(sql[_INSERT_OBJECT], {"key": key, "rv": rv, "data": data})
+                cursor.execute(sql(_INSERT_OBJECT), {"key": key, "rv": rv, "data": data})
             else:
                 assert expected is not None
                 if kind == MODIFIED:
                     params = {"key": key, "expected": expected.rv, "new_rv": rv, "new_data": data}
-                    cursor.execute(sql[_UPDATE_OBJECT], params)
+                    cursor.execute(sql(_UPDATE_OBJECT), params)
                 else:
-                    cursor.execute(sql[_DELETE_OBJECT], {"key": key, "expected": expected.rv})
+                    cursor.execute(sql(_DELETE_OBJECT), {"key": key, "expected": expected.rv})
                 if not cursor.rowcount:
                     raise self._why_not(cursor, key)
             self._log(cursor, rv, key, kind, data, expected.data if expected is not None else None)
@@ -519,28 +507,26 @@ class Storage:
     def delete_many(self, expected: builtins.list[Stored]) -> builtins.list[Stored]:
         """delete() of each object in one transaction (a revision and a DELETED event each); objects gone or
         changed since they were read are skipped. Returns what was deleted."""
-        deleted: builtins.list[Stored] = []
         logged: builtins.list[Change] = []
-        sql = self._sql
+        sql = self._statement
         with self._write_transaction() as cursor:
             if not self.is_sqlite:
                 # the revision row first, as every writer takes it, so a concurrent write cannot wait on us crosswise
-                cursor.execute(sql[_TAKE_REVISION_ROW])
+                cursor.execute(sql(_TAKE_REVISION_ROW))
             for stored in expected:
-                cursor.execute(sql[_DELETE_OBJECT], {"key": stored.key, "expected": stored.rv})
+                cursor.execute(sql(_DELETE_OBJECT), {"key": stored.key, "expected": stored.rv})
                 if cursor.rowcount:
-                    cursor.execute(sql[_NEXT_REVISION])
+                    cursor.execute(sql(_NEXT_REVISION))
                     rv = cursor.fetchone()[0]
                     data = with_revision(encode_marked(orjson.loads(stored.data)), rv)
                     self._log(cursor, rv, stored.key, DELETED, data, stored.data)
-                    deleted.append(Stored(stored.key, rv, data))
                     logged.append(Change(rv, stored.key, DELETED, data, stored.data))
         if logged:
             self._committed(logged)
-        return deleted
+        return [Stored(change.key, change.rv, change.data) for change in logged]
 
     def _why_not(self, cursor: Any, key: str) -> StorageError:
-        cursor.execute(self._sql[_GET], {"key": key})
+        cursor.execute(self._statement(_GET), {"key": key})
         return RevisionMismatch(key) if cursor.fetchone() else KeyNotFound(key)
 
     # -- compaction ----------------------------------------------------------------------------
@@ -548,15 +534,16 @@ class Storage:
     def compact(self, now: float | None = None) -> int:
         """Drop change-log rows older than the history window; return the new compaction mark."""
         horizon = (now if now is not None else self.clock()) - self.history_window
-        with self._tx(write=True) as conn:
-            newest_old = conn.execute(
-                sa.select(sa.func.max(changes.c.rv)).where(changes.c.created_at < horizon)
-            ).scalar()
-            compacted = conn.execute(sa.select(sequence.c.compacted)).scalar_one()
+        sql = self._statement
+        with self._write_transaction() as cursor:
+            cursor.execute(sql(_NEWEST_OLD), {"horizon": horizon})
+            newest_old = cursor.fetchone()[0]
+            cursor.execute(sql(_COMPACTED))
+            compacted = cursor.fetchone()[0]
             if newest_old is None or newest_old <= compacted:
                 return compacted
-            conn.execute(sa.delete(changes).where(changes.c.rv <= newest_old))
-            conn.execute(sa.update(sequence).where(sequence.c.id == 1).values(compacted=newest_old))
+            cursor.execute(sql(_DROP_CHANGES), {"upto": newest_old})
+            cursor.execute(sql(_SET_COMPACTED), {"upto": newest_old})
         return newest_old
 
 
