@@ -6,13 +6,16 @@ the loop does the handshake and reads the request head on non-blocking sockets, 
 (--read-header-timeout), and hands complete heads to the thread pool (gunicorn's parser still parses them).
 A streaming response may take its connection (`orch.detach`): its socket goes to the watch fan-out writer
 (app/api/fanout.py), the thread returns to the pool, and the writer gives the connection back to the loop
-(kept alive) or has it closed when the stream ends. See docs/connections.md.
+(kept alive) or has it closed when the stream ends. A thread that answered the only request in flight waits a
+moment for the same client's next head itself (a client that sends requests in turn skips two hand-offs
+through the loop per request). See docs/connections.md.
 """
 
 from __future__ import annotations
 
 import errno
 import resource
+import select
 import selectors
 import signal
 import socket
@@ -46,6 +49,8 @@ HEAD_READ_LIMIT = REQUEST_LINE_LIMIT + 256 * 1024
 HEAD_ENDS = (b"\r\n\r\n", b"\n\n")
 #: seconds between heartbeats to the master (far below the worker timeout)
 HEARTBEAT_INTERVAL = 1.0
+#: seconds a thread that answered the only request in flight waits for that client's next request head
+LINGER = 0.005
 DETACHED = object()  # handle_request's result: the response took the connection
 PLAIN_HTTP_ANSWER = b"HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n"
 #: the reference's answer when its in-flight limit is reached: plain text, not a Status
@@ -112,6 +117,7 @@ class ApiConn(TConn):
         self.deadline = 0.0
         self.handshaking = False
         self.counted: str | None = None  # the in-flight limit this request counts against
+        self.resume: Callable[[], None] | None = None  # what the loop does next, when a thread left it mid-way
 
     def init(self) -> None:
         """Called by gunicorn before each request it parses: the head read so far goes first."""
@@ -135,6 +141,7 @@ class ApiWorker(ThreadWorker):
         self.receiving: dict[ApiConn, None] = {}  # in deadline order (one timeout for all)
         self.inflight = {"readOnly": 0, "mutating": 0}  # requests queued for or running on a thread
         self.inflight_lock = threading.Lock()
+        self.lingering = 0  # threads waiting for their client's next request (LINGER)
         self._last_heartbeat = -HEARTBEAT_INTERVAL
 
     def notify(self) -> None:
@@ -242,23 +249,37 @@ class ApiWorker(ThreadWorker):
         self.enqueue_req(conn)
 
     def _admit(self, conn: ApiConn) -> bool:
-        """Count the request against its in-flight limit (long-running ones are not counted), or refuse it."""
+        """Count the request against its in-flight limit, or refuse it (on the loop)."""
+        refusal = self._count(conn)
+        if refusal is None:
+            return True
+        self._turn_away(conn, refusal)
+        return False
+
+    def _count(self, conn: ApiConn) -> tuple[str, Any, Any] | None:
+        """Count the request against its in-flight limit (long-running ones are not counted); when the limit is
+        reached, what the refusal is counted as (method, attributes, query)."""
         from app import observability
 
         method, target = request_line(bytes(conn.head[:8192]))
         attrs, args = observability.line_attributes(method, target)
         if observability.is_long_running(attrs):
-            return True
+            return None
         kind = observability.request_kind(method)
         limit = self.inflight_limits.get(kind, 0)
-        if limit and self.inflight[kind] >= limit:
-            observability.count_request_termination(getattr(self, "app_wsgi", None), method, attrs, args, 429)
-            self._refuse(conn)
-            return False
         with self.inflight_lock:
+            if limit and self.inflight[kind] >= limit:
+                return method, attrs, args
             self.inflight[kind] += 1
         conn.counted = kind
-        return True
+        return None
+
+    def _turn_away(self, conn: ApiConn, refusal: tuple[str, Any, Any]) -> None:
+        from app import observability
+
+        method, attrs, args = refusal
+        observability.count_request_termination(getattr(self, "app_wsgi", None), method, attrs, args, 429)
+        self._refuse(conn)
 
     def _refuse(self, conn: ApiConn) -> None:
         """The in-flight limit is reached: 429 at once instead of a place in an unbounded queue."""
@@ -330,6 +351,59 @@ class ApiWorker(ThreadWorker):
 
     # -- the threads' side: requests, and responses that take their connection -------------------------
 
+    def handle(self, conn: Any) -> Any:
+        """gunicorn's handling of one request; then, while it was the only request in flight here, this thread
+        waits up to LINGER for the client's next request and serves it too."""
+        result = super().handle(conn)
+        while result is True and self._linger_begins():
+            try:
+                head = self._next_head(conn)
+            finally:
+                with self.inflight_lock:
+                    self.lingering -= 1
+            if head is not True:
+                if head is None:  # the client closed, or its connection broke
+                    return False
+                if conn.head:  # part of a head: the loop reads on, under the head deadline
+                    conn.resume = partial(self._receive, conn)
+                return result
+            refusal = self._count(conn)
+            if refusal is not None:  # over the in-flight limit: the loop answers 429
+                conn.resume = partial(self._turn_away, conn, refusal)
+                return result
+            result = super().handle(conn)
+        return result
+
+    def _linger_begins(self) -> bool:
+        """Whether this thread may wait for its client: serving, nothing else in flight, threads to spare."""
+        with self.inflight_lock:
+            if not self.alive or any(self.inflight.values()) or self.lingering >= max(1, self.cfg.threads // 4):
+                return False
+            self.lingering += 1
+            return True
+
+    def _next_head(self, conn: ApiConn) -> bool | None:
+        """Read the connection's next request head for up to LINGER: True when it is complete, None when the
+        client closed, False when the time is up (with or without a part of it in `conn.head`)."""
+        if conn.parser is not None and conn.parser.unreader.buf.getvalue():
+            return False  # a request the client sent ahead: gunicorn's own path serves it
+        sock = conn.sock
+        deadline = time.monotonic() + LINGER
+        try:
+            sock.setblocking(False)  # left so: gunicorn's handle() and the loop set what they need
+            waiter = select.poll()
+            waiter.register(sock.fileno(), select.POLLIN)
+            while True:
+                try:
+                    return self._read_head(conn) or None
+                except (ssl.SSLWantReadError, BlockingIOError):
+                    pass
+                left = deadline - time.monotonic()
+                if left <= 0 or not waiter.poll(left * 1000):
+                    return False
+        except OSError:  # ssl.SSLError included: gone, or not speaking TLS any more
+            return None
+
     def handle_request(self, req: Any, conn: Any) -> Any:
         # The request runs on this thread (until it detaches), so a thread-local is enough.
         _request_local.peer_cert_der = _peer_cert_der(conn.sock)
@@ -370,8 +444,13 @@ class ApiWorker(ThreadWorker):
 
     def finish_request(self, conn: Any, fs: Any) -> None:
         self._uncount(conn)
-        if fs.done() and not fs.cancelled() and fs.exception() is None and fs.result() is DETACHED:
+        result = fs.result() if fs.done() and not fs.cancelled() and fs.exception() is None else None
+        if result is DETACHED:
             return  # counted in nr_conns until the stream gives it back (_reclaim)
+        resume, conn.resume = getattr(conn, "resume", None), None
+        if result is True and resume is not None:
+            resume()  # the thread left a request head to the loop
+            return
         super().finish_request(conn, fs)
 
     def _reclaim(self, conn: ApiConn, reusable: bool) -> None:

@@ -2,6 +2,7 @@
 ConfigMaps as a token user of system:masters, as ../shared/perf/side-by-side.sh does over the network.
 
     python bench/request_profile.py --backend postgresql --requests 3000 [--profile get|create] [--top 40]
+                                    [--sort tottime|cumulative]
 
 Prints microseconds per request (wall, one thread) for GET, create, update (PUT), merge patch, apply and
 delete; with --profile, the cProfile of that verb sorted by own time. Run by hand; no assertions.
@@ -44,7 +45,7 @@ def _timed(n: int, call: Callable[[int], object]) -> float:
     return (time.perf_counter() - start) / n * 1e6
 
 
-def run(url: str, data_dir: Path, n: int, profile: str | None, top: int) -> None:
+def run(url: str, data_dir: Path, n: int, profile: str | None, top: int, sort: str = "tottime") -> None:
     app = _app(url, data_dir)
     client = app.test_client()
     headers = {"Authorization": f"Bearer {TOKEN}"}
@@ -88,7 +89,7 @@ def run(url: str, data_dir: Path, n: int, profile: str | None, top: int) -> None
             took = _timed(n, call)
             profiler.disable()
             print(f"{verb:7} {took:8.0f} µs/request (profiled)")
-            pstats.Stats(profiler).sort_stats("tottime").print_stats(top)
+            pstats.Stats(profiler).sort_stats(sort).print_stats(top)
         else:
             print(f"{verb:7} {_timed(n, call):8.0f} µs/request")
 
@@ -99,13 +100,14 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--profile", choices=["get", "create", "update", "patch", "apply", "delete"])
     parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--sort", choices=["tottime", "cumulative"], default="tottime", help="order of the profile")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if args.backend == "sqlite":
-            run(f"sqlite:///{tmp}/bench.db", Path(tmp), args.requests, args.profile, args.top)
+            run(f"sqlite:///{tmp}/bench.db", Path(tmp), args.requests, args.profile, args.top, args.sort)
         else:
             with scratch_database() as url:
-                run(url, Path(tmp), args.requests, args.profile, args.top)
+                run(url, Path(tmp), args.requests, args.profile, args.top, args.sort)
 
 
 if __name__ == "__main__":

@@ -248,3 +248,40 @@ def test_plain_http_on_the_tls_port_gets_the_reference_answer(tmp_path: Path) ->
         assert answer == b"HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n"
     finally:
         server.stop()
+
+
+def read_response(sock: ssl.SSLSocket) -> bytes:
+    """One whole response with a Content-Length body, read from a blocking socket."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += sock.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(
+        next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
+    )
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head + b"\r\n\r\n" + body
+
+
+def test_a_client_sending_requests_in_turn_is_answered_however_its_heads_arrive(tmp_path: Path) -> None:
+    """The thread that answered a lone client waits a moment for its next head; a head that arrives in parts,
+    or late, or never ends, is treated as the loop treats it."""
+    server = start_server(tmp_path, [*FEW_THREADS, "--read-header-timeout", "2s"])
+    get = b"GET /api/v1/namespaces/default HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    try:
+        sock = open_tls(server, tls_context(server))
+        for _ in range(50):  # in turn, as kubectl and client-go send them: each answered on the same connection
+            sock.sendall(get)
+            assert read_response(sock).startswith(b"HTTP/1.1 200")
+        sock.sendall(get[:20])  # the next head starts at once, then stops for longer than a thread waits
+        time.sleep(0.3)
+        sock.sendall(get[20:])
+        assert read_response(sock).startswith(b"HTTP/1.1 200")
+        sock.sendall(get[:20])  # and one that never ends is closed at the head deadline
+        poll(lambda: closed_by_server(sock), timeout=15, interval=0.2)
+        sock.close()
+        assert server.get("/api/v1/namespaces/default").status_code == 200
+        assert "Traceback" not in server.log()
+    finally:
+        server.stop()
