@@ -34,6 +34,7 @@ from app.auth.attributes import request_attributes
 from app.auth.authz import Attributes, Authorizer
 from app.auth.authz import Decision as AuthzDecision
 from app.context import RequestContext, current_request_context, request_context
+from app.logs import BatchedLines
 from app.metrics import COMPONENT, ServerMetrics, build_metrics, child, observe_many
 from app.metrics import EXTENSION_KEY as METRICS_KEY
 from app.metrics.storage import StorageObjectsCollector, instrument_storage
@@ -42,7 +43,7 @@ from app.pipeline import Step
 from app.user import UserInfo
 
 log = logging.getLogger(__name__)
-access_log = logging.getLogger("app.httplog")
+access_log = BatchedLines(logging.getLogger("app.httplog"))
 
 EXTENSION_KEY = "orch.observability"
 #: app.extensions key of `(ResourceType) -> count(size)`, called for every watch event sent (app/api/resources.py)
@@ -466,7 +467,7 @@ def _finisher(
         if size is not None:
             child(metrics.response_sizes, verb, *where).observe(size)
         if request_line is not None:
-            access_log.info("%s latency=%.3fms %s", request_line[0], elapsed * 1000, request_line[1])
+            access_log.info(f"{request_line[0]} latency={elapsed * 1000:.3f}ms {request_line[1]}")
         if isinstance(deprecated, dict):
             metrics.deprecated.labels(
                 **{

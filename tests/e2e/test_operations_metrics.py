@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from . import REPO_ROOT, RunningServer, start_server
+from . import REPO_ROOT, RunningServer, poll, start_server
 
 DASHBOARD = REPO_ROOT / "docs" / "grafana-dashboard.json"
 PROMQL_WORDS = {"sum", "by", "rate", "histogram_quantile", "max", "topk", "le", "without", "on", "irate"}
@@ -112,7 +112,11 @@ def _declared_families() -> set[str]:
 def test_one_log_line_per_request_and_the_flag_that_stops_it(server: RunningServer, tmp_path: Path):
     path = "/api/v1/namespaces/default/configmaps?labelSelector=log-line-check"
     assert server.get(path).status_code == 200
-    line = next((ln for ln in server.log().splitlines() if "log-line-check" in ln and "app.httplog" in ln), "")
+
+    def logged() -> str:  # written in batches, within a fraction of a second
+        return next((ln for ln in server.log().splitlines() if "log-line-check" in ln and "app.httplog" in ln), "")
+
+    line = poll(logged, timeout=10)
     assert 'verb=LIST URI="' + path + '"' in line and 'user="admin"' in line and "resp=200" in line, line
     assert re.search(r"latency=\d+\.\d{3}ms", line)
     quiet = start_server(tmp_path / "quiet", args=["--request-log", "false"])
