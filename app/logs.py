@@ -89,7 +89,7 @@ class BatchedLines:
                 created, line = self._lines.popleft()
             except IndexError:  # another flush took the last one
                 return
-            record = logger.makeRecord(logger.name, logging.INFO, __file__, 0, line, None, None)
+            record = logger.makeRecord(logger.name, logging.INFO, __file__, 0, line, (), None)
             record.created = created
             record.msecs = int(created * 1000) % 1000
             record.relativeCreated = (created - logging._startTime) * 1000  # type: ignore[attr-defined]
