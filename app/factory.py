@@ -50,7 +50,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Wire storage, registry, auth and HTTP. Touches no database until the first request."""
     import os
 
+    from app.api.wire import ApiRequest
+
     app = Flask(__name__)
+    app.request_class = ApiRequest
     app.config.update(DEFAULTS)
     app.config.update(config or {})
     if not app.config["DATABASE_URL"]:
@@ -283,15 +286,17 @@ def _install_authorization(app: Flask) -> Callable[[], bool]:
             post_start.add_post_start_hook(app, "start-clusterrole-aggregation", aggregation.start)
             post_start.stop_with_app(app, aggregation.stop)
 
+    policy_exists = [not rbac_on]
+
     def probe_before_policy() -> bool:
         """Until the default policy exists, health probes pass as that policy would let them (it grants them
         to everyone): a starting server answers liveness instead of 403."""
-        return (
-            rbac_on
-            and request.method == "GET"
-            and _is_health_path(request.path)
-            and not post_start.post_start_hooks(app).done("rbac/bootstrap-roles")
-        )
+        if policy_exists[0]:
+            return False
+        if post_start.post_start_hooks(app).done("rbac/bootstrap-roles"):
+            policy_exists[0] = True  # for good: nothing asked after it exists
+            return False
+        return request.method == "GET" and _is_health_path(request.path)
 
     return probe_before_policy
 

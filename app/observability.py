@@ -318,16 +318,17 @@ def install_observability(app: Flask) -> Step:
                 request.__dict__.pop("stream", None)
 
     def observe_response(ctx: RequestContext, response: Response) -> Response:
+        req = request._get_current_object()  # type: ignore[attr-defined]  # once, not through the proxy each time
         state = ctx.observed
         if state is None:  # an earlier hook failed before ours ran
-            response.headers[AUDIT_ID_HEADER] = request.headers.get("Audit-ID") or str(uuid.uuid4())
+            response.headers[AUDIT_ID_HEADER] = req.headers.get("Audit-ID") or str(uuid.uuid4())
             return response
         response.headers[AUDIT_ID_HEADER] = state.audit_id
         _answered(state)  # a watch streams on as a long-running request, outside the in-flight count
         attrs = state.attrs or ctx.attributes
         if attrs is None:  # failed before authorization (401, bad impersonation): no user or the caller only
             user = ctx.user or UserInfo("")
-            attrs = request_attributes(user, request.method, request.path, request.args, ctx.info)
+            attrs = request_attributes(user, req.method, req.path, req.args, ctx.info)
             state.attrs = attrs
             record = new_record(state, attrs, ctx.user or original_caller(ctx), None)
             if record is not None:
@@ -346,8 +347,8 @@ def install_observability(app: Flask) -> Step:
             if record.decision.at_least("RequestResponse") and not response.is_streamed:
                 record.response_object = _json_body(response.get_data(), response.content_type or "")
         labels = resource_labels(attrs)
-        verb = reported_verb(request.method, attrs, request.args, request.content_type or "")
-        dry_run = dry_run_label(request.args)
+        verb = reported_verb(req.method, attrs, req.args, req.content_type or "")
+        dry_run = dry_run_label(req.args)
         if response.is_streamed:
             state.streaming = True
             if audit is not None and record is not None:
@@ -357,7 +358,7 @@ def install_observability(app: Flask) -> Step:
             watchers = _watchers_gauge(obs, svc.catalog, labels) if verb == "WATCH" else None
             if watchers is not None:
                 watchers.inc()
-            finish = _finisher(obs, state, record, verb, dry_run, labels, response.status_code, deprecated, None)
+            finish = _finisher(obs, state, record, verb, dry_run, labels, response.status_code, deprecated, None, req)
 
             def _closed() -> None:
                 gauge.dec()
@@ -365,10 +366,10 @@ def install_observability(app: Flask) -> Step:
                     watchers.dec()
                 finish()
 
-            at_stream_end(request.environ, response, _closed)  # a detached watch: when its stream ends
+            at_stream_end(req.environ, response, _closed)  # a detached watch: when its stream ends
         else:
             size = response.calculate_content_length()
-            _finisher(obs, state, record, verb, dry_run, labels, response.status_code, deprecated, size)()
+            _finisher(obs, state, record, verb, dry_run, labels, response.status_code, deprecated, size, req)()
         return response
 
     def observe_panic(ctx: RequestContext, exc: BaseException | None) -> None:
@@ -451,9 +452,10 @@ def _finisher(
     code: int,
     deprecated: Any,
     size: int | None,
+    req: Any,
 ) -> Callable[[], None]:
     """Counts the request and writes ResponseComplete (at once, or when a stream closes)."""
-    request_line = _request_line(verb, code, state) if obs.request_log else None  # the request is gone by then
+    request_line = _request_line(verb, code, state, req) if obs.request_log else None  # the request is gone by then
 
     def finish() -> None:
         if state.finished:
@@ -481,13 +483,13 @@ def _finisher(
     return finish
 
 
-def _request_line(verb: str, code: int, state: Observed) -> tuple[str, str]:
+def _request_line(verb: str, code: int, state: Observed, req: Any) -> tuple[str, str]:
     """The fields of the reference's httplog, in logfmt, before and after the latency (known at the end)."""
     user = request_context().user
-    head = f"verb={verb} URI={_quoted(request.full_path.rstrip('?'))}"
+    head = f"verb={verb} URI={_quoted(req.full_path.rstrip('?'))}"
     tail = (
-        f"user={_quoted(user.username if user else '')} userAgent={_quoted(request.headers.get('User-Agent', ''))} "
-        f"audit-ID={state.audit_id} srcIP={_quoted(request.remote_addr or '')} resp={code}"
+        f"user={_quoted(user.username if user else '')} userAgent={_quoted(req.headers.get('User-Agent', ''))} "
+        f"audit-ID={state.audit_id} srcIP={_quoted(req.remote_addr or '')} resp={code}"
     )
     return head, tail
 
