@@ -43,7 +43,7 @@ from app.pipeline import Step
 from app.user import UserInfo
 
 log = logging.getLogger(__name__)
-access_log = BatchedLines(logging.getLogger("app.httplog"))
+access_log = logging.getLogger("app.httplog")
 
 EXTENSION_KEY = "orch.observability"
 #: app.extensions key of `(ResourceType) -> count(size)`, called for every watch event sent (app/api/resources.py)
@@ -189,7 +189,8 @@ class Observability:
     metrics: ServerMetrics
     audit: AuditSink | None
     naming: Naming
-    request_log: bool = True
+    #: where the one line per request goes (None: --request-log=false)
+    request_log: BatchedLines | None = None
 
 
 def _json_body(data: bytes | None, content_type: str) -> Any:
@@ -231,7 +232,9 @@ def install_observability(app: Flask) -> Step:
     audit = build_audit_sink(app.config, naming)
     if audit is not None:
         audit.counter = metrics.audit_events
-    obs = Observability(metrics, audit, naming, bool(app.config.get("REQUEST_LOG", True)))
+    # the server writes its request lines in batches (REQUEST_LOG_BATCH_SECONDS); an app in a test logs at once
+    request_log = BatchedLines(access_log, float(app.config.get("REQUEST_LOG_BATCH_SECONDS", 0)))
+    obs = Observability(metrics, audit, naming, request_log if app.config.get("REQUEST_LOG", True) else None)
     app.extensions[EXTENSION_KEY] = obs
     app.extensions[METRICS_KEY] = metrics
     app.extensions[AUDIT_SINK_KEY] = audit
@@ -455,7 +458,9 @@ def _finisher(
     req: Any,
 ) -> Callable[[], None]:
     """Counts the request and writes ResponseComplete (at once, or when a stream closes)."""
-    request_line = _request_line(verb, code, state, req) if obs.request_log else None  # the request is gone by then
+    request_log = obs.request_log
+    # the request is gone by then
+    request_line = _request_line(verb, code, state, req) if request_log is not None else None
 
     def finish() -> None:
         if state.finished:
@@ -468,8 +473,8 @@ def _finisher(
         child(metrics.request_duration, verb, dry_run, *where).observe(elapsed)
         if size is not None:
             child(metrics.response_sizes, verb, *where).observe(size)
-        if request_line is not None:
-            access_log.info(f"{request_line[0]} latency={elapsed * 1000:.3f}ms {request_line[1]}")
+        if request_log is not None and request_line is not None:
+            request_log.info(f"{request_line[0]} latency={elapsed * 1000:.3f}ms {request_line[1]}")
         if isinstance(deprecated, dict):
             metrics.deprecated.labels(
                 **{

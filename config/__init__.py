@@ -832,6 +832,7 @@ def flask_config(settings: Settings) -> dict[str, Any]:
         "AUDIT_LOG_FORMAT": settings.audit_log_format,
         "AUDIT_POLICY_FILE": settings.audit_policy_file,
         "REQUEST_LOG": settings.request_log,
+        "REQUEST_LOG_BATCH_SECONDS": defaults.REQUEST_LOG_BATCH_SECONDS,
         **authentication_config(settings),
     }
 

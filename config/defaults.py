@@ -72,6 +72,7 @@ SERVICE_ACCOUNT_KEY = "sa.key"  # generated signing key of service-account token
 GRACEFUL_TIMEOUT = 5  # seconds; watches are cut, clients re-watch
 WORKER_TIMEOUT = 120  # seconds; gthread heartbeats from its main loop, so long watches never trip it
 KEEPALIVE = 30  # seconds an idle HTTP/1.1 connection is kept; saves TLS handshakes for kubectl
+REQUEST_LOG_BATCH_SECONDS = 0.1  # the server's request lines are written this much later at most, in batches
 READ_HEADER_TIMEOUT = "32s"  # TLS handshake plus request head, as the reference's ReadHeaderTimeout
 MAX_REQUESTS_INFLIGHT = 400  # the reference's defaults; each worker takes its share
 MAX_MUTATING_REQUESTS_INFLIGHT = 200

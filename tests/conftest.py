@@ -41,6 +41,19 @@ def _pg_reachable(url: str) -> str | None:
         return str(exc).splitlines()[0]
 
 
+@pytest.fixture(autouse=True)
+def app_logger_as_it_was() -> Iterator[None]:
+    """A test that runs the CLI's main() gives the `app` logger a handler on that test's captured stderr; the
+    next tests' lines (the request log is written by a thread, after the test) must not go to a closed stream."""
+    import logging
+
+    logger = logging.getLogger("app")
+    handlers, level = list(logger.handlers), logger.level
+    yield
+    logger.handlers[:] = handlers
+    logger.setLevel(level)
+
+
 @pytest.fixture(scope="session")
 def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("template") / "orch.db"

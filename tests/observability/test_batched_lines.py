@@ -67,3 +67,10 @@ def test_lines_queued_just_before_the_process_exits_are_written() -> None:
         cwd=Path(__file__).parents[2],
     )
     assert done.stdout.splitlines() == ["exit line 0", "exit line 1", "exit line 2"]
+
+
+def test_without_an_interval_each_line_is_logged_before_the_call_returns(caplog: pytest.LogCaptureFixture) -> None:
+    lines = BatchedLines(logging.getLogger("test.batched.now"), interval=0)
+    caplog.set_level(logging.INFO, "test.batched.now")
+    lines.info("at once")
+    assert [r.getMessage() for r in caplog.records] == ["at once"]
