@@ -3,6 +3,10 @@ ConfigMaps as a token user of system:masters, as ../shared/perf/side-by-side.sh 
 
     python bench/request_profile.py --backend postgresql --requests 3000 [--profile get|create] [--top 40]
                                     [--sort tottime|cumulative]
+    python bench/request_profile.py --backend postgresql --steps
+
+--steps: where one GET's time goes instead, without the test client (the WSGI app called with a ready environ):
+the median µs of each handler-chain step's before/after part, the handler, and the whole request.
 
 Prints microseconds per request (wall, one thread) for GET, create, update (PUT), merge patch, apply and
 delete; with --profile, the cProfile of that verb sorted by own time. Run by hand; no assertions.
@@ -94,6 +98,53 @@ def run(url: str, data_dir: Path, n: int, profile: str | None, top: int, sort: s
             print(f"{verb:7} {_timed(n, call):8.0f} µs/request")
 
 
+def _timed_into(fn: Callable[..., object], into: list[float]) -> Callable[..., object]:
+    def timed(*args: object) -> object:
+        began = time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            into.append(time.perf_counter() - began)
+
+    return timed
+
+
+def steps(url: str, data_dir: Path, n: int) -> None:
+    import io
+    import statistics
+
+    from werkzeug.test import EnvironBuilder
+
+    from app.pipeline import EXTENSION_KEY
+
+    app = _app(url, data_dir)
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    assert (
+        app.test_client().post(CM, json={"metadata": {"name": "cm0"}, "data": DATA}, headers=headers).status_code == 201
+    )
+    times: dict[str, list[float]] = {}
+    for step in app.extensions[EXTENSION_KEY]:  # the installed hooks hold these very Step objects
+        for part in ("before", "after"):
+            fn = getattr(step, part)
+            if fn is not None:
+                object.__setattr__(step, part, _timed_into(fn, times.setdefault(f"{step.name} ({part})", [])))
+    app.dispatch_request = _timed_into(app.dispatch_request, times.setdefault("handler", []))  # type: ignore[method-assign]
+    template = EnvironBuilder(f"{CM}/cm0", headers=headers).get_environ()
+    whole = times.setdefault("whole request", [])
+
+    def get() -> None:
+        environ = {**template, "wsgi.input": io.BytesIO()}
+        began = time.perf_counter()
+        for _chunk in app(environ, lambda status, headers, exc_info=None: None):
+            pass
+        whole.append(time.perf_counter() - began)
+
+    for _ in range(n):
+        get()
+    for name, values in times.items():
+        print(f"{name:32} {statistics.median(values[n // 10 :]) * 1e6:8.1f} µs (median)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
@@ -101,8 +152,16 @@ def main() -> None:
     parser.add_argument("--profile", choices=["get", "create", "update", "patch", "apply", "delete"])
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--sort", choices=["tottime", "cumulative"], default="tottime", help="order of the profile")
+    parser.add_argument("--steps", action="store_true", help="time each handler-chain step of a GET instead")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        if args.steps:
+            if args.backend == "sqlite":
+                steps(f"sqlite:///{tmp}/bench.db", Path(tmp), args.requests)
+            else:
+                with scratch_database() as url:
+                    steps(url, Path(tmp), args.requests)
+            return
         if args.backend == "sqlite":
             run(f"sqlite:///{tmp}/bench.db", Path(tmp), args.requests, args.profile, args.top, args.sort)
         else:
