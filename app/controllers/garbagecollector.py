@@ -14,6 +14,7 @@ Each sync reads every stored object once; syncs are at least `min_sync_interval`
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -65,8 +66,11 @@ class GarbageCollector(Controller):
         super().__init__(ctx)
         self.kinds: list[ResourceType] = []
         self.by_kind: dict[tuple[str, str], ResourceType] = {}
-        #: uids some object named as its owner at the last sync (None before the first)
+        #: uids some object named as its owner at the last sync, or in a change since (None before the first sync)
         self.owners: set[str] | None = None
+        #: uids named as owners by changes the filter let through since the running sync began reading
+        self._named_since: set[str] = set()
+        self._owners_lock = threading.Lock()  # the filter runs in the watch hub's thread, the sync in the loop's
 
     def watched_keys(self) -> list[str]:
         return ["/"]  # every stored object may own or depend on another
@@ -74,25 +78,36 @@ class GarbageCollector(Controller):
     def relevant(self, change: Change) -> bool:
         """Only what can change the ownership graph: an object that has owners or is being deleted, or the
         deletion of an owner. A write of an unowned, live object (most writes) needs no scan, nor does the
-        deletion of an object nobody owned at the last sync (one they name since then was itself relevant:
-        a sync follows it)."""
-        if '"ownerReferences"' in change.data or '"deletionTimestamp"' in change.data:
+        deletion of an object no one names as owner. Changes come in commit order, so the owners a change
+        names are known here before their deletion comes, even when no sync has read that change yet."""
+        if '"ownerReferences"' in change.data:
+            named = _owner_uids_of(change.data)
+            with self._owners_lock:
+                self._named_since |= named
+                if self.owners is not None:
+                    self.owners |= named
+            return True
+        if '"deletionTimestamp"' in change.data:
             return True
         if change.type != "DELETED":
             return False
-        return self.owners is None or _uid_of(change.data) in self.owners
+        with self._owners_lock:
+            return self.owners is None or _uid_of(change.data) in self.owners
 
     def sync(self) -> None:
         # read per sync: custom kinds come and go with their definitions (the live catalog)
         self.kinds = [rt for rt in self.ctx.registry.catalog.storage_types() if not rt.virtual and "list" in rt.verbs]
         self.by_kind = {(rt.group, rt.kind): rt for rt in self.kinds}
+        with self._owners_lock:
+            self._named_since = set()
         items = self._everything()
         by_uid = {item.uid: item for item in items}
         dependents: dict[str, list[Item]] = {}
         for item in items:
             for ref in item.refs():
                 dependents.setdefault(str(ref.get("uid", "")), []).append(item)
-        self.owners = set(dependents)
+        with self._owners_lock:  # what changes named while this sync read stays known
+            self.owners = set(dependents) | self._named_since
         for item in items:
             if item.refs():
                 self._follow_owners(item, by_uid)
@@ -182,6 +197,14 @@ class GarbageCollector(Controller):
             self.client.update(item.rt, item.namespace, updated)
         except (Conflict, NotFound):
             pass  # changed meanwhile: the next sync looks again
+
+
+def _owner_uids_of(text: str) -> set[str]:
+    try:
+        refs = (orjson.loads(text).get("metadata") or {}).get("ownerReferences") or []
+    except (orjson.JSONDecodeError, AttributeError):
+        return set()
+    return {str(ref.get("uid", "")) for ref in refs if isinstance(ref, dict)} if isinstance(refs, list) else set()
 
 
 def _uid_of(text: str) -> str | None:

@@ -45,3 +45,35 @@ def test_only_an_owner_s_deletion_calls_for_a_scan_once_the_collector_has_synced
     assert gc.relevant(deleted["owner"])
     gc.sync()
     assert cclient.get(f"{CONFIGMAPS}/dependent").status_code == 404
+
+
+def test_an_owner_named_since_the_last_sync_is_known_when_its_deletion_comes(cclient: Any, ctx: Context) -> None:
+    gc = GarbageCollector(ctx)
+    gc.sync()  # knows of no owner yet
+    start = ctx.registry.storage.current_revision()
+    owner = make(cclient, "late-owner")
+    make(cclient, "late-dependent", owner)
+    assert cclient.delete(f"{CONFIGMAPS}/late-owner").status_code == 200
+    # the watch hub asks in commit order: the dependent's creation comes before its owner's deletion
+    verdicts = {(c.type, c.key.rsplit("/", 1)[1]): gc.relevant(c) for c in ctx.registry.storage.changes_after(start)}
+    assert verdicts[("ADDED", "late-dependent")]
+    assert verdicts[("DELETED", "late-owner")]  # no sync has read the dependent yet: the deletion still counts
+    gc.sync()
+    assert cclient.get(f"{CONFIGMAPS}/late-dependent").status_code == 404
+
+
+def test_owners_named_while_a_sync_reads_are_kept_by_it(cclient: Any, ctx: Context) -> None:
+    gc = GarbageCollector(ctx)
+    gc.sync()
+    owner = make(cclient, "busy-owner")
+    start = ctx.registry.storage.current_revision()
+    make(cclient, "busy-dependent", owner)
+    [named] = ctx.registry.storage.changes_after(start)
+
+    def read_before_the_dependent_existed() -> list:  # the change arrives while the sync reads
+        assert gc.relevant(named)
+        return []
+
+    gc._everything = read_before_the_dependent_existed  # type: ignore[method-assign]
+    gc.sync()
+    assert gc.owners is not None and owner["metadata"]["uid"] in gc.owners
