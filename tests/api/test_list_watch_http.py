@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 import orjson
 
@@ -52,7 +53,14 @@ def test_selective_chunked_list_reads_growing_pages(any_client, any_app, monkeyp
     storage = any_app.extensions["orch"].storage
     reads: list[int | None] = []
     listing = storage.list
-    monkeypatch.setattr(storage, "list", lambda *a, **k: reads.append(k.get("limit")) or listing(*a, **k))
+    here = threading.get_ident()  # the test client serves on this thread; controllers list on their own
+
+    def counted(*a: Any, **k: Any) -> Any:
+        if threading.get_ident() == here:
+            reads.append(k.get("limit"))
+        return listing(*a, **k)
+
+    monkeypatch.setattr(storage, "list", counted)
     found, token, pages = [], "", 0
     while True:
         page = c.get(f"{CM}?limit=2&labelSelector=pick%3Dyes" + (f"&continue={token}" if token else "")).get_json()
