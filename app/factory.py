@@ -286,15 +286,16 @@ def _install_authorization(app: Flask) -> Callable[[], bool]:
             post_start.add_post_start_hook(app, "start-clusterrole-aggregation", aggregation.start)
             post_start.stop_with_app(app, aggregation.stop)
 
-    policy_exists = [not rbac_on]
+    policy_exists = not rbac_on
 
     def probe_before_policy() -> bool:
         """Until the default policy exists, health probes pass as that policy would let them (it grants them
         to everyone): a starting server answers liveness instead of 403."""
-        if policy_exists[0]:
+        nonlocal policy_exists
+        if policy_exists:
             return False
         if post_start.post_start_hooks(app).done("rbac/bootstrap-roles"):
-            policy_exists[0] = True  # for good: nothing asked after it exists
+            policy_exists = True  # for good: nothing asked after it exists
             return False
         return request.method == "GET" and _is_health_path(request.path)
 

@@ -233,8 +233,9 @@ def install_observability(app: Flask) -> Step:
     if audit is not None:
         audit.counter = metrics.audit_events
     # the server writes its request lines in batches (REQUEST_LOG_BATCH_SECONDS); an app in a test logs at once
-    request_log = BatchedLines(access_log, float(app.config.get("REQUEST_LOG_BATCH_SECONDS", 0)))
-    obs = Observability(metrics, audit, naming, request_log if app.config.get("REQUEST_LOG", True) else None)
+    batch = float(app.config.get("REQUEST_LOG_BATCH_SECONDS", 0))
+    request_log = BatchedLines(access_log, batch) if app.config.get("REQUEST_LOG", True) else None
+    obs = Observability(metrics, audit, naming, request_log)
     app.extensions[EXTENSION_KEY] = obs
     app.extensions[METRICS_KEY] = metrics
     app.extensions[AUDIT_SINK_KEY] = audit
@@ -459,8 +460,7 @@ def _finisher(
 ) -> Callable[[], None]:
     """Counts the request and writes ResponseComplete (at once, or when a stream closes)."""
     request_log = obs.request_log
-    # the request is gone by then
-    request_line = _request_line(verb, code, state, req) if request_log is not None else None
+    request_line = _request_line(verb, code, state, req) if request_log is not None else None  # req is gone by then
 
     def finish() -> None:
         if state.finished:
@@ -473,7 +473,8 @@ def _finisher(
         child(metrics.request_duration, verb, dry_run, *where).observe(elapsed)
         if size is not None:
             child(metrics.response_sizes, verb, *where).observe(size)
-        if request_log is not None and request_line is not None:
+        if request_log is not None:
+            assert request_line is not None  # made with it
             request_log.info(f"{request_line[0]} latency={elapsed * 1000:.3f}ms {request_line[1]}")
         if isinstance(deprecated, dict):
             metrics.deprecated.labels(

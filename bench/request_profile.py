@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.e2e import scratch_database
 
 TOKEN = "bench-token"
+HEADERS = {"Authorization": f"Bearer {TOKEN}"}
 CM = "/api/v1/namespaces/default/configmaps"
 DATA = {"a": "x" * 400}
 
@@ -42,6 +43,14 @@ def _app(url: str, data_dir: Path):  # type: ignore[no-untyped-def]
     return create_app({"DATABASE_URL": url, "DATA_DIR": str(data_dir), "TOKEN_AUTH_FILE": str(tokens)})
 
 
+def _seeded_app(url: str, data_dir: Path):  # type: ignore[no-untyped-def]
+    """The app with the ConfigMap every GET reads."""
+    app = _app(url, data_dir)
+    created = app.test_client().post(CM, json={"metadata": {"name": "cm0"}, "data": DATA}, headers=HEADERS)
+    assert created.status_code == 201, created.get_data(as_text=True)[:300]
+    return app
+
+
 def _timed(n: int, call: Callable[[int], object]) -> float:
     start = time.perf_counter()
     for i in range(n):
@@ -50,14 +59,13 @@ def _timed(n: int, call: Callable[[int], object]) -> float:
 
 
 def run(url: str, data_dir: Path, n: int, profile: str | None, top: int, sort: str = "tottime") -> None:
-    app = _app(url, data_dir)
+    app = _seeded_app(url, data_dir)
     client = app.test_client()
-    headers = {"Authorization": f"Bearer {TOKEN}"}
+    headers = HEADERS
 
     def ok(resp, *codes: int):  # type: ignore[no-untyped-def]
         assert resp.status_code in codes, resp.get_data(as_text=True)[:300]
 
-    ok(client.post(CM, json={"metadata": {"name": "cm0"}, "data": DATA}, headers=headers), 201)
     verbs: dict[str, Callable[[int], object]] = {
         "get": lambda i: ok(client.get(f"{CM}/cm0", headers=headers), 200),
         "create": lambda i: ok(
@@ -109,7 +117,7 @@ def _timed_into(fn: Callable[..., object], into: list[float]) -> Callable[..., o
     return timed
 
 
-def steps(url: str, data_dir: Path, n: int) -> None:
+def steps(url: str, data_dir: Path, n: int, *_: object) -> None:
     import io
     import statistics
 
@@ -117,11 +125,7 @@ def steps(url: str, data_dir: Path, n: int) -> None:
 
     from app.pipeline import EXTENSION_KEY
 
-    app = _app(url, data_dir)
-    headers = {"Authorization": f"Bearer {TOKEN}"}
-    assert (
-        app.test_client().post(CM, json={"metadata": {"name": "cm0"}, "data": DATA}, headers=headers).status_code == 201
-    )
+    app = _seeded_app(url, data_dir)
     times: dict[str, list[float]] = {}
     for step in app.extensions[EXTENSION_KEY]:  # the installed hooks hold these very Step objects
         for part in ("before", "after"):
@@ -129,7 +133,7 @@ def steps(url: str, data_dir: Path, n: int) -> None:
             if fn is not None:
                 object.__setattr__(step, part, _timed_into(fn, times.setdefault(f"{step.name} ({part})", [])))
     app.dispatch_request = _timed_into(app.dispatch_request, times.setdefault("handler", []))  # type: ignore[method-assign]
-    template = EnvironBuilder(f"{CM}/cm0", headers=headers).get_environ()
+    template = EnvironBuilder(f"{CM}/cm0", headers=HEADERS).get_environ()
     whole = times.setdefault("whole request", [])
 
     def get() -> None:
@@ -154,19 +158,13 @@ def main() -> None:
     parser.add_argument("--sort", choices=["tottime", "cumulative"], default="tottime", help="order of the profile")
     parser.add_argument("--steps", action="store_true", help="time each handler-chain step of a GET instead")
     args = parser.parse_args()
+    measure = steps if args.steps else run
     with tempfile.TemporaryDirectory() as tmp:
-        if args.steps:
-            if args.backend == "sqlite":
-                steps(f"sqlite:///{tmp}/bench.db", Path(tmp), args.requests)
-            else:
-                with scratch_database() as url:
-                    steps(url, Path(tmp), args.requests)
-            return
         if args.backend == "sqlite":
-            run(f"sqlite:///{tmp}/bench.db", Path(tmp), args.requests, args.profile, args.top, args.sort)
+            measure(f"sqlite:///{tmp}/bench.db", Path(tmp), args.requests, args.profile, args.top, args.sort)
         else:
             with scratch_database() as url:
-                run(url, Path(tmp), args.requests, args.profile, args.top, args.sort)
+                measure(url, Path(tmp), args.requests, args.profile, args.top, args.sort)
 
 
 if __name__ == "__main__":
