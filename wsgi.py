@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from app import create_app
+from orch_apiserver import create_app
 
 app = create_app()

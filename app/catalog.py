@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from app.errors import FieldError
+from .errors import FieldError
 
 Obj = dict
 

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from config import OPTIONS, ConfigError, Option, Settings, default_values, env_values
+from .config import OPTIONS, ConfigError, Option, Settings, default_values, env_values
 
 PROG = "orch-apiserver"
 
@@ -100,7 +100,7 @@ def check_schema(settings: Settings) -> str | None:
     """None when the schema is usable (SQLite is upgraded in place); else what to tell the admin."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from app.storage.schema import SchemaOutdated, ensure_schema
+    from .storage.schema import SchemaOutdated, ensure_schema
 
     url = settings.resolved_database_url
     try:
@@ -114,10 +114,10 @@ def check_schema(settings: Settings) -> str | None:
 
 def check_authentication(settings: Settings) -> str | None:
     """None when every authentication file is usable (the signing key is made if needed); else why not."""
-    from app.auth.setup import AuthConfigError
-    from app.auth.setup import check_authentication as check
-    from app.naming import Naming
-    from config import flask_config
+    from .auth.setup import AuthConfigError
+    from .auth.setup import check_authentication as check
+    from .config import flask_config
+    from .naming import Naming
 
     try:
         check(flask_config(settings), Naming(settings.api_domain))
@@ -161,8 +161,8 @@ def startup_message(settings: Settings, kubeconfig: str, serving_from_cluster_ca
 
 
 def feature_gate_warnings(settings: Settings) -> list[str]:
-    from app.features import warnings
-    from config import flask_config
+    from .config import flask_config
+    from .features import warnings
 
     return [f"{PROG}: warning: {line}" for line in warnings(flask_config(settings)["FEATURE_GATES"])]
 
@@ -176,7 +176,7 @@ def configure_logging() -> None:
     handler.setFormatter(
         logging.Formatter("[%(asctime)s] [%(process)d] [%(levelname)s] %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S %z")
     )
-    logger = logging.getLogger("app")
+    logger = logging.getLogger(__package__)
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
 
@@ -184,13 +184,13 @@ def configure_logging() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:2] == ["kubeconfig", "user"]:
-        from app import kubeconfig_user
+        from . import kubeconfig_user
 
         return kubeconfig_user.main(args[2:], parse_settings)
     settings = parse_settings(args)
     for line in feature_gate_warnings(settings):  # deprecated and GA gates are on their way out
         print(line, file=sys.stderr, flush=True)
-    from app import pki, server
+    from . import pki, server
 
     try:
         prepared = server.prepare(settings)
@@ -203,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     print(startup_message(settings, prepared.kubeconfig, prepared.serving_cert_from_cluster_ca), flush=True)
     configure_logging()
-    from app.metrics.multiprocess import prepare_multiprocess_dir
+    from .metrics.multiprocess import prepare_multiprocess_dir
 
     prepare_multiprocess_dir()  # before workers fork: their metrics are merged from one fresh directory
     server.run(settings)

@@ -15,16 +15,16 @@ except ImportError:  # a Flask without them: through its proxies
     _cv_app = _cv_request = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
-    from app.admission.effects import Effects
-    from app.auth.authz import Attributes
-    from app.catalog import Catalog
-    from app.naming import Naming
-    from app.observability import Observed
-    from app.registry.store import Registry
-    from app.request_info import RequestInfo
-    from app.storage.hub import WatchHub
-    from app.storage.store import Storage
-    from app.user import UserInfo
+    from .admission.effects import Effects
+    from .auth.authz import Attributes
+    from .catalog import Catalog
+    from .naming import Naming
+    from .observability import Observed
+    from .registry.store import Registry
+    from .request_info import RequestInfo
+    from .storage.hub import WatchHub
+    from .storage.store import Storage
+    from .user import UserInfo
 
 
 @dataclass

@@ -8,28 +8,27 @@ from typing import Any
 
 from flask import Flask, request
 
-from app import features, pipeline
-from app import lifecycle as post_start
-from app.api.errors import install_error_handlers
-from app.api.fanout import SocketFanout
-from app.api.resources import custom_group_blueprint, group_version_blueprint
-from app.auth.authz import parse_modes
-from app.context import Services
-from app.durations import parse_duration
-from app.naming import Naming
-from app.observability import install_observability
-from app.registry.custom_catalog import CustomCatalog
-from app.registry.keys import resource_prefix
-from app.registry.live_namespaces import LiveNamespaces
-from app.registry.namespaces import NamespaceLifecycle
-from app.registry.service_resolver import service_resolver
-from app.registry.store import Registry
-from app.resources.crd_cel import GATE as CEL_GATE
-from app.resources.custom import types_from_crd
-from app.storage.hub import WatchHub
-from app.storage.store import Compactor, Storage
-from app.versions import apply_runtime_config
-from config import defaults
+from . import defaults, features, pipeline
+from . import lifecycle as post_start
+from .api.errors import install_error_handlers
+from .api.fanout import SocketFanout
+from .api.resources import custom_group_blueprint, group_version_blueprint
+from .auth.authz import parse_modes
+from .context import Services
+from .durations import parse_duration
+from .naming import Naming
+from .observability import install_observability
+from .registry.custom_catalog import CustomCatalog
+from .registry.keys import resource_prefix
+from .registry.live_namespaces import LiveNamespaces
+from .registry.namespaces import NamespaceLifecycle
+from .registry.service_resolver import service_resolver
+from .registry.store import Registry
+from .resources.crd_cel import GATE as CEL_GATE
+from .resources.custom import types_from_crd
+from .storage.hub import WatchHub
+from .storage.store import Compactor, Storage
+from .versions import apply_runtime_config
 
 DEFAULTS: dict[str, Any] = {
     "DATA_DIR": defaults.DATA_DIR,
@@ -50,7 +49,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Wire storage, registry, auth and HTTP. Touches no database until the first request."""
     import os
 
-    from app.api.wire import ApiRequest
+    from .api.wire import ApiRequest
 
     app = Flask(__name__)
     app.request_class = ApiRequest
@@ -62,7 +61,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.config["DATABASE_URL"] = f"sqlite:///{data_dir}/{defaults.SQLITE_FILE}"
     parse_modes(app.config["AUTHORIZATION_MODE"])
 
-    from app.resources import build_catalog
+    from .resources import build_catalog
 
     naming = Naming(app.config["API_DOMAIN"])
     catalog = build_catalog(naming)
@@ -102,23 +101,23 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             pipeline.admission_effects(),
         ],
     )
-    from app.controllers.manager import install_controllers
+    from .controllers.manager import install_controllers
 
     install_controllers(app)  # after authorization: controllers start once the default policy exists
     _install_component_statuses(app, svc)
     post_start.install_autoregister_check(app, lambda: _all_group_versions_served(app, svc))
-    from app.storage.cli import db_cli
+    from .storage.cli import db_cli
 
     app.cli.add_command(db_cli)
-    from app.api.upgrade import websocket_routing
-    from app.api.wire import go_reason_phrases
+    from .api.upgrade import websocket_routing
+    from .api.wire import go_reason_phrases
 
     app.wsgi_app = go_reason_phrases(websocket_routing(app.wsgi_app))  # type: ignore[method-assign,assignment]
     return app
 
 
 def _register_blueprints(app: Flask, svc: Services) -> None:
-    from app.api import discovery, health, openapi
+    from .api import discovery, health, openapi
 
     for bp in (discovery.bp, openapi.bp, health.bp):
         app.register_blueprint(bp)
@@ -201,7 +200,7 @@ def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -
     )
     endpoints = None
     if app.config.get("ENDPOINT_ADDRESS") and app.config.get("SECURE_PORT"):
-        from app.registry.apiserver_endpoints import ApiserverEndpoints
+        from .registry.apiserver_endpoints import ApiserverEndpoints
 
         endpoints = ApiserverEndpoints(
             svc.registry,
@@ -221,10 +220,10 @@ def _install_aggregation(app: Flask, svc: Services) -> None:
     extension servers; the front proxy's trust is published for extension servers to read."""
     import os
 
-    from app.api.aggregation import EXTENSION_KEY
-    from app.controllers import aggregation as agg
-    from app.metrics.aggregation import UnavailableAPIServicesCollector
-    from app.observability import observability
+    from .api.aggregation import EXTENSION_KEY
+    from .controllers import aggregation as agg
+    from .metrics.aggregation import UnavailableAPIServicesCollector
+    from .observability import observability
 
     cert = (app.config.get("PROXY_CLIENT_CERT_FILE"), app.config.get("PROXY_CLIENT_KEY_FILE"))
     usable = cert[0] and cert[1] and os.path.exists(cert[0]) and os.path.exists(cert[1])
@@ -251,8 +250,8 @@ def _install_aggregation(app: Flask, svc: Services) -> None:
 
 def _install_authentication(app: Flask) -> None:
     """The authenticators and the legacy service-account token controller (started with the process)."""
-    from app.auth.legacy_tokens import TokenController, TokenSecrets
-    from app.auth.setup import build_authentication
+    from .auth.legacy_tokens import TokenController, TokenSecrets
+    from .auth.setup import build_authentication
 
     svc: Services = app.extensions["orch"]
     auth = build_authentication(app.config, svc.registry, svc.naming, svc.hub if app.config["BACKGROUND"] else None)
@@ -266,9 +265,9 @@ def _install_authentication(app: Flask) -> None:
 def _install_authorization(app: Flask) -> Callable[[], bool]:
     """The chain of --authorization-mode; with RBAC, the default policy reconciled at start and aggregated
     ClusterRoles kept in sync by the process. Returns when a request may skip authorization."""
-    from app.auth.rbac import escalation
-    from app.auth.rbac.aggregation import ClusterRoleAggregation, as_server
-    from app.auth.rbac.reconcile import Reconciler
+    from .auth.rbac import escalation
+    from .auth.rbac.aggregation import ClusterRoleAggregation, as_server
+    from .auth.rbac.reconcile import Reconciler
 
     svc: Services = app.extensions["orch"]
     authorizer = app.extensions["orch.auth"].authorizer
@@ -304,8 +303,8 @@ def _install_authorization(app: Flask) -> Callable[[], bool]:
 
 def _install_admission(app: Flask, svc: Services) -> None:
     """The registry's admission chain (what it leaves on a request is the pipeline's `admission effects`)."""
-    from app.admission.plugins import build_chain, enabled_plugins
-    from app.observability import EXTENSION_KEY
+    from .admission.plugins import build_chain, enabled_plugins
+    from .observability import EXTENSION_KEY
 
     names = app.config["ADMISSION_PLUGINS"]
     names = enabled_plugins() if names is None else names

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from flask import Flask, current_app
 
-from app.context import services
+from .context import services
 
 ENDPOINTS = ("healthz", "livez", "readyz")
 EXTENSION_KEY = "orch.health"

@@ -10,10 +10,10 @@ from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from app.durations import parse_duration
+from .durations import parse_duration
 
 if TYPE_CHECKING:
-    from config import Settings
+    from .config import Settings
 
 PROG = "orch-apiserver kubeconfig user"
 DEFAULT_VALIDITY = "8760h"
@@ -49,9 +49,8 @@ def main(argv: Sequence[str], parse_settings: Callable[[Sequence[str]], Settings
     """`parse_settings` reads the server's flags as the server does (app/cli.py passes its own)."""
     import yaml
 
-    from app import pki
-    from app.naming import Naming
-    from config import defaults
+    from . import defaults, pki
+    from .naming import Naming
 
     parser = build_parser()
     args, server_args = parser.parse_known_args(argv)

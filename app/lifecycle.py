@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from flask import Flask, current_app, request
 
-from app.health import health_registry
+from .health import health_registry
 
 log = logging.getLogger(__name__)
 

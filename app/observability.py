@@ -25,25 +25,25 @@ import orjson
 from flask import Flask, Response, request
 from werkzeug.datastructures import MultiDict
 
-from app.api.handoff import at_stream_end
-from app.audit.event import AuditRecord
-from app.audit.policy import Decision as AuditDecision
-from app.audit.sink import EXTENSION_KEY as AUDIT_SINK_KEY
-from app.audit.sink import AuditSink, build_audit_sink
-from app.auth.attributes import request_attributes
-from app.auth.authz import Attributes, Authorizer
-from app.auth.authz import Decision as AuthzDecision
-from app.context import RequestContext, current_request_context, request_context
-from app.logs import BatchedLines
-from app.metrics import COMPONENT, ServerMetrics, build_metrics, child, observe_many
-from app.metrics import EXTENSION_KEY as METRICS_KEY
-from app.metrics.storage import StorageObjectsCollector, instrument_storage
-from app.naming import Naming
-from app.pipeline import Step
-from app.user import UserInfo
+from .api.handoff import at_stream_end
+from .audit.event import AuditRecord
+from .audit.policy import Decision as AuditDecision
+from .audit.sink import EXTENSION_KEY as AUDIT_SINK_KEY
+from .audit.sink import AuditSink, build_audit_sink
+from .auth.attributes import request_attributes
+from .auth.authz import Attributes, Authorizer
+from .auth.authz import Decision as AuthzDecision
+from .context import RequestContext, current_request_context, request_context
+from .logs import BatchedLines
+from .metrics import COMPONENT, ServerMetrics, build_metrics, child, observe_many
+from .metrics import EXTENSION_KEY as METRICS_KEY
+from .metrics.storage import StorageObjectsCollector, instrument_storage
+from .naming import Naming
+from .pipeline import Step
+from .user import UserInfo
 
 log = logging.getLogger(__name__)
-access_log = logging.getLogger("app.httplog")
+access_log = logging.getLogger(f"{__package__}.httplog")
 
 EXTENSION_KEY = "orch.observability"
 #: app.extensions key of `(ResourceType) -> count(size)`, called for every watch event sent (app/api/resources.py)
@@ -206,7 +206,7 @@ def _json_body(data: bytes | None, content_type: str) -> Any:
     if media in (APPLY_PATCH, "application/yaml"):
         import yaml
 
-        from app.api import yamldoc
+        from .api import yamldoc
 
         try:
             return yamldoc.load(data)
@@ -244,7 +244,7 @@ def install_observability(app: Flask) -> Step:
     reason_key = f"{naming.group('authorization')}/reason"
     wrap_lock = threading.Lock()
 
-    from app.metrics.http import bp
+    from .metrics.http import bp
 
     app.register_blueprint(bp)
 

@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Flask, request
 
-from app.context import RequestContext, request_context
-from app.user import current_user
+from .context import RequestContext, request_context
+from .user import current_user
 
 if TYPE_CHECKING:
-    from app.auth.authz import Authorizer
-    from app.auth.context import Authentication
-    from app.naming import Naming
+    from .auth.authz import Authorizer
+    from .auth.context import Authentication
+    from .naming import Naming
 
 #: app.extensions key of the installed chain (its step names, for tests and docs)
 EXTENSION_KEY = "orch.pipeline"
@@ -84,7 +84,7 @@ def install(app: Flask, steps: Sequence[Step]) -> None:
 
 def request_info() -> Step:
     """The path, parsed once for authorization, the handler, metrics and audit."""
-    from app.request_info import parse_request_path
+    from .request_info import parse_request_path
 
     def before(ctx: RequestContext) -> None:
         ctx.info = parse_request_path(request.path)
@@ -94,7 +94,7 @@ def request_info() -> Step:
 
 def authenticate(authentication: Callable[[], Authentication]) -> Step:
     """The caller; the app's authentication is reachable below Flask for the rest of the request."""
-    from app.auth.context import current_authentication
+    from .auth.context import current_authentication
 
     def before(ctx: RequestContext) -> None:
         auth = authentication()
@@ -106,7 +106,7 @@ def authenticate(authentication: Callable[[], Authentication]) -> Step:
 
 def impersonate(authorizer: Callable[[], Authorizer], naming: Naming) -> Step:
     """The user the request acts as: the caller, or whom its Impersonate-* headers name (when allowed)."""
-    from app.auth.impersonation import impersonate as impersonated
+    from .auth.impersonation import impersonate as impersonated
 
     def before(ctx: RequestContext) -> None:
         if ctx.caller is None:
@@ -120,8 +120,8 @@ def impersonate(authorizer: Callable[[], Authorizer], naming: Naming) -> Step:
 def authorize(authorizer: Callable[[], Authorizer], skip: Callable[[], bool] = lambda: False) -> Step:
     """The request's authorization attributes, then the decision; `skip` lets a request through undecided
     (health probes before the default RBAC policy exists)."""
-    from app.auth.attributes import request_attributes
-    from app.auth.authz import forbidden
+    from .auth.attributes import request_attributes
+    from .auth.authz import forbidden
 
     def before(ctx: RequestContext) -> None:
         if ctx.user is None:
@@ -139,7 +139,7 @@ def authorize(authorizer: Callable[[], Authorizer], skip: Callable[[], bool] = l
 def admission_effects() -> Step:
     """What admission says besides its answer: Warning headers on the response, annotations for the audit
     event (the after part runs before observe's, which writes the event)."""
-    from app.admission.effects import Effects, request_effects
+    from .admission.effects import Effects, request_effects
 
     def before(ctx: RequestContext) -> None:
         ctx.effects = Effects()
@@ -148,7 +148,7 @@ def admission_effects() -> Step:
     def after(ctx: RequestContext, response: Any) -> Any:
         effects = ctx.effects
         if effects is not None:
-            from app.api.fieldvalidation import warning_header
+            from .api.fieldvalidation import warning_header
 
             for text in effects.warnings:
                 response.headers.add("Warning", warning_header(text))

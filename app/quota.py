@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
-from app.naming import Naming
-from app.resources.defaults import parse_quantity
+from .naming import Naming
+from .resources.defaults import parse_quantity
 
 Usage = dict[str, Decimal]
 #: the kinds whose own resource names (besides count/<resource>) a quota may hold

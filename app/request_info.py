@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.errors import RouteNotFound
+from .errors import RouteNotFound
 
 NAMESPACE_SUBRESOURCES = ("status", "finalize")
 PROXY = "proxy"

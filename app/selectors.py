@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from app.errors import BadRequest, invalid
+from .errors import BadRequest, invalid
 
 # ---------------------------------------------------------------------------------------------
 # Label key / value validation (shared with anything else that validates labels)

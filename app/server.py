@@ -15,13 +15,13 @@ from typing import Any
 
 from gunicorn.app.base import BaseApplication
 
-from app import pki
-from app.metrics.multiprocess import child_exit as metrics_child_exit
-from app.naming import Naming
-from app.tls import request_client_certificates
-from app.user import MASTERS_GROUP
-from app.worker import worker_class
-from config import Settings, defaults, flask_config
+from . import defaults, pki
+from .config import Settings, flask_config
+from .metrics.multiprocess import child_exit as metrics_child_exit
+from .naming import Naming
+from .tls import request_client_certificates
+from .user import MASTERS_GROUP
+from .worker import worker_class
 
 ADMIN_USER = "admin"
 
@@ -166,7 +166,7 @@ class ApiServer(BaseApplication):
 
     def run(self) -> None:
         """gunicorn's run, with a master that honours --shutdown-delay-duration (app/shutdown.py)."""
-        from app.shutdown import DelayedShutdownArbiter
+        from .shutdown import DelayedShutdownArbiter
 
         if self._shutdown_signal is None:
             super().run()
@@ -187,14 +187,14 @@ class ApiServer(BaseApplication):
 
 
 def _create_app(config: dict[str, Any]) -> WSGIApp:
-    from app import create_app  # imported in the worker, after fork
+    from . import create_app  # imported in the worker, after fork
 
     return create_app(config)
 
 
 def run(settings: Settings) -> None:
     """Serve until signalled; gunicorn's arbiter exits the process."""
-    from app.lifecycle import SHUTDOWN_SIGNAL_KEY, ShutdownSignal
+    from .lifecycle import SHUTDOWN_SIGNAL_KEY, ShutdownSignal
 
     shutdown_signal = ShutdownSignal()  # made before the workers fork: they all see it
     config = {**flask_config(settings), SHUTDOWN_SIGNAL_KEY: shutdown_signal}

@@ -15,7 +15,7 @@ from typing import Any
 from flask import Flask
 from gunicorn.arbiter import Arbiter
 
-from app.lifecycle import ShutdownSignal, begin_drain, post_start_hooks
+from .lifecycle import ShutdownSignal, begin_drain, post_start_hooks
 
 
 class DelayedShutdownArbiter(Arbiter):

@@ -12,8 +12,8 @@ import logging
 import re
 from collections.abc import Callable, Iterable
 
-from app.catalog import Catalog, ResourceType
-from app.naming import Naming
+from .catalog import Catalog, ResourceType
+from .naming import Naming
 
 log = logging.getLogger(__name__)
 

@@ -34,10 +34,10 @@ from gunicorn.http.message import Request
 from gunicorn.http.parser import RequestParser
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
-from app.api.handoff import DETACH_KEY, Handoff
-from app.auth.x509 import PEER_CERT_KEY
-from app.durations import parse_duration
-from config import defaults
+from . import defaults
+from .api.handoff import DETACH_KEY, Handoff
+from .auth.x509 import PEER_CERT_KEY
+from .durations import parse_duration
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -161,7 +161,7 @@ class ApiWorker(ThreadWorker):
         super().init_process()
 
     def load_wsgi(self) -> None:
-        from app.shutdown import worker_booted
+        from .shutdown import worker_booted
 
         super().load_wsgi()
         self.app_wsgi = self.wsgi  # type: ignore[has-type]
@@ -174,7 +174,7 @@ class ApiWorker(ThreadWorker):
         signal.signal(signal.SIGINT, self.handle_exit)
 
     def handle_exit(self, sig: int, frame: Any) -> None:
-        from app.shutdown import worker_exiting
+        from .shutdown import worker_exiting
 
         super().handle_exit(sig, frame)
         worker_exiting(getattr(self, "app_wsgi", None))  # end open watches cleanly, then drain
@@ -259,7 +259,7 @@ class ApiWorker(ThreadWorker):
     def _count(self, conn: ApiConn) -> tuple[str, Any, Any] | None:
         """Count the request against its in-flight limit (long-running ones are not counted); when the limit is
         reached, what the refusal is counted as (method, attributes, query)."""
-        from app import observability
+        from . import observability
 
         method, target = request_line(bytes(conn.head[:8192]))
         attrs, args = observability.line_attributes(method, target)
@@ -275,7 +275,7 @@ class ApiWorker(ThreadWorker):
         return None
 
     def _turn_away(self, conn: ApiConn, refusal: tuple[str, Any, Any]) -> None:
-        from app import observability
+        from . import observability
 
         method, attrs, args = refusal
         observability.count_request_termination(getattr(self, "app_wsgi", None), method, attrs, args, 429)
@@ -311,7 +311,7 @@ class ApiWorker(ThreadWorker):
 
     def _tls_handshake_error(self, addr: Any, err: ssl.SSLError) -> None:
         """As the reference: counted, logged, the connection closed."""
-        from app.observability import count_tls_handshake_error
+        from .observability import count_tls_handshake_error
 
         count_tls_handshake_error(getattr(self, "app_wsgi", None))
         self.log.info("TLS handshake error from %s: %s", (addr or ("",))[0], err)
@@ -465,7 +465,7 @@ class ApiWorker(ThreadWorker):
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         """A request gunicorn could not parse (or an app crash it caught) answered with a Status body."""
-        from app.api.wire import error_response
+        from .api.wire import error_response
 
         if isinstance(exc, ssl.SSLError):
             self._tls_handshake_error(addr, exc)

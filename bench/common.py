@@ -1,6 +1,6 @@
 """Shared helpers for the hand-run benchmarks in bench/ (not tests: no timing assertions).
 
-Everything talks to 127.0.0.1 only. The server is the real one (`python -m app.cli`, gunicorn gthread),
+Everything talks to 127.0.0.1 only. The server is the real one (`python -m orch_apiserver.cli`, gunicorn gthread),
 started through the e2e harness in tests/e2e/__init__.py, on SQLite (a temporary data directory) or on a
 scratch PostgreSQL database (`orch_e2e_*`, created, migrated and dropped here).
 """
@@ -110,7 +110,7 @@ def bench_server(
             finally:
                 server.stop()
         else:
-            from app.storage.schema import ensure_schema
+            from orch_apiserver.storage.schema import ensure_schema
 
             with scratch_database() as url:
                 ensure_schema(url, upgrade=True)
@@ -245,7 +245,7 @@ def children(pid: int) -> list[int]:
 
 
 def worker_pids(server: RunningServer) -> list[int]:
-    """gunicorn workers: the children of the master (the `python -m app.cli` process itself)."""
+    """gunicorn workers: the children of the master (the `python -m orch_apiserver.cli` process itself)."""
     return children(server.process.pid)
 
 

@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import requests
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from orch_apiserver.testing import TestServer
 
-from app.testing import TestServer
 from tests.e2e.test_fuzz import CUSTOM_TARGET, FUZZ_CRD, TARGETS, bodies, content_types, names, queries
 
 

@@ -137,7 +137,7 @@ def chunked_lists(conn: Conn, runs: int, chunk: int, expected: int) -> dict:
 
 def breakdown(database_url: str, runs: int, chunk_size: int) -> dict:
     """Storage.list() and the splice in this process, no HTTP: how much of a LIST is the database layer."""
-    from app.storage.store import Storage
+    from orch_apiserver.storage.store import Storage
 
     storage = Storage(database_url)
     prefix = f"/core/configmaps/{NAMESPACE}/"

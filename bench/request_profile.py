@@ -34,8 +34,8 @@ DATA = {"a": "x" * 400}
 
 
 def _app(url: str, data_dir: Path):  # type: ignore[no-untyped-def]
-    from app import create_app
-    from app.storage.schema import ensure_schema
+    from orch_apiserver import create_app
+    from orch_apiserver.storage.schema import ensure_schema
 
     tokens = data_dir / "tokens.csv"
     tokens.write_text(f'{TOKEN},bench,1,"system:masters"\n')
@@ -121,9 +121,8 @@ def steps(url: str, data_dir: Path, n: int, *_: object) -> None:
     import io
     import statistics
 
+    from orch_apiserver.pipeline import EXTENSION_KEY
     from werkzeug.test import EnvironBuilder
-
-    from app.pipeline import EXTENSION_KEY
 
     app = _seeded_app(url, data_dir)
     times: dict[str, list[float]] = {}

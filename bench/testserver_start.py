@@ -47,7 +47,7 @@ def _summary(name: str, values: list[float]) -> str:
 
 
 def time_testserver(runs: int, crds: list[Path]) -> list[float]:
-    from app.testing import TestServer
+    from orch_apiserver.testing import TestServer
 
     times = []
     for _ in range(runs):
@@ -60,7 +60,7 @@ def time_testserver(runs: int, crds: list[Path]) -> list[float]:
 
 
 def time_reset(objects: int) -> float:
-    from app.testing import TestServer
+    from orch_apiserver.testing import TestServer
 
     with TestServer() as server:
         namespace = server.create_namespace()
@@ -91,8 +91,8 @@ def main() -> None:
     parser.add_argument("--no-cli", action="store_true", help="skip the CLI comparison")
     args = parser.parse_args()
     began = time.perf_counter()
-    import app.factory
-    import app.testing  # noqa: F401 - what a test session imports once
+    import orch_apiserver.factory
+    import orch_apiserver.testing  # noqa: F401 - what a test session imports once
 
     print(f"{'imports (once)':18s} {(time.perf_counter() - began) * 1000:7.0f} ms")
     print(_summary("testserver", time_testserver(args.runs, [])))

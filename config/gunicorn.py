@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from app.server import gunicorn_options, prepare
-from config import ConfigError, settings_from_env
+from orch_apiserver.config import ConfigError, settings_from_env
+from orch_apiserver.server import gunicorn_options, prepare
 
 try:
     _settings = settings_from_env(os.environ)
@@ -15,6 +15,6 @@ prepare(_settings)
 globals().update(gunicorn_options(_settings))
 
 # gunicorn hook child_exit: a dead worker's open-watch gauge stops counting
-from app.metrics.multiprocess import child_exit, prepare_multiprocess_dir  # noqa: E402, F401
+from orch_apiserver.metrics.multiprocess import child_exit, prepare_multiprocess_dir  # noqa: E402, F401
 
 prepare_multiprocess_dir()  # before workers fork: their metrics are merged from one fresh directory

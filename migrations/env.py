@@ -6,7 +6,7 @@ import os
 from alembic import context
 from sqlalchemy import create_engine
 
-from app.storage.models import metadata
+from orch_apiserver.storage.models import metadata
 
 config = context.config
 

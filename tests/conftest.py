@@ -17,9 +17,8 @@ import pytest
 import sqlalchemy as sa
 from cryptography.hazmat.primitives import serialization
 from flask.testing import FlaskClient
-
-from app.admission.plugins import enabled_plugins
-from app.storage import schema
+from orch_apiserver.admission.plugins import enabled_plugins
+from orch_apiserver.storage import schema
 
 PG_URL_ENV = "ORCH_TEST_DATABASE_URL"
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -117,7 +116,7 @@ def sqlite_url(tmp_path: Path, sqlite_template: Path) -> str:
 def session_ca() -> tuple[str, bytes]:
     """The session's cluster CA (its PEM file) and the DER of an admin client certificate it signed:
     `CN=admin,O=system:masters`, as the admin kubeconfig of a real server."""
-    from app import pki
+    from orch_apiserver import pki
 
     ca = pki.create_ca("orch-test-ca")
     directory = tempfile.mkdtemp(prefix="orch-test-ca-")
@@ -133,7 +132,7 @@ class AdminClient(FlaskClient):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        from app.auth.x509 import PEER_CERT_KEY
+        from orch_apiserver.auth.x509 import PEER_CERT_KEY
 
         self.environ_base[PEER_CERT_KEY] = session_ca()[1]
 
@@ -148,7 +147,7 @@ def make_app(url: str, tmp_path: Path, **config: object):
     """An app on a migrated store. Its aggregation layer stays idle (AGGREGATION False): at start it would write
     ~40 Local APIServices and a ConfigMap that tests counting objects or revisions do not expect; the
     aggregation tests (tests/aggregation, tests/e2e) run it."""
-    from app import create_app
+    from orch_apiserver import create_app
 
     settings = {
         "DATABASE_URL": url,

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from app import pki
+from orch_apiserver import pki
+
 from tests.stand_in import QuietHandler, serving
 
 STAMP = "2026-01-02T03:04:05Z"

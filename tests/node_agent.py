@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from app import pki
+from orch_apiserver import pki
+
 from tests.stand_in import QuietHandler, serving
 
 

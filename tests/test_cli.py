@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 import yaml
-
-from app import cli, server
-from app.durations import format_duration, parse_duration
-from app.worker import ApiWorker
-from config import OPTIONS, Settings, flask_config, settings_from_env
+from orch_apiserver import cli, server
+from orch_apiserver.config import OPTIONS, Settings, flask_config, settings_from_env
+from orch_apiserver.durations import format_duration, parse_duration
+from orch_apiserver.worker import ApiWorker
 
 
 @pytest.mark.parametrize(
@@ -213,7 +212,9 @@ def test_main_prepares_migrates_and_serves(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     calls: list[tuple[str, bool]] = []
-    monkeypatch.setattr("app.storage.schema.ensure_schema", lambda url, upgrade: calls.append((url, upgrade)))
+    monkeypatch.setattr(
+        "orch_apiserver.storage.schema.ensure_schema", lambda url, upgrade: calls.append((url, upgrade))
+    )
     assert cli.main(["--secure-port", "7443"]) == 0
     assert calls == [(f"sqlite:///{tmp_path}/var/orch.db", True)]
     assert no_serving and no_serving[0].secure_port == 7443
@@ -226,7 +227,7 @@ def test_main_prepares_migrates_and_serves(
 def test_main_refuses_an_outdated_postgresql_schema(
     tmp_path: Path, no_serving: list[Settings], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from app.storage.schema import SchemaOutdated
+    from orch_apiserver.storage.schema import SchemaOutdated
 
     seen: list[bool] = []
 
@@ -234,7 +235,7 @@ def test_main_refuses_an_outdated_postgresql_schema(
         seen.append(upgrade)
         raise SchemaOutdated("schema is old: run `flask db upgrade`")
 
-    monkeypatch.setattr("app.storage.schema.ensure_schema", outdated)
+    monkeypatch.setattr("orch_apiserver.storage.schema.ensure_schema", outdated)
     code = cli.main(["--data-dir", str(tmp_path), "--database-url", "postgresql+psycopg://u:secret@db/orch"])
     assert code == 1 and seen == [False] and not no_serving
     err = capsys.readouterr().err

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from orch_apiserver import features
+from orch_apiserver.cli import feature_gate_warnings, parse_settings
 
-from app import features
-from app.cli import feature_gate_warnings, parse_settings
 from tests.conftest import admin_app
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -84,7 +84,7 @@ def test_deprecated_and_ga_gates_warn() -> None:
 
 def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "app.cli", *args],
+        [sys.executable, "-m", "orch_apiserver.cli", *args],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,

@@ -11,8 +11,7 @@ import ast
 from pathlib import Path
 
 import pytest
-
-from app.naming import Naming
+from orch_apiserver.naming import Naming
 
 APP = Path(__file__).resolve().parent.parent / "app"
 REFERENCE = Naming("k8s.io")

@@ -6,13 +6,12 @@ from contextvars import ContextVar
 
 import pytest
 from flask import Flask, jsonify
-
-from app import pipeline
-from app.api.errors import install_error_handlers
-from app.context import RequestContext, request_context
-from app.errors import Forbidden, RouteNotFound
-from app.request_info import parse_request_path
-from app.user import current_user
+from orch_apiserver import pipeline
+from orch_apiserver.api.errors import install_error_handlers
+from orch_apiserver.context import RequestContext, request_context
+from orch_apiserver.errors import Forbidden, RouteNotFound
+from orch_apiserver.request_info import parse_request_path
+from orch_apiserver.user import current_user
 
 MARK: ContextVar[str | None] = ContextVar("mark", default=None)
 

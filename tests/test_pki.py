@@ -14,9 +14,8 @@ import yaml
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-
-from app import pki
-from config import Settings, settings_from_env
+from orch_apiserver import pki
+from orch_apiserver.config import Settings, settings_from_env
 
 
 def mode(path: Path | str) -> int:
@@ -156,7 +155,7 @@ def _settings(tmp_path: Path, **env: str) -> Settings:
 
 
 def test_prepare_creates_everything_and_is_idempotent(tmp_path: Path) -> None:
-    from app.server import prepare
+    from orch_apiserver.server import prepare
 
     settings = _settings(tmp_path, ORCH_SECURE_PORT="7443")
     prepared = prepare(settings)
@@ -194,7 +193,7 @@ def test_prepare_creates_everything_and_is_idempotent(tmp_path: Path) -> None:
 
 
 def test_prepare_bundles_the_client_ca_file_and_names_the_bind_address(tmp_path: Path, ca: pki.CertKey) -> None:
-    from app.server import prepare
+    from orch_apiserver.server import prepare
 
     pki.write_file(tmp_path / "extra.crt", ca.cert_pem)
     settings = _settings(tmp_path, ORCH_CLIENT_CA_FILE=str(tmp_path / "extra.crt"), ORCH_BIND_ADDRESS="0.0.0.0")
@@ -212,7 +211,7 @@ def test_prepare_bundles_the_client_ca_file_and_names_the_bind_address(tmp_path:
 
 
 def test_prepare_with_a_given_serving_pair(tmp_path: Path, ca: pki.CertKey) -> None:
-    from app.server import prepare
+    from orch_apiserver.server import prepare
 
     own = pki.issue_serving_cert(ca, "own", ["127.0.0.1"])
     pki.write_pair(own, tmp_path / "own.crt", tmp_path / "own.key")

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from app.errors import BadRequest
-from app.selectors import (
+from orch_apiserver.errors import BadRequest
+from orch_apiserver.selectors import (
     FieldSelector,
     LabelSelector,
     label_selector_from_object,

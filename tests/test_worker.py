@@ -4,9 +4,8 @@ in-flight class (long-running requests are not counted, as the reference's long-
 from __future__ import annotations
 
 import pytest
-
-from app.observability import is_long_running, line_attributes, request_kind
-from app.worker import request_line
+from orch_apiserver.observability import is_long_running, line_attributes, request_kind
+from orch_apiserver.worker import request_line
 
 
 def in_flight_class(head: bytes) -> str | None:

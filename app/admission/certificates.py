@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 
 from cryptography.x509.oid import NameOID
 
-from app.errors import Forbidden
-from app.registry.admission import CREATE, UPDATE, Attributes, Plugin
-from app.resources.certificates import decode_bytes, parse_request
+from ..errors import Forbidden
+from ..registry.admission import CREATE, UPDATE, Attributes, Plugin
+from ..resources.certificates import decode_bytes, parse_request
 
 if TYPE_CHECKING:
-    from app.naming import Naming
+    from ..naming import Naming
 
 RESOURCE = "certificatesigningrequests"
 
@@ -33,9 +33,9 @@ class _CsrPlugin(Plugin):
     def check_signer(self, verb: str, csr: dict) -> None:
         """The requester needs `verb` on `signers`, named after the signerName or `<signer domain>/*`; asked of
         the running app's authorizer. The server's own writes (no requester) are not checked."""
-        from app.auth.authz import Attributes as AuthzAttributes
-        from app.auth.context import current_authentication
-        from app.user import current_user
+        from ..auth.authz import Attributes as AuthzAttributes
+        from ..auth.context import current_authentication
+        from ..user import current_user
 
         user, auth = current_user.get(), current_authentication.get()
         if user is None or auth is None:

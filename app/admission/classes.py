@@ -7,13 +7,13 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from app.admission.source import ConfigurationSource
-from app.registry.admission import CREATE, UPDATE, Attributes, Plugin, forbidden, is_kind, object_spec
-from app.resources.defaults import parse_quantity
+from ..registry.admission import CREATE, UPDATE, Attributes, Plugin, forbidden, is_kind, object_spec
+from ..resources.defaults import parse_quantity
+from .source import ConfigurationSource
 
 if TYPE_CHECKING:
-    from app.registry.store import Registry
-    from app.storage.hub import WatchHub
+    from ..registry.store import Registry
+    from ..storage.hub import WatchHub
 
 
 def storage_classes(registry: Registry, hub: WatchHub | None) -> ConfigurationSource[dict]:

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app import quota
-from app.admission.source import ConfigurationSource
-from app.registry.admission import CREATE, UPDATE, Attributes, Plugin, forbidden, is_kind
-from app.resources.common import containers, items, part
-from app.resources.defaults import parse_quantity
+from .. import quota
+from ..registry.admission import CREATE, UPDATE, Attributes, Plugin, forbidden, is_kind
+from ..resources.common import containers, items, part
+from ..resources.defaults import parse_quantity
+from .source import ConfigurationSource
 
 if TYPE_CHECKING:
-    from app.registry.store import Registry
-    from app.storage.hub import WatchHub
+    from ..registry.store import Registry
+    from ..storage.hub import WatchHub
 
 
 def _limit_items(limit_range: dict) -> list[tuple[str, dict]]:

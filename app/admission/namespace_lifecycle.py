@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.errors import Forbidden, NotFound
-from app.registry.admission import CREATE, DELETE, Attributes, Plugin
-from app.registry.keys import object_key
+from ..errors import Forbidden, NotFound
+from ..registry.admission import CREATE, DELETE, Attributes, Plugin
+from ..registry.keys import object_key
 
 if TYPE_CHECKING:
-    from app.registry.store import Registry
+    from ..registry.store import Registry
 
 
 class NamespaceLifecycle(Plugin):

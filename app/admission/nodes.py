@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.registry.admission import CREATE, Attributes, Plugin, is_kind
+from ..registry.admission import CREATE, Attributes, Plugin, is_kind
 
 if TYPE_CHECKING:
-    from app.registry.store import Registry
+    from ..registry.store import Registry
 
 
 class TaintNodesByCondition(Plugin):

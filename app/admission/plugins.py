@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from app.errors import Forbidden
-from app.registry.admission import Attributes, Chain, Plugin, ordered
+from ..errors import Forbidden
+from ..registry.admission import Attributes, Chain, Plugin, ordered
 
 if TYPE_CHECKING:
-    from app.naming import Naming
-    from app.outbound import ServiceResolver
-    from app.registry.store import Registry
-    from app.storage.hub import WatchHub
+    from ..naming import Naming
+    from ..outbound import ServiceResolver
+    from ..registry.store import Registry
+    from ..storage.hub import WatchHub
 
 #: every plugin a v1.23 reference server knows, in the order it runs them
 ORDER = (
@@ -147,10 +147,10 @@ def build_chain(
     metrics: Any = None,
 ) -> Chain:
     """The chain of the named plugins; `metrics` holds the admission histograms (app.metrics)."""
-    from app.admission import certificates, classes, limits, nodes, pods, podsecurity, resourcequota, serviceaccount
-    from app.admission.namespace_lifecycle import NamespaceLifecycle
-    from app.admission.source import ConfigurationSource
-    from app.admission.webhooks import MutatingWebhooks, ValidatingWebhooks, compile_configuration
+    from . import certificates, classes, limits, nodes, pods, podsecurity, resourcequota, serviceaccount
+    from .namespace_lifecycle import NamespaceLifecycle
+    from .source import ConfigurationSource
+    from .webhooks import MutatingWebhooks, ValidatingWebhooks, compile_configuration
 
     group = naming.group("admissionregistration")
     webhook_duration = getattr(metrics, "admission_webhook_duration", None)

@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from app.admission.source import ConfigurationSource
-from app.errors import NotFound
-from app.registry.admission import CREATE, UPDATE, Attributes, Plugin, forbidden, is_kind, object_spec
-from app.resources.scheduling import SYSTEM_CLASSES
+from ..errors import NotFound
+from ..registry.admission import CREATE, UPDATE, Attributes, Plugin, forbidden, is_kind, object_spec
+from ..resources.scheduling import SYSTEM_CLASSES
+from .source import ConfigurationSource
 
 if TYPE_CHECKING:
-    from app.registry.store import Registry
-    from app.storage.hub import WatchHub
+    from ..registry.store import Registry
+    from ..storage.hub import WatchHub
 
 DEFAULT_PREEMPTION = "PreemptLowerPriority"
 

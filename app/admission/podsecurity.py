@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from app.admission.effects import add_warning, annotate
-from app.admission.source import ConfigurationSource
-from app.errors import Invalid, NotFound, invalid
-from app.registry.admission import CREATE, UPDATE, Attributes, Plugin, forbidden
-from app.resources.common import containers as pod_containers
+from ..errors import Invalid, NotFound, invalid
+from ..registry.admission import CREATE, UPDATE, Attributes, Plugin, forbidden
+from ..resources.common import containers as pod_containers
+from .effects import add_warning, annotate
+from .source import ConfigurationSource
 
 if TYPE_CHECKING:
-    from app.registry.store import Registry
-    from app.storage.hub import WatchHub
+    from ..registry.store import Registry
+    from ..storage.hub import WatchHub
 
 LEVELS = ("privileged", "baseline", "restricted")
 LATEST = 10**6  # "latest": newer than any v1.N

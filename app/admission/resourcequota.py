@@ -7,15 +7,15 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from app import quota
-from app.admission.source import ConfigurationSource
-from app.errors import NotFound
-from app.registry.admission import CREATE, UPDATE, Attributes, Plugin, forbidden
-from app.resources.defaults import parse_quantity
+from .. import quota
+from ..errors import NotFound
+from ..registry.admission import CREATE, UPDATE, Attributes, Plugin, forbidden
+from ..resources.defaults import parse_quantity
+from .source import ConfigurationSource
 
 if TYPE_CHECKING:
-    from app.registry.store import Registry
-    from app.storage.hub import WatchHub
+    from ..registry.store import Registry
+    from ..storage.hub import WatchHub
 
 #: updates that can change what an object uses (the reference's evaluators: pods are quota'd at create only)
 UPDATES_COUNTED = frozenset({("", "services"), ("", "persistentvolumeclaims")})

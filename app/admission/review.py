@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from app.catalog import ResourceType
-from app.errors import ApiError
-from app.registry.admission import DELETE, Attributes
+from ..catalog import ResourceType
+from ..errors import ApiError
+from ..registry.admission import DELETE, Attributes
 
 
 class ReviewFailed(ApiError):

@@ -8,12 +8,12 @@ import random
 import time
 from typing import TYPE_CHECKING
 
-from app.errors import NotFound
-from app.registry.admission import CREATE, Attributes, Plugin, forbidden, is_kind
-from app.resources.common import containers, items
+from ..errors import NotFound
+from ..registry.admission import CREATE, Attributes, Plugin, forbidden, is_kind
+from ..resources.common import containers, items
 
 if TYPE_CHECKING:
-    from app.registry.store import Registry
+    from ..registry.store import Registry
 
 DEFAULT_ACCOUNT = "default"
 #: the reference's bound-token lifetime for the projected volume (an hour and change: warn-only expiry)

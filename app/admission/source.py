@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 import orjson
 
-from app.registry.informer import Follower
-from app.registry.keys import resource_prefix
-from app.registry.options import ListOptions
+from ..registry.informer import Follower
+from ..registry.keys import resource_prefix
+from ..registry.options import ListOptions
 
 if TYPE_CHECKING:
-    from app.catalog import ResourceType
-    from app.registry.informer import Change
-    from app.registry.store import Registry
-    from app.storage.hub import WatchHub
+    from ..catalog import ResourceType
+    from ..registry.informer import Change
+    from ..registry.store import Registry
+    from ..storage.hub import WatchHub
 
 T = TypeVar("T")
 

@@ -15,19 +15,19 @@ from typing import TYPE_CHECKING, Any
 import jsonpatch
 import orjson
 
-from app.admission.effects import add_warning, annotate
-from app.admission.review import ReviewFailed, Verdict, review_request, verdict
-from app.catalog import ResourceType
-from app.errors import ApiError, BadRequest, InternalError
-from app.outbound import CallFailed, ServiceResolver, post_json
-from app.registry.admission import DELETE, Attributes, Plugin
-from app.registry.keys import object_key
-from app.selectors import LabelSelector, label_selector_from_object
+from ..catalog import ResourceType
+from ..errors import ApiError, BadRequest, InternalError
+from ..outbound import CallFailed, ServiceResolver, post_json
+from ..registry.admission import DELETE, Attributes, Plugin
+from ..registry.keys import object_key
+from ..selectors import LabelSelector, label_selector_from_object
+from .effects import add_warning, annotate
+from .review import ReviewFailed, Verdict, review_request, verdict
 
 if TYPE_CHECKING:
-    from app.admission.source import ConfigurationSource
-    from app.naming import Naming
-    from app.registry.store import Registry
+    from ..naming import Naming
+    from ..registry.store import Registry
+    from .source import ConfigurationSource
 
 #: validating webhooks of one request are called at once, on these threads (shared by all requests)
 _PARALLEL = ThreadPoolExecutor(max_workers=16, thread_name_prefix="validating-webhook")

@@ -9,13 +9,13 @@ from urllib.parse import quote
 import urllib3
 from flask import Response, current_app, request
 
-from app.api import upstream
-from app.context import services
-from app.controllers.aggregation import Aggregation, Remote, sorted_versions
-from app.errors import ServiceUnavailable
-from app.outbound import pool_for
-from app.resources.apiregistration import CRD_PRIORITY, builtin_priorities
-from app.user import current_user
+from ..context import services
+from ..controllers.aggregation import Aggregation, Remote, sorted_versions
+from ..errors import ServiceUnavailable
+from ..outbound import pool_for
+from ..resources.apiregistration import CRD_PRIORITY, builtin_priorities
+from ..user import current_user
+from . import upstream
 
 EXTENSION_KEY = "orch.aggregation"
 

@@ -11,9 +11,9 @@ from urllib.parse import urlencode
 import urllib3
 from flask import Response, current_app, request
 
-from app.api import upstream
-from app.errors import InternalError
-from app.registry.connect import NodeLocation, ProxyTarget
+from ..errors import InternalError
+from ..registry.connect import NodeLocation, ProxyTarget
+from . import upstream
 
 CONNECT_TIMEOUT = 10.0
 _pools: dict[tuple, urllib3.PoolManager] = {}

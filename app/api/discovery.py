@@ -20,11 +20,11 @@ from typing import Any
 import orjson
 from flask import Blueprint, Response, request
 
-from app.api.aggregation import aggregated_versions, group_priority, proxy, remote_for
-from app.api.render import json_response
-from app.catalog import Catalog, ResourceType, Subresource
-from app.context import services
-from app.errors import RouteNotFound
+from ..catalog import Catalog, ResourceType, Subresource
+from ..context import services
+from ..errors import RouteNotFound
+from .aggregation import aggregated_versions, group_priority, proxy, remote_for
+from .render import json_response
 
 bp = Blueprint("discovery", __name__)
 

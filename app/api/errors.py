@@ -8,9 +8,9 @@ import orjson
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
-from app.errors import ApiError, InternalError, MethodNotAllowed, RequestEntityTooLarge, ServiceUnavailable
-from app.logs import RepeatedErrors
-from app.storage import failures
+from ..errors import ApiError, InternalError, MethodNotAllowed, RequestEntityTooLarge, ServiceUnavailable
+from ..logs import RepeatedErrors
+from ..storage import failures
 
 log = logging.getLogger(__name__)
 repeated = RepeatedErrors(log)  # an outage fails every request alike: one traceback, then counts
@@ -29,8 +29,8 @@ def status_response(error: ApiError) -> Response:
 
 def _status_body(status: dict) -> tuple[bytes, str]:
     """A protobuf Status for clients that asked for our protobuf first, JSON for everyone else."""
-    from app.api.representation import negotiate
-    from app.context import services
+    from ..context import services
+    from .representation import negotiate
 
     try:
         naming = services().naming
@@ -38,7 +38,7 @@ def _status_body(status: dict) -> tuple[bytes, str]:
     except Exception:  # noqa: BLE001 - no app context or an unusable Accept: fall back to JSON
         return orjson.dumps(status, option=orjson.OPT_APPEND_NEWLINE), "application/json"
     if rep.is_protobuf(naming):
-        from app.schema import encode_status
+        from ..schema import encode_status
 
         return encode_status(status), rep.media_type
     return orjson.dumps(status, option=orjson.OPT_APPEND_NEWLINE), "application/json"

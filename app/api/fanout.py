@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.background import BackgroundThread
+from ..background import BackgroundThread
 
 WRITE_AHEAD = 64 * 1024  # framed bytes held per watcher beyond what its socket took
 END_GRACE = 5.0  # seconds a finished stream may take to accept its last bytes before it is cut

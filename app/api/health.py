@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 from flask import Blueprint, Response, request
 
-from app.errors import RouteNotFound
-from app.health import HealthCheck, health_registry
+from ..errors import RouteNotFound
+from ..health import HealthCheck, health_registry
 
 bp = Blueprint("health", __name__)
 

@@ -8,10 +8,10 @@ import orjson
 import yaml
 from flask import Request
 
-from app.api import yamldoc
-from app.api.render import JSON, YAML
-from app.errors import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
-from app.naming import CLIENT_PROTOBUF_MEDIA_TYPE, Naming
+from ..errors import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
+from ..naming import CLIENT_PROTOBUF_MEDIA_TYPE, Naming
+from . import yamldoc
+from .render import JSON, YAML
 
 MAX_BODY_BYTES = 3 * 1024 * 1024
 
@@ -75,8 +75,8 @@ def decode_object(request: Request, body: bytes, kind: str, version: str, naming
 def _decode_protobuf(body: bytes, kind: str, version: str, naming: Naming) -> dict:
     """Our protobuf, or a stock client's: its upstream group spelling is read as ours (kubectl create
     token sends an authentication.k8s.io TokenRequest); the object keeps the spelling it came with."""
-    from app.schema import ProtobufError, UnknownKindError, decode_envelope, protobuf_available, schema_for
-    from app.schema import decode as decode_message
+    from ..schema import ProtobufError, UnknownKindError, decode_envelope, protobuf_available, schema_for
+    from ..schema import decode as decode_message
 
     try:
         api_version, body_kind, raw = decode_envelope(body)

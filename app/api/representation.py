@@ -10,11 +10,11 @@ from datetime import UTC, datetime
 
 import orjson
 
-from app.api.negotiation import parse_accept
-from app.api.render import JSON, YAML, encode
-from app.catalog import ResourceType
-from app.errors import NotAcceptable
-from app.naming import Naming
+from ..catalog import ResourceType
+from ..errors import NotAcceptable
+from ..naming import Naming
+from .negotiation import parse_accept
+from .render import JSON, YAML, encode
 
 TABLE_VERSIONS = ("v1", "v1beta1")
 
@@ -65,7 +65,7 @@ def object_body(
     rep: Representation, naming: Naming, rt: ResourceType, obj: dict, include_object: str = "Metadata"
 ) -> bytes:
     if rep.table_version:
-        from app.tables import render_table
+        from ..tables import render_table
 
         rv = (obj.get("metadata") or {}).get("resourceVersion", "")
         table = render_table(
@@ -78,7 +78,7 @@ def object_body(
         )
         return encode(table, JSON, rep.pretty)
     if rep.is_protobuf(naming):
-        from app.schema import encode_object, encode_status
+        from ..schema import encode_object, encode_status
 
         if obj.get("kind") == "Status" and obj.get("apiVersion") == "v1":
             return encode_status(obj)
@@ -100,7 +100,7 @@ def list_body(
         return head[:-1] + b',"items":[' + ",".join(items).encode() + b"]}\n"
     decoded = [orjson.loads(i) for i in items]
     if rep.table_version:
-        from app.tables import render_table
+        from ..tables import render_table
 
         table = render_table(
             rt, naming, decoded, list_meta=list_meta, include_object=include_object, version=rep.table_version
@@ -108,7 +108,7 @@ def list_body(
         return encode(table, JSON, rep.pretty)
     doc = {"kind": rt.list_kind, "apiVersion": rt.group_version, "metadata": list_meta, "items": decoded}
     if rep.is_protobuf(naming):
-        from app.schema import encode_list
+        from ..schema import encode_list
 
         return encode_list(doc, naming)
     return encode(doc, rep.media_type, rep.pretty)
@@ -135,15 +135,15 @@ class WatchFramer:
         return None if self.rep.table_version else "json"
 
     def __call__(self, event: tuple[str, str | bytes | dict]) -> bytes:
-        from app.api.watch import event_line
+        from .watch import event_line
 
         kind, obj = event
         if self.rep.is_protobuf(self.naming):
-            from app.schema import encode_watch_event
+            from ..schema import encode_watch_event
 
             return encode_watch_event(kind, _as_dict(obj), self.naming)
         if self.rep.table_version and kind != "ERROR":
-            from app.tables import render_table
+            from ..tables import render_table
 
             decoded = _as_dict(obj)
             rv = (decoded.get("metadata") or {}).get("resourceVersion", "")

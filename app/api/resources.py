@@ -12,29 +12,29 @@ from typing import TYPE_CHECKING
 import orjson
 from flask import Blueprint, Response, after_this_request, current_app, request, stream_with_context
 
-from app import features
-from app.api import fieldvalidation
-from app.api.aggregation import proxy, remote_for
-from app.api.connect import proxy_to_node, proxy_to_target
-from app.api.handoff import DETACH_KEY, take_stream_end
-from app.api.negotiation import body_media_type, decode_object, read_body
-from app.api.render import wants_pretty
-from app.api.representation import Representation, WatchFramer, list_body, negotiate, object_body
-from app.api.upgrade import upgrade_to_node
-from app.api.watch import Framing, framed, socket_closed_check
-from app.catalog import ResourceType
-from app.context import request_context, services
-from app.errors import BadRequest, Invalid, MethodNotAllowed, NotFound, RouteNotFound, UnsupportedMediaType, forbidden
-from app.registry.connect import node_location, proxy_target
-from app.registry.options import DeleteOptions, ListOptions, parse_bool, parse_dry_run
-from app.registry.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
-from app.registry.store import ListResult
-from app.request_info import RequestInfo, parse_resource_path
-from app.tables import parse_include_object
-from app.versions import deprecated_api, deprecation_warning, is_deprecated
+from .. import features
+from ..catalog import ResourceType
+from ..context import request_context, services
+from ..errors import BadRequest, Invalid, MethodNotAllowed, NotFound, RouteNotFound, UnsupportedMediaType, forbidden
+from ..registry.connect import node_location, proxy_target
+from ..registry.options import DeleteOptions, ListOptions, parse_bool, parse_dry_run
+from ..registry.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
+from ..registry.store import ListResult
+from ..request_info import RequestInfo, parse_resource_path
+from ..tables import parse_include_object
+from ..versions import deprecated_api, deprecation_warning, is_deprecated
+from . import fieldvalidation
+from .aggregation import proxy, remote_for
+from .connect import proxy_to_node, proxy_to_target
+from .handoff import DETACH_KEY, take_stream_end
+from .negotiation import body_media_type, decode_object, read_body
+from .render import wants_pretty
+from .representation import Representation, WatchFramer, list_body, negotiate, object_body
+from .upgrade import upgrade_to_node
+from .watch import Framing, framed, socket_closed_check
 
 if TYPE_CHECKING:
-    from app.storage.store import Stored
+    from ..storage.store import Stored
 
 PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH)
 
@@ -270,7 +270,7 @@ def _delete_options() -> DeleteOptions:
             raise BadRequest(f"error decoding DeleteOptions: {exc}") from None
         if not isinstance(parsed, dict):
             raise BadRequest("DeleteOptions must be a JSON object")
-        from app.schema import meta
+        from ..schema import meta
 
         fieldvalidation.check_options(meta.DeleteOptions, parsed)
     return DeleteOptions.parse(parsed, request.args, parse_dry_run(request.args), services().naming.meta_group)
@@ -278,7 +278,7 @@ def _delete_options() -> DeleteOptions:
 
 def _negotiate(rt: ResourceType, *, table: bool = False, sub: str | None = None, watch: bool = False) -> Representation:
     """Protobuf only where the kind has a typed schema; Table only for the kind itself (not scale)."""
-    from app.schema import protobuf_available
+    from ..schema import protobuf_available
 
     naming = services().naming
     view = rt.subresource(sub) if sub else None
@@ -349,7 +349,7 @@ def _watch_one(rt: ResourceType, namespace: str | None, name: str) -> Response:
 
 def _manager() -> str:
     """fieldManager, else derived from the User-Agent as the reference does; 422 when malformed."""
-    from app.apply import default_manager, validate_field_manager
+    from ..apply import default_manager, validate_field_manager
 
     name = request.args.get("fieldManager")
     if name is None:
@@ -364,7 +364,7 @@ def _apply(rt: ResourceType, ns: str | None, name: str, sub: str | None, rep: Re
     """PATCH with application/apply-patch+yaml: server-side apply (YAML or JSON body)."""
     import yaml
 
-    from app.api import yamldoc
+    from . import yamldoc
 
     _require_verb(rt, "patch", sub)
     if not request.args.get("fieldManager"):

@@ -16,9 +16,9 @@ from urllib.parse import urlencode
 
 from flask import Response, current_app, request
 
-from app.api.handoff import DETACH_KEY
-from app.errors import BadRequest, InternalError
-from app.registry.connect import NodeLocation
+from ..errors import BadRequest, InternalError
+from ..registry.connect import NodeLocation
+from .handoff import DETACH_KEY
 
 CONNECT_TIMEOUT = 10.0
 HEAD_LIMIT = 64 * 1024

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 import urllib3
 from flask import Response, request
 
-from app.api.upgrade import UPGRADE_KEY
-from app.durations import parse_duration
-from app.errors import ApiError, ServiceUnavailable
+from ..durations import parse_duration
+from ..errors import ApiError, ServiceUnavailable
+from .upgrade import UPGRADE_KEY
 
 CONNECT_TIMEOUT = 10.0
 DEFAULT_TIMEOUT = 60.0  # the reference's --request-timeout

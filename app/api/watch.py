@@ -11,9 +11,9 @@ from functools import partial
 
 import orjson
 
-from app.api.fanout import FULL_BATCH, Connection, SocketFanout, chunk
-from app.api.handoff import Handoff
-from app.registry.watch import Event, Watch
+from ..registry.watch import Event, Watch
+from .fanout import FULL_BATCH, Connection, SocketFanout, chunk
+from .handoff import Handoff
 
 PUMP_BATCH = FULL_BATCH  # changes framed per turn of the writer, so a slow reader's framed backlog stays small
 

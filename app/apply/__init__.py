@@ -20,7 +20,7 @@ Public entry points:
 
 from __future__ import annotations
 
-from app.apply.errors import (
+from .errors import (
     ApplyBadRequest,
     ApplyConflict,
     ApplyInvalidObject,
@@ -31,7 +31,7 @@ from app.apply.errors import (
     conflict_causes,
     conflict_message,
 )
-from app.apply.fieldpath import (
+from .fieldpath import (
     EMPTY,
     FieldSet,
     PathElement,
@@ -42,9 +42,9 @@ from app.apply.fieldpath import (
     path_string,
     value_pe,
 )
-from app.apply.fieldsv1 import FieldsV1Error, decode_fields_v1, encode_fields_v1
-from app.apply.filters import FieldFilter, default_manager, reset_fields
-from app.apply.managed import (
+from .fieldsv1 import FieldsV1Error, decode_fields_v1, encode_fields_v1
+from .filters import FieldFilter, default_manager, reset_fields
+from .managed import (
     ManagedFieldsError,
     ManagerEntry,
     decode_managed_fields,
@@ -55,9 +55,9 @@ from app.apply.managed import (
     validate_field_manager,
     validate_managed_fields,
 )
-from app.apply.server_side import apply
-from app.apply.typed import fieldset_from_object
-from app.apply.update import managed_for_update, record_update
+from .server_side import apply
+from .typed import fieldset_from_object
+from .update import managed_for_update, record_update
 
 __all__ = [
     "EMPTY",

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from app.apply.fieldpath import FieldSet, Path, PathElement, field_pe
-from app.apply.typed import item_pes
-from app.apply.typeinfo import TypeNode, effective
-from app.apply.values import MISSING, same
+from .fieldpath import FieldSet, Path, PathElement, field_pe
+from .typed import item_pes
+from .typeinfo import TypeNode, effective
+from .values import MISSING, same
 
 
 @dataclass(frozen=True)

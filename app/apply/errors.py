@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.apply.fieldpath import Path, path_string
-from app.apply.managed import UPDATE
-from app.errors import ApiError, BadRequest
+from ..errors import ApiError, BadRequest
+from .fieldpath import Path, path_string
+from .managed import UPDATE
 
 
 @dataclass(frozen=True)

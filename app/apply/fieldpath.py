@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
-from app.apply.values import to_string, unwrap, wrap
+from .values import to_string, unwrap, wrap
 
 FIELD, KEY, VALUE, INDEX = range(4)  # the reference's order: field < key < value < index
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.apply.fieldpath import FIELD, KEY, VALUE, FieldSet, Path, PathElement, field_pe, index_pe
-from app.apply.values import go_json, unwrap, wrap
+from .fieldpath import FIELD, KEY, VALUE, FieldSet, Path, PathElement, field_pe, index_pe
+from .values import go_json, unwrap, wrap
 
 
 class FieldsV1Error(ValueError):

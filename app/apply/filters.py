@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.apply.fieldpath import EMPTY, FieldSet, make_path
-from app.apply.managed import MAX_MANAGER_LENGTH
-from app.schema.types import Struct
+from ..schema.types import Struct
+from .fieldpath import EMPTY, FieldSet, make_path
+from .managed import MAX_MANAGER_LENGTH
 
 #: fields no manager ever owns (the reference's strip set; exact paths, children stay).
 STRIPPED = FieldSet(

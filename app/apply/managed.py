@@ -13,10 +13,10 @@ import datetime as dt
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from app.apply.fieldpath import FieldSet
-from app.apply.fieldsv1 import FieldsV1Error, decode_fields_v1, encode_fields_v1
-from app.apply.values import go_json
-from app.errors import FieldError, invalid, not_supported, required
+from ..errors import FieldError, invalid, not_supported, required
+from .fieldpath import FieldSet
+from .fieldsv1 import FieldsV1Error, decode_fields_v1, encode_fields_v1
+from .values import go_json
 
 APPLY, UPDATE = "Apply", "Update"
 FIELDS_V1 = "FieldsV1"

@@ -10,11 +10,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from app.apply.fieldpath import FieldSet, Path, PathElement, field_pe, path_string
-from app.apply.typed import item_pes
-from app.apply.typeinfo import BadItem, TypedError, TypeNode, effective
-from app.apply.values import MISSING
-from app.schema.types import Struct
+from ..schema.types import Struct
+from .fieldpath import FieldSet, Path, PathElement, field_pe, path_string
+from .typed import item_pes
+from .typeinfo import BadItem, TypedError, TypeNode, effective
+from .values import MISSING
 
 
 def merge(live: Any, applied: Any, node: TypeNode) -> Any:

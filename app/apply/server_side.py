@@ -12,8 +12,9 @@ import copy
 import datetime as dt
 from typing import Any
 
-from app.apply.compare import compare
-from app.apply.errors import (
+from ..schema.types import Struct
+from .compare import compare
+from .errors import (
     ApplyConflict,
     ApplyInvalidObject,
     ApplyTypeMismatch,
@@ -21,9 +22,9 @@ from app.apply.errors import (
     ManagedFieldsInApply,
     ManagedFieldsUndecodable,
 )
-from app.apply.fieldpath import FieldSet
-from app.apply.filters import STRIPPED, FieldFilter, default_filter
-from app.apply.managed import (
+from .fieldpath import FieldSet
+from .filters import STRIPPED, FieldFilter, default_filter
+from .managed import (
     APPLY,
     BEFORE_FIRST_APPLY,
     Managed,
@@ -33,8 +34,8 @@ from app.apply.managed import (
     format_time,
     manager_identity,
 )
-from app.apply.merge import drop_nulls, merge, remove_fields
-from app.apply.steps import (
+from .merge import drop_nulls, merge, remove_fields
+from .steps import (
     drop_empty,
     meta_of,
     reconcile_all,
@@ -43,10 +44,9 @@ from app.apply.steps import (
     with_managed_fields,
     without_managed_fields,
 )
-from app.apply.typed import ensure_named_fields, fieldset_of, typed_view, validate_applied, zero_object
-from app.apply.typeinfo import TypedError, TypeNode, root_node
-from app.apply.values import MISSING, same
-from app.schema.types import Struct
+from .typed import ensure_named_fields, fieldset_of, typed_view, validate_applied, zero_object
+from .typeinfo import TypedError, TypeNode, root_node
+from .values import MISSING, same
 
 
 def _check_applied(applied: Any, api_version: str, kind: str) -> None:

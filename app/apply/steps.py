@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.apply.compare import Comparison, compare
-from app.apply.fieldpath import FieldSet
-from app.apply.filters import STRIPPED, FieldFilter
-from app.apply.managed import (
+from ..schema.types import Struct
+from .compare import Comparison, compare
+from .fieldpath import FieldSet
+from .filters import STRIPPED, FieldFilter
+from .managed import (
     UPDATE,
     Managed,
     ManagedFieldsError,
@@ -16,10 +17,9 @@ from app.apply.managed import (
     encode_managed_fields,
     manager_identity,
 )
-from app.apply.typed import reconcile_with_schema
-from app.apply.typeinfo import TypeNode
-from app.apply.values import json_copy
-from app.schema.types import Struct
+from .typed import reconcile_with_schema
+from .typeinfo import TypeNode
+from .values import json_copy
 
 
 def meta_of(obj: Any) -> dict[str, Any]:

@@ -11,10 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from app.apply.fieldpath import FIELD, KEY, FieldSet, Path, PathElement, field_pe, index_pe, path_string
-from app.apply.typeinfo import DEDUCED, BadItem, TypedError, TypeNode, effective, node_for, root_node
-from app.apply.values import MISSING
-from app.schema.types import (
+from ..schema.types import (
     BOOL,
     BYTES,
     DOUBLE,
@@ -32,6 +29,9 @@ from app.schema.types import (
     MapOf,
     Struct,
 )
+from .fieldpath import FIELD, KEY, FieldSet, Path, PathElement, field_pe, index_pe, path_string
+from .typeinfo import DEDUCED, BadItem, TypedError, TypeNode, effective, node_for, root_node
+from .values import MISSING
 
 # Go struct types behind these scalars are always serialized (omitempty never drops a struct).
 _STRUCT_SCALARS: dict[Any, Any] = {

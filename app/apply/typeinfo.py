@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from app.apply.fieldpath import PathElement, key_pe, value_pe
-from app.apply.values import MISSING
-from app.schema.meta import ObjectMeta
-from app.schema.types import FIELDS_V1, OBJECT, RAW_EXTENSION, Field, ListOf, MapOf, Scalar, Struct, TypeSpec
+from ..schema.meta import ObjectMeta
+from ..schema.types import FIELDS_V1, OBJECT, RAW_EXTENSION, Field, ListOf, MapOf, Scalar, Struct, TypeSpec
+from .fieldpath import PathElement, key_pe, value_pe
+from .values import MISSING
 
 Kind = Literal["scalar", "struct", "map", "list", "deduced"]
 

@@ -11,8 +11,9 @@ import copy
 import datetime as dt
 from typing import Any
 
-from app.apply.filters import FieldFilter, default_filter
-from app.apply.managed import (
+from ..schema.types import Struct
+from .filters import FieldFilter, default_filter
+from .managed import (
     Managed,
     ManagedFieldsError,
     cap_update_managers,
@@ -20,7 +21,7 @@ from app.apply.managed import (
     format_time,
     is_reset,
 )
-from app.apply.steps import (
+from .steps import (
     decode_or_empty,
     meta_of,
     reconcile_all,
@@ -28,9 +29,8 @@ from app.apply.steps import (
     with_managed_fields,
     without_managed_fields,
 )
-from app.apply.typed import typed_view, zero_object
-from app.apply.typeinfo import TypedError, root_node
-from app.schema.types import Struct
+from .typed import typed_view, zero_object
+from .typeinfo import TypedError, root_node
 
 
 def managed_for_update(old: Any, new: Any, subresource: str | None = None) -> Managed:

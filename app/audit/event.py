@@ -8,9 +8,9 @@ from typing import Any
 
 import orjson
 
-from app.audit.policy import Decision
-from app.auth.authz import Attributes
-from app.user import UserInfo
+from ..auth.authz import Attributes
+from ..user import UserInfo
+from .policy import Decision
 
 
 def timestamp(moment: datetime) -> str:

@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
-from app.auth.authz import Attributes
-from app.naming import Naming
+from ..auth.authz import Attributes
+from ..naming import Naming
 
 LEVELS = ("None", "Metadata", "Request", "RequestResponse")
 STAGES = ("RequestReceived", "ResponseStarted", "ResponseComplete", "Panic")

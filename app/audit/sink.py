@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from app.audit.event import AuditRecord
-from app.audit.policy import Policy, load_policy
-from app.audit.writer import AuditWriter
-from app.naming import Naming
+from ..naming import Naming
+from .event import AuditRecord
+from .policy import Policy, load_policy
+from .writer import AuditWriter
 
 log = logging.getLogger(__name__)
 

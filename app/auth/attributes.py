@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.auth.authz import Attributes
-from app.request_info import RequestInfo, parse_request_path
-from app.user import UserInfo
+from ..request_info import RequestInfo, parse_request_path
+from ..user import UserInfo
+from .authz import Attributes
 
 _VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 

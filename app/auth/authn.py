@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from app.auth import headers
-from app.errors import Unauthorized
-from app.user import ANONYMOUS, UserInfo
+from ..errors import Unauthorized
+from ..user import ANONYMOUS, UserInfo
+from . import headers
 
 log = logging.getLogger(__name__)
 Environ = dict[str, Any]

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from app.errors import Forbidden
-from app.user import UserInfo
+from ..errors import Forbidden
+from ..user import UserInfo
 
 SUPPORTED_MODES = ("AlwaysAllow", "AlwaysDeny", "RBAC", "Webhook")
 KNOWN_MODES = ("AlwaysAllow", "AlwaysDeny", "ABAC", "Webhook", "RBAC", "Node")

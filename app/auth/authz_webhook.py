@@ -16,9 +16,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.auth.authz import Attributes, Decision
-from app.auth.outbound import OutboundError, post_review, review_status
-from app.auth.webhook import Remote
+from .authz import Attributes, Decision
+from .outbound import OutboundError, post_review, review_status
+from .webhook import Remote
 
 log = logging.getLogger(__name__)
 CACHE_SIZE = 10000

@@ -9,10 +9,10 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from app.auth.authn import TokenResult
-from app.auth.lookup import CoreObjects, metadata, secret_value
-from app.naming import Naming
-from app.user import UserInfo
+from ..naming import Naming
+from ..user import UserInfo
+from .authn import TokenResult
+from .lookup import CoreObjects, metadata, secret_value
 
 log = logging.getLogger(__name__)
 

@@ -6,14 +6,14 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.errors import InternalError
+from ..errors import InternalError
 
 if TYPE_CHECKING:
-    from app.auth.authn import Chain, TokenUnion
-    from app.auth.authz import Authorizer
-    from app.auth.lookup import CoreObjects
-    from app.auth.serviceaccount import SaNames, TokenIssuer
-    from app.naming import Naming
+    from ..naming import Naming
+    from .authn import Chain, TokenUnion
+    from .authz import Authorizer
+    from .lookup import CoreObjects
+    from .serviceaccount import SaNames, TokenIssuer
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from app.auth import headers
-from app.auth.authz import Attributes, Authorizer, forbidden
-from app.errors import BadRequest
-from app.naming import Naming
-from app.user import (
+from ..errors import BadRequest
+from ..naming import Naming
+from ..user import (
     ANONYMOUS_USER,
     AUTHENTICATED_GROUP,
     UNAUTHENTICATED_GROUP,
@@ -23,6 +21,8 @@ from app.user import (
     service_account_username,
     split_service_account_username,
 )
+from . import headers
+from .authz import Attributes, Authorizer, forbidden
 
 USER_HEADER = "Impersonate-User"
 GROUP_HEADER = "Impersonate-Group"

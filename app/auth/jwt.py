@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jose import jwk, jws
 from jose.exceptions import JOSEError
 
-from app.auth.authn import AuthenticationError
+from .authn import AuthenticationError
 
 RSA_ALGORITHMS = ("RS256", "RS384", "RS512")
 EC_ALGORITHMS = {"secp256r1": "ES256", "secp384r1": "ES384", "secp521r1": "ES512"}

@@ -14,16 +14,16 @@ from dataclasses import dataclass
 
 import orjson
 
-from app.auth.lookup import metadata, secret_value
-from app.auth.serviceaccount import SaNames, TokenIssuer
-from app.background import BackgroundThread
-from app.catalog import ResourceType
-from app.errors import ApiError, Conflict, NotFound
-from app.logs import RepeatedErrors
-from app.registry.informer import Change, ChangeFeed
-from app.registry.keys import collection_prefix
-from app.registry.options import DeleteOptions, ListOptions
-from app.registry.store import Registry
+from ..background import BackgroundThread
+from ..catalog import ResourceType
+from ..errors import ApiError, Conflict, NotFound
+from ..logs import RepeatedErrors
+from ..registry.informer import Change, ChangeFeed
+from ..registry.keys import collection_prefix
+from ..registry.options import DeleteOptions, ListOptions
+from ..registry.store import Registry
+from .lookup import metadata, secret_value
+from .serviceaccount import SaNames, TokenIssuer
 
 log = logging.getLogger(__name__)
 repeated = RepeatedErrors(log)  # an outage fails every round alike: one traceback, then counts

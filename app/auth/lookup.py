@@ -7,10 +7,10 @@ import binascii
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.errors import NotFound
+from ..errors import NotFound
 
 if TYPE_CHECKING:
-    from app.registry.store import Registry
+    from ..registry.store import Registry
 
 
 @dataclass(frozen=True)

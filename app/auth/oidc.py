@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 import urllib3
 
-from app.auth import jwt
-from app.auth.authn import AuthenticationError, TokenResult
-from app.auth.outbound import get_json, pool
-from app.user import UserInfo
+from ..user import UserInfo
+from . import jwt
+from .authn import AuthenticationError, TokenResult
+from .outbound import get_json, pool
 
 log = logging.getLogger(__name__)
 DISCOVERY_PATH = "/.well-known/openid-configuration"

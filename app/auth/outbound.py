@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import urllib3
 
-from app.auth.authn import AuthenticationError
+from .authn import AuthenticationError
 
 if TYPE_CHECKING:
-    from app.auth.webhook import Remote
+    from .webhook import Remote
 
 #: answers worth another attempt (the remote is overloaded or restarting).
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})

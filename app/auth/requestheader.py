@@ -9,10 +9,10 @@ from typing import Any
 
 from cryptography import x509
 
-from app.auth import headers
-from app.auth.authn import AuthenticationError
-from app.auth.x509 import PEER_CERT_KEY, common_name, verify_client_certificate
-from app.user import UserInfo
+from ..user import UserInfo
+from . import headers
+from .authn import AuthenticationError
+from .x509 import PEER_CERT_KEY, common_name, verify_client_certificate
 
 
 @dataclass(frozen=True)

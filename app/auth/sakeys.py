@@ -10,8 +10,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
-from app import pki
-from app.auth.jwt import PrivateKey, PublicKey
+from .. import pki
+from .jwt import PrivateKey, PublicKey
 
 _PEM_BLOCK = re.compile(rb"-----BEGIN ([A-Z0-9 ]+)-----.*?-----END \1-----", re.DOTALL)
 

@@ -16,12 +16,12 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
-from app.auth import jwt
-from app.auth.authn import AuthenticationError, TokenResult, intersect
-from app.auth.lookup import CoreObjects, metadata, secret_value
-from app.auth.sakeys import ensure_signing_key, load_public_keys
-from app.naming import Naming
-from app.user import UserInfo, service_account_groups, service_account_username, split_service_account_username
+from ..naming import Naming
+from ..user import UserInfo, service_account_groups, service_account_username, split_service_account_username
+from . import jwt
+from .authn import AuthenticationError, TokenResult, intersect
+from .lookup import CoreObjects, metadata, secret_value
+from .sakeys import ensure_signing_key, load_public_keys
 
 LEEWAY = 60.0  # seconds of clock skew tolerated, as the reference's JWT library
 

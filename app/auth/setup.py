@@ -11,7 +11,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.auth.authn import (
+from .. import defaults
+from ..durations import parse_duration
+from ..naming import Naming
+from ..user import MASTERS_GROUP
+from .authn import (
     AudienceAgnostic,
     BearerTokenAuthenticator,
     Chain,
@@ -19,27 +23,23 @@ from app.auth.authn import (
     TokenAuthenticator,
     TokenUnion,
 )
-from app.auth.authz import AlwaysAllow, AlwaysDeny, Authorizer, ModeChain, PrivilegedGroups, parse_modes
-from app.auth.authz_webhook import WebhookAuthorizer
-from app.auth.bootstrap import BootstrapTokens
-from app.auth.context import Authentication
-from app.auth.lookup import CoreObjects
-from app.auth.oidc import OidcConfig, OidcTokens, ProviderKeys
-from app.auth.rbac.authorizer import RBACAuthorizer
-from app.auth.rbac.policy import PolicySource, Resolver
-from app.auth.requestheader import RequestHeaderAuthenticator
-from app.auth.serviceaccount import Keyring, SaNames, ServiceAccountTokens, TokenIssuer
-from app.auth.tokenfile import StaticTokens
-from app.auth.webhook import WebhookTokens, load_remote
-from app.auth.x509 import ClientCertificates, load_pem_bundle
-from app.durations import parse_duration
-from app.naming import Naming
-from app.user import MASTERS_GROUP
-from config import defaults
+from .authz import AlwaysAllow, AlwaysDeny, Authorizer, ModeChain, PrivilegedGroups, parse_modes
+from .authz_webhook import WebhookAuthorizer
+from .bootstrap import BootstrapTokens
+from .context import Authentication
+from .lookup import CoreObjects
+from .oidc import OidcConfig, OidcTokens, ProviderKeys
+from .rbac.authorizer import RBACAuthorizer
+from .rbac.policy import PolicySource, Resolver
+from .requestheader import RequestHeaderAuthenticator
+from .serviceaccount import Keyring, SaNames, ServiceAccountTokens, TokenIssuer
+from .tokenfile import StaticTokens
+from .webhook import WebhookTokens, load_remote
+from .x509 import ClientCertificates, load_pem_bundle
 
 if TYPE_CHECKING:
-    from app.registry.store import Registry
-    from app.storage.hub import WatchHub
+    from ..registry.store import Registry
+    from ..storage.hub import WatchHub
 
 
 class AuthConfigError(ValueError):

@@ -11,8 +11,8 @@ import hashlib
 import logging
 from dataclasses import dataclass
 
-from app.auth.authn import TokenResult
-from app.user import UserInfo
+from ..user import UserInfo
+from .authn import TokenResult
 
 log = logging.getLogger(__name__)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
-from app.auth.context import Authentication, active
-from app.auth.lookup import metadata
-from app.auth.serviceaccount import BoundRef
-from app.errors import BadRequest, Conflict, FieldError, Invalid, NotFound, invalid
+from ..errors import BadRequest, Conflict, FieldError, Invalid, NotFound, invalid
+from .context import Authentication, active
+from .lookup import metadata
+from .serviceaccount import BoundRef
 
 KIND = "TokenRequest"
 DEFAULT_LIFETIME = 3600  # the v1 default of spec.expirationSeconds

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from app.auth.authn import AuthenticationError, TokenResult, intersect
-from app.auth.outbound import OutboundError, post_review, review_status
-from app.user import UserInfo
+from ..user import UserInfo
+from .authn import AuthenticationError, TokenResult, intersect
+from .outbound import OutboundError, post_review, review_status
 
 log = logging.getLogger(__name__)
 CACHE_SIZE = 4096

@@ -13,8 +13,8 @@ from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from app.auth.authn import AuthenticationError
-from app.user import UserInfo
+from ..user import UserInfo
+from .authn import AuthenticationError
 
 #: where app.server's worker puts the DER of the verified client leaf.
 PEER_CERT_KEY = "orch.peer_cert_der"

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from app.naming import DEFAULT_API_DOMAIN, Naming
+from ..naming import DEFAULT_API_DOMAIN, Naming
 
 NAMING = Naming(DEFAULT_API_DOMAIN)
 CONFIG_ENV_VAR = NAMING.env_var("CONFIG")  # ORCH_CONFIG

@@ -24,19 +24,19 @@ from typing import Any
 import orjson
 import urllib3
 
-from app.background import BackgroundThread
-from app.catalog import ResourceType, version_priority
-from app.errors import AlreadyExists, ApiError, Conflict, NotFound
-from app.logs import RepeatedErrors
-from app.naming import Naming
-from app.outbound import pool_for
-from app.registry.custom_catalog import established
-from app.registry.informer import ChangeFeed
-from app.registry.keys import resource_prefix
-from app.registry.meta import now_rfc3339
-from app.registry.options import DeleteOptions, ListOptions
-from app.registry.store import Registry
-from app.resources.apiregistration import (
+from ..background import BackgroundThread
+from ..catalog import ResourceType, version_priority
+from ..errors import AlreadyExists, ApiError, Conflict, NotFound
+from ..logs import RepeatedErrors
+from ..naming import Naming
+from ..outbound import pool_for
+from ..registry.custom_catalog import established
+from ..registry.informer import ChangeFeed
+from ..registry.keys import resource_prefix
+from ..registry.meta import now_rfc3339
+from ..registry.options import DeleteOptions, ListOptions
+from ..registry.store import Registry
+from ..resources.apiregistration import (
     CRD_PRIORITY,
     LOCAL_CONDITION,
     apiservice_name,

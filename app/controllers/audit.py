@@ -9,9 +9,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from app.audit.event import AuditRecord
-from app.audit.sink import EXTENSION_KEY as AUDIT_SINK_KEY
-from app.auth.authz import Attributes
+from ..audit.event import AuditRecord
+from ..audit.sink import EXTENSION_KEY as AUDIT_SINK_KEY
+from ..auth.authz import Attributes
 
 if TYPE_CHECKING:
     from flask import Flask

@@ -18,25 +18,25 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from app.auth.authz import Attributes
-from app.background import BackgroundThread
-from app.catalog import ResourceType
-from app.errors import ApiError, NotFound
-from app.logs import RepeatedErrors
-from app.registry.informer import ChangeFeed
-from app.registry.keys import collection_prefix
-from app.registry.options import DeleteOptions, ListOptions
-from app.user import UserInfo, service_account_groups, service_account_username
+from ..auth.authz import Attributes
+from ..background import BackgroundThread
+from ..catalog import ResourceType
+from ..errors import ApiError, NotFound
+from ..logs import RepeatedErrors
+from ..registry.informer import ChangeFeed
+from ..registry.keys import collection_prefix
+from ..registry.options import DeleteOptions, ListOptions
+from ..user import UserInfo, service_account_groups, service_account_username
 
 if TYPE_CHECKING:
-    from app.auth.authz import Authorizer
-    from app.auth.context import Authentication
-    from app.controllers.audit import AuditHook
-    from app.controllers.lease import LeaseElector
-    from app.naming import Naming
-    from app.registry.informer import Change
-    from app.registry.store import Registry
-    from app.storage.hub import WatchHub
+    from ..auth.authz import Authorizer
+    from ..auth.context import Authentication
+    from ..naming import Naming
+    from ..registry.informer import Change
+    from ..registry.store import Registry
+    from ..storage.hub import WatchHub
+    from .audit import AuditHook
+    from .lease import LeaseElector
 
 log = logging.getLogger(__name__)
 repeated = RepeatedErrors(log)  # an outage fails every round alike: one traceback, then counts
@@ -88,8 +88,8 @@ class Client:
 
     @contextmanager
     def acting(self) -> Iterator[None]:
-        from app.auth.context import current_authentication
-        from app.user import current_user
+        from ..auth.context import current_authentication
+        from ..user import current_user
 
         user_token = current_user.set(self.user)
         auth_token = current_authentication.set(self.ctx.auth)
@@ -120,7 +120,7 @@ class Client:
             name=name,
         )
         if self.authorizer is not None and not self.authorizer.authorize(attrs).allowed:
-            from app.auth.authz import forbidden
+            from ..auth.authz import forbidden
 
             error = forbidden(attrs)
             self._audit(attrs, error.code, None)

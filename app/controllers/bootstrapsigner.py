@@ -14,12 +14,12 @@ import re
 
 import yaml
 
-from app.auth.bootstrap import SECRET_PREFIX, expired, secret_type
-from app.auth.lookup import secret_value
-from app.auth.rbac.defaults import CLUSTER_INFO
-from app.controllers.base import Client, Context, Controller
-from app.errors import AlreadyExists, Conflict, NotFound
-from app.registry.keys import collection_prefix, object_key
+from ..auth.bootstrap import SECRET_PREFIX, expired, secret_type
+from ..auth.lookup import secret_value
+from ..auth.rbac.defaults import CLUSTER_INFO
+from ..errors import AlreadyExists, Conflict, NotFound
+from ..registry.keys import collection_prefix, object_key
+from .base import Client, Context, Controller
 
 log = logging.getLogger(__name__)
 

@@ -13,13 +13,13 @@ import copy
 
 import orjson
 
-from app.catalog import ResourceType
-from app.controllers.base import Context, Controller
-from app.errors import Conflict, NotFound
-from app.registry import meta
-from app.registry.options import DeleteOptions, ListOptions
-from app.resources.apiextensions import cleanup_finalizer
-from app.resources.custom import types_from_crd
+from ..catalog import ResourceType
+from ..errors import Conflict, NotFound
+from ..registry import meta
+from ..registry.options import DeleteOptions, ListOptions
+from ..resources.apiextensions import cleanup_finalizer
+from ..resources.custom import types_from_crd
+from .base import Context, Controller
 
 NAME_FIELDS = (
     ("plural", "PluralConflict"),

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from cryptography import x509
 
-from app.resources.certificates import APPROVED, DENIED, FAILED, condition_types, decode_bytes, parse_request
+from ..resources.certificates import APPROVED, DENIED, FAILED, condition_types, decode_bytes, parse_request
 
 
 def conditions(csr: dict) -> dict[str, dict]:

@@ -6,13 +6,13 @@ server's authorizer as a SubjectAccessReview would be."""
 
 from __future__ import annotations
 
-from app.auth.authz import Attributes
-from app.controllers import csr as csrs
-from app.controllers.base import Context, Controller
-from app.controllers.csrsigning import Request, SignerRuleError, check_apiserver_client_node
-from app.errors import Conflict, NotFound
-from app.resources.certificates import APPROVED
-from app.user import UserInfo
+from ..auth.authz import Attributes
+from ..errors import Conflict, NotFound
+from ..resources.certificates import APPROVED
+from ..user import UserInfo
+from . import csr as csrs
+from .base import Context, Controller
+from .csrsigning import Request, SignerRuleError, check_apiserver_client_node
 
 
 class CsrApproving(Controller):

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from app.controllers import csr as csrs
-from app.controllers.base import Context, Controller
-from app.errors import Conflict, NotFound
-from app.resources.certificates import APPROVED, DENIED, FAILED
+from ..errors import Conflict, NotFound
+from ..resources.certificates import APPROVED, DENIED, FAILED
+from . import csr as csrs
+from .base import Context, Controller
 
 FINISHED_AFTER = timedelta(hours=1)
 PENDING_AFTER = timedelta(hours=24)

@@ -19,11 +19,11 @@ from cryptography.hazmat.primitives.asymmetric import ed448, ed25519
 from cryptography.x509 import GeneralName
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from app import pki
-from app.controllers import csr as csrs
-from app.controllers.base import Context, Controller
-from app.errors import Conflict, NotFound
-from app.resources.certificates import FAILED
+from .. import pki
+from ..errors import Conflict, NotFound
+from ..resources.certificates import FAILED
+from . import csr as csrs
+from .base import Context, Controller
 
 log = logging.getLogger(__name__)
 

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 
 import orjson
 
-from app.catalog import ResourceType
-from app.controllers.base import Context, Controller
-from app.errors import Conflict, NotFound
-from app.registry.deletion import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
-from app.registry.informer import Change
-from app.registry.options import ListOptions
+from ..catalog import ResourceType
+from ..errors import Conflict, NotFound
+from ..registry.deletion import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
+from ..registry.informer import Change
+from ..registry.options import ListOptions
+from .base import Context, Controller
 
 
 @dataclass

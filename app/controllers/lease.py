@@ -10,8 +10,8 @@ import socket
 import uuid
 from datetime import datetime, timedelta
 
-from app.controllers.base import Client, Clock
-from app.errors import AlreadyExists, Conflict, NotFound
+from ..errors import AlreadyExists, Conflict, NotFound
+from .base import Client, Clock
 
 log = logging.getLogger(__name__)
 

@@ -8,22 +8,22 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.controllers.audit import audit_hook
-from app.controllers.base import Client, Context, Controller, ControllerLoop
-from app.controllers.bootstrapsigner import BootstrapSigner, ensure_cluster_info
-from app.controllers.crd import CrdController
-from app.controllers.csrapproving import CsrApproving
-from app.controllers.csrcleaner import CsrCleaner
-from app.controllers.csrsigning import CsrSigning
-from app.controllers.garbagecollector import GarbageCollector
-from app.controllers.lease import LeaseElector, holder_identity
-from app.controllers.names import parse_controllers
-from app.controllers.namespacedefaults import RootCaPublisher, ServiceAccountController
-from app.controllers.resourcequota import ResourceQuotaController
-from app.controllers.storageprotection import PvcProtection, PvProtection
-from app.controllers.tokencleaner import TokenCleaner
-from app.errors import AlreadyExists, Conflict, NotFound
-from app.lifecycle import add_post_start_hook, stop_with_app
+from ..errors import AlreadyExists, Conflict, NotFound
+from ..lifecycle import add_post_start_hook, stop_with_app
+from .audit import audit_hook
+from .base import Client, Context, Controller, ControllerLoop
+from .bootstrapsigner import BootstrapSigner, ensure_cluster_info
+from .crd import CrdController
+from .csrapproving import CsrApproving
+from .csrcleaner import CsrCleaner
+from .csrsigning import CsrSigning
+from .garbagecollector import GarbageCollector
+from .lease import LeaseElector, holder_identity
+from .names import parse_controllers
+from .namespacedefaults import RootCaPublisher, ServiceAccountController
+from .resourcequota import ResourceQuotaController
+from .storageprotection import PvcProtection, PvProtection
+from .tokencleaner import TokenCleaner
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -97,7 +97,7 @@ class Controllers:
 
 def ensure_namespaced_policy(ctx: Context) -> None:
     """The default policy's Roles and RoleBindings (system and public namespaces), added when missing."""
-    from app.auth.rbac.defaults import DefaultPolicy
+    from ..auth.rbac.defaults import DefaultPolicy
 
     policy = DefaultPolicy(ctx.naming)
     server = Client(ctx, None)

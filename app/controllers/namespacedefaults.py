@@ -12,12 +12,12 @@ from pathlib import Path
 
 import orjson
 
-from app.catalog import ResourceType
-from app.controllers.base import Context, Controller
-from app.errors import AlreadyExists, ApiError, Conflict, NotFound
-from app.registry.informer import Change
-from app.registry.keys import collection_prefix
-from app.registry.options import ListOptions
+from ..catalog import ResourceType
+from ..errors import AlreadyExists, ApiError, Conflict, NotFound
+from ..registry.informer import Change
+from ..registry.keys import collection_prefix
+from ..registry.options import ListOptions
+from .base import Context, Controller
 
 DEFAULT_ACCOUNT = "default"
 CA_KEY = "ca.crt"

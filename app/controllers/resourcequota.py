@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections import defaultdict
 from decimal import Decimal
 
-from app import quota
-from app.catalog import ResourceType
-from app.controllers.base import Context, Controller
-from app.errors import Conflict, NotFound
-from app.registry.informer import Change
+from .. import quota
+from ..catalog import ResourceType
+from ..errors import Conflict, NotFound
+from ..registry.informer import Change
+from .base import Context, Controller
 
 #: quota resource -> the core kind whose objects use it (count/<resource> names the kind itself)
 CORE_RESOURCES = {

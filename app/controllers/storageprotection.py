@@ -4,9 +4,9 @@ plugin) holds them, as the reference's controllers do."""
 
 from __future__ import annotations
 
-from app.catalog import ResourceType
-from app.controllers.base import Context, Controller
-from app.errors import Conflict, NotFound
+from ..catalog import ResourceType
+from ..errors import Conflict, NotFound
+from .base import Context, Controller
 
 
 class Protection(Controller):

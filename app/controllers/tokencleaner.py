@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from app.auth.bootstrap import expired, secret_type
-from app.controllers.base import Context, Controller
-from app.errors import Conflict, NotFound
-from app.registry.keys import collection_prefix
+from ..auth.bootstrap import expired, secret_type
+from ..errors import Conflict, NotFound
+from ..registry.keys import collection_prefix
+from .base import Context, Controller
 
 
 class TokenCleaner(Controller):

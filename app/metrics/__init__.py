@@ -307,7 +307,7 @@ def build_metrics() -> ServerMetrics:
         admission_controller_duration,
         admission_webhook_duration,
     )
-    from app.metrics.process import ServerProcessCollector
+    from .process import ServerProcessCollector
 
     metrics.add_collector(ServerProcessCollector(multi))
     return metrics

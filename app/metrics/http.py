@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app
 
-from app.metrics import CONTENT_TYPE, EXTENSION_KEY
+from . import CONTENT_TYPE, EXTENSION_KEY
 
 bp = Blueprint("metrics", __name__)
 

@@ -8,7 +8,7 @@ import shutil
 import tempfile
 from typing import Any
 
-from app.metrics import MULTIPROC_ENV
+from . import MULTIPROC_ENV
 
 
 def prepare_multiprocess_dir() -> str:

@@ -7,9 +7,9 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from app.metrics import child
-from app.storage.models import objects
-from app.storage.store import Storage
+from ..storage.models import objects
+from ..storage.store import Storage
+from . import child
 
 HELP = "Number of stored objects at the time of last check split by kind."
 

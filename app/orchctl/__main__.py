@@ -1,3 +1,3 @@
-from app.orchctl.main import entry_point
+from .main import entry_point
 
 entry_point()

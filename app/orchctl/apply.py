@@ -5,11 +5,11 @@ from __future__ import annotations
 import copy
 import json
 
-from app.naming import Naming
-from app.orchctl.context import FIELD_MANAGER, CommandError, Context
-from app.orchctl.get import server_error_text
-from app.orchctl.resolve import manifest_namespace, resource_for_manifest
-from app.orchctl.write import dry_run_params, dry_run_suffix, manifest_source, manifests, report
+from ..naming import Naming
+from .context import FIELD_MANAGER, CommandError, Context
+from .get import server_error_text
+from .resolve import manifest_namespace, resource_for_manifest
+from .write import dry_run_params, dry_run_suffix, manifest_source, manifests, report
 
 _MISSING = object()
 CLIENT_SIDE_MANAGER = "orchctl-client-side-apply"
@@ -45,7 +45,7 @@ def strategic_three_way_patch(original: dict, modified: dict, current: dict, spe
     """Like three_way_patch, as a strategic merge patch driven by the kind's schema (the server's own
     declarations): lists with a merge key are patched element by element (`$patch: delete` for elements
     dropped from the manifest), merged primitive lists by `$deleteFromPrimitiveList`; others are replaced."""
-    from app.schema.types import ListOf, MapOf, Struct
+    from ..schema.types import ListOf, MapOf, Struct
 
     patch: dict = {}
     for key in original:
@@ -112,7 +112,7 @@ def _merged_elements(previous: list, wanted: list, live: list, merge_key: str, i
 
 def schema_of(obj: dict, naming: Naming) -> object | None:
     """The kind's schema when the server declares one (then kubectl would send a strategic merge patch)."""
-    from app.schema import has_schema, schema_for
+    from ..schema import has_schema, schema_for
 
     api_version, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
     return schema_for(api_version, kind, naming) if has_schema(api_version, kind, naming) else None
@@ -143,7 +143,7 @@ def with_last_applied(obj: dict, naming: Naming) -> dict:
 
 
 def run_apply(ctx: Context) -> int:
-    from app.client import ApiError
+    from ..client import ApiError
 
     failures = 0
     for obj in manifests(ctx):
@@ -187,7 +187,7 @@ are the ways you can resolve this warning:
 
 
 def _client_side(ctx: Context, collection: str, path: str, obj: dict) -> None:
-    from app.client import ApiError
+    from ..client import ApiError
 
     modified = with_last_applied(obj, ctx.naming)
     manager = ctx.args.field_manager or CLIENT_SIDE_MANAGER

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.orchctl.context import CommandError, Context
-from app.orchctl.output import align, format_objects
+from .context import CommandError, Context
+from .output import align, format_objects
 
 
 def run_whoami(ctx: Context) -> int:
@@ -72,7 +72,7 @@ def _resource_of(ctx: Context, kind: str) -> tuple[str, str, bool]:
     if kind == "*":
         return "*", "*", True
     try:
-        from app.orchctl.resolve import resolve_name
+        from .resolve import resolve_name
 
         resource = resolve_name(ctx, kind)
     except CommandError:

@@ -7,7 +7,7 @@ import tempfile
 
 import yaml
 
-from app.orchctl.context import CommandError, Context
+from .context import CommandError, Context
 
 BOOTSTRAP_USER = "tls-bootstrap-token-user"
 
@@ -45,7 +45,7 @@ def write_private(path: str, text: str) -> None:
 
 
 def run_bootstrap(ctx: Context) -> int:
-    from app.client import BootstrapError, discover_cluster_info
+    from ..client import BootstrapError, discover_cluster_info
 
     token = ctx.args.token
     token_id, sep, secret = token.partition(".")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from app.orchctl.context import CommandError, Context
-from app.orchctl.output import object_name
+from .context import CommandError, Context
+from .output import object_name
 
 #: (condition type, the opposite type, reason, past tense)
 DECISIONS = {
@@ -15,7 +15,7 @@ DECISIONS = {
 
 
 def run_certificate(ctx: Context) -> int:
-    from app.client import ApiError
+    from ..client import ApiError
 
     condition_type, opposite, reason, done = DECISIONS[ctx.args.decision]
     base = f"/apis/{ctx.naming.group('certificates')}/v1/certificatesigningrequests"
@@ -43,7 +43,7 @@ def run_certificate(ctx: Context) -> int:
                 ]
                 csr = ctx.client.update(f"{base}/{name}/approval", csr)
         except ApiError as err:
-            from app.orchctl.get import server_error_text
+            from .get import server_error_text
 
             ctx.err.write(server_error_text(err) + "\n")
             failures += 1

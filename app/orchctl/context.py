@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, TextIO
 
-from app.naming import Naming
+from ..naming import Naming
 
 if TYPE_CHECKING:
-    from app.client import Client, ClientConfig, Discovery
+    from ..client import Client, ClientConfig, Discovery
 
 FIELD_MANAGER = "orchctl"
 
@@ -50,13 +50,13 @@ class Context:
 
     @cached_property
     def config(self) -> ClientConfig:
-        from app.client import load_config
+        from ..client import load_config
 
         return load_config(self.args.kubeconfig, context=self.args.context)
 
     @cached_property
     def client(self) -> Client:
-        from app.client import Client
+        from ..client import Client
 
         return Client(
             self.config,
@@ -67,7 +67,7 @@ class Context:
 
     @cached_property
     def discovery(self) -> Discovery:
-        from app.client import Discovery
+        from ..client import Discovery
 
         return Discovery(self.client)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 from functools import lru_cache
 
-from app.catalog import Catalog, ResourceType
-from app.naming import Naming
+from ..catalog import Catalog, ResourceType
+from ..naming import Naming
 
 
 class ConversionError(Exception):
@@ -15,7 +15,7 @@ class ConversionError(Exception):
 
 @lru_cache(maxsize=4)
 def catalog_for(domain: str) -> Catalog:
-    from app.resources import build_catalog  # the whole catalog only when converting
+    from ..resources import build_catalog  # the whole catalog only when converting
 
     return build_catalog(Naming(domain))
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from app.orchctl.context import CommandError, Context
-from app.orchctl.convert import ConversionError, convert_objects
-from app.orchctl.manifests import read_manifests
-from app.orchctl.output import as_list, to_json, to_yaml
+from .context import CommandError, Context
+from .convert import ConversionError, convert_objects
+from .manifests import read_manifests
+from .output import as_list, to_json, to_yaml
 
 
 def run_convert(ctx: Context) -> int:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 
-from app.orchctl.context import CommandError, Context
-from app.orchctl.output import align, column_widths, format_objects, object_name, table_columns, table_lines, to_yaml
-from app.orchctl.resolve import Resource, resolve_name, split_type_name
+from .context import CommandError, Context
+from .output import align, column_widths, format_objects, object_name, table_columns, table_lines, to_yaml
+from .resolve import Resource, resolve_name, split_type_name
 
 
 def table_accept(ctx: Context) -> str:
@@ -37,7 +37,7 @@ def scope(ctx: Context, resource: Resource) -> str | None:
 
 
 def run_get(ctx: Context) -> int:
-    from app.client import ApiError
+    from ..client import ApiError
 
     pairs = split_type_name(ctx.args.words)
     if ctx.args.watch and len(pairs) > 1:
@@ -70,7 +70,7 @@ def _group_by_type(pairs: list[tuple[str, str | None]]) -> list[tuple[str, list[
 
 def _each(names: list[str], fetch: Callable[[str], dict], failures: list) -> list[dict]:
     """Every named object that could be read; errors (not found, ...) are collected, as kubectl reports them last."""
-    from app.client import ApiError
+    from ..client import ApiError
 
     found = []
     for name in names:
@@ -141,7 +141,7 @@ def _table(ctx: Context, path: str, params: dict | None = None) -> dict:
 
 def events(ctx: Context, resource: Resource, name: str | None, resource_version: str | None) -> Iterator[dict]:
     """Watch events forever: resumes from the last resourceVersion when a stream ends, re-lists on 410 Gone."""
-    from app.client import ApiError
+    from ..client import ApiError
 
     namespace = scope(ctx, resource)
     params = selector_params(ctx)
@@ -235,8 +235,8 @@ class EventPrinter:
 
 def local_table(ctx: Context, resource: Resource, obj: dict) -> dict:
     """A one-row Table for `obj` made by the server's printer for its kind (the same code the server runs)."""
-    from app.orchctl.convert import catalog_for
-    from app.tables import render_table
+    from ..tables import render_table
+    from .convert import catalog_for
 
     rt = catalog_for(ctx.naming.domain).lookup(resource.group, resource.version, resource.plural)
     if rt is None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from importlib import metadata
 
-from app.orchctl.context import Context
-from app.orchctl.output import align, to_json, to_yaml
+from .context import Context
+from .output import align, to_json, to_yaml
 
 
 def run_api_resources(ctx: Context) -> int:

@@ -7,9 +7,9 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from app.naming import DEFAULT_API_DOMAIN
-from app.orchctl.context import CommandError, Context, UsageError
-from app.orchctl.manifests import ManifestError
+from ..naming import DEFAULT_API_DOMAIN
+from .context import CommandError, Context, UsageError
+from .manifests import ManifestError
 
 FORMATS = ("json", "yaml", "name", "wide")
 
@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.set_defaults(run=run)
         return sub
 
-    from app.orchctl import apply, auth, bootstrap, certificates, convert_command, get, info, write
+    from . import apply, auth, bootstrap, certificates, convert_command, get, info, write
 
     p = command("get", "list or get resources", get.run_get)
     p.add_argument("words", nargs="+", metavar="TYPE[/NAME] [NAME...]")
@@ -195,14 +195,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except Exception as err:  # the client library's errors, imported lazily
-        import app.client
-        from app.orchctl.get import server_error_text
+        from .. import client
+        from .get import server_error_text
 
-        if isinstance(err, app.client.ApiError):
+        if isinstance(err, client.ApiError):
             print(server_error_text(err), file=sys.stderr)
             return 1
         # a bad config file, a failing exec credential plugin
-        plain = (app.client.ConfigError, getattr(app.client, "ExecPluginError", app.client.ConfigError))
+        plain = (client.ConfigError, getattr(client, "ExecPluginError", client.ConfigError))
         if isinstance(err, plain):
             print(f"error: {err}", file=sys.stderr)
             return 1

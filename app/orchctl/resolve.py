@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.client.discovery import ResourceInfo
-from app.orchctl.context import CommandError, Context
+from ..client.discovery import ResourceInfo
+from .context import CommandError, Context
 
 #: what a command line or a manifest names: the library's discovery record
 Resource = ResourceInfo
@@ -11,7 +11,7 @@ Resource = ResourceInfo
 
 def resolve_name(ctx: Context, name: str) -> Resource:
     """`pods`, `po`, `pod`, `Pod`, `deployments.apps`, `deployments.v1.apps` -> the served resource."""
-    from app.client import ApiError
+    from ..client import ApiError
 
     try:
         return ctx.discovery.resolve(name)
@@ -47,7 +47,7 @@ _group_versions: dict[str, dict] = {}
 
 
 def resource_for_manifest(ctx: Context, obj: dict, source: str = "") -> ResourceInfo:
-    from app.client import ApiError
+    from ..client import ApiError
 
     api_version, kind = str(obj["apiVersion"]), str(obj["kind"])
     group, _, version = api_version.rpartition("/")

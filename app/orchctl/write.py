@@ -7,12 +7,12 @@ import time
 
 import yaml
 
-from app.durations import parse_duration
-from app.orchctl.context import CommandError, Context
-from app.orchctl.get import server_error_text
-from app.orchctl.manifests import read_manifests
-from app.orchctl.output import format_objects, object_name
-from app.orchctl.resolve import display_kind, manifest_namespace, resolve_name, resource_for_manifest, split_type_name
+from ..durations import parse_duration
+from .context import CommandError, Context
+from .get import server_error_text
+from .manifests import read_manifests
+from .output import format_objects, object_name
+from .resolve import display_kind, manifest_namespace, resolve_name, resource_for_manifest, split_type_name
 
 
 def manifests(ctx: Context) -> list[dict]:
@@ -30,7 +30,7 @@ def report(ctx: Context, obj: dict, verb: str) -> None:
 
 
 def run_create(ctx: Context) -> int:
-    from app.client import ApiError
+    from ..client import ApiError
 
     words = ctx.args.words
     if words and words[0] == "token":
@@ -84,7 +84,7 @@ def create_token(ctx: Context, words: list[str]) -> int:
 
 
 def run_delete(ctx: Context) -> int:
-    from app.client import ApiError
+    from ..client import ApiError
 
     targets = []
     if ctx.args.filename:
@@ -134,7 +134,7 @@ def run_delete(ctx: Context) -> int:
 
 def wait_until_gone(ctx: Context, deleted: list[tuple[str, str | None]]) -> int:
     """Poll each deleted object until it is gone (or replaced by a new one); returns how many timed out."""
-    from app.client import ApiError
+    from ..client import ApiError
 
     deadline = time.monotonic() + ctx.args.timeout if ctx.args.timeout else None
     pending = list(deleted)

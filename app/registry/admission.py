@@ -12,9 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from app.catalog import ResourceType
-from app.errors import ApiError, Forbidden
-from app.user import UserInfo, current_user
+from ..catalog import ResourceType
+from ..errors import ApiError, Forbidden
+from ..user import UserInfo, current_user
 
 CREATE, UPDATE, DELETE, CONNECT = "CREATE", "UPDATE", "DELETE", "CONNECT"
 OPERATIONS = (CREATE, UPDATE, DELETE, CONNECT)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.catalog import ResourceType, Subresource
-from app.registry.admission import UPDATE, Attributes, Chain
+from ..catalog import ResourceType, Subresource
+from .admission import UPDATE, Attributes, Chain
 
 #: what the server keeps of an object whatever a client or a plugin writes
 SYSTEM_FIELDS = ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation")

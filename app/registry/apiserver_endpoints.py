@@ -19,16 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from app.background import BackgroundThread
-from app.errors import AlreadyExists, Conflict, NotFound
-from app.logs import RepeatedErrors
-from app.registry import meta
-from app.registry.options import DeleteOptions, ListOptions
+from ..background import BackgroundThread
+from ..errors import AlreadyExists, Conflict, NotFound
+from ..logs import RepeatedErrors
+from . import meta
+from .options import DeleteOptions, ListOptions
 
 if TYPE_CHECKING:
-    from app.catalog import Catalog, ResourceType
-    from app.naming import Naming
-    from app.registry.store import Registry
+    from ..catalog import Catalog, ResourceType
+    from ..naming import Naming
+    from .store import Registry
 
 log = logging.getLogger(__name__)
 repeated = RepeatedErrors(log)  # an outage fails every round alike: one traceback, then counts

@@ -8,11 +8,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.catalog import NodeCall, ResourceType
-from app.errors import BadRequest, InternalError, MethodNotAllowed, NotFound, ServiceUnavailable
+from ..catalog import NodeCall, ResourceType
+from ..errors import BadRequest, InternalError, MethodNotAllowed, NotFound, ServiceUnavailable
 
 if TYPE_CHECKING:
-    from app.registry.store import Registry
+    from .store import Registry
 
 PREFERRED_ADDRESS_TYPES = ("Hostname", "InternalDNS", "InternalIP", "ExternalDNS", "ExternalIP")
 DEFAULT_AGENT_PORT = 10250

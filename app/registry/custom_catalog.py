@@ -10,13 +10,13 @@ from collections.abc import Callable
 
 import orjson
 
-from app.background import BackgroundThread
-from app.catalog import ResourceType
-from app.logs import RepeatedErrors
-from app.registry.keys import resource_prefix
-from app.registry.options import ListOptions
-from app.registry.store import Registry
-from app.storage.hub import Subscription, WatchHub
+from ..background import BackgroundThread
+from ..catalog import ResourceType
+from ..logs import RepeatedErrors
+from ..storage.hub import Subscription, WatchHub
+from .keys import resource_prefix
+from .options import ListOptions
+from .store import Registry
 
 log = logging.getLogger(__name__)
 repeated = RepeatedErrors(log)

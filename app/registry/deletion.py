@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from app.catalog import ResourceType
-from app.errors import Conflict
-from app.registry.options import DeleteOptions
-from app.storage.store import Stored
+from ..catalog import ResourceType
+from ..errors import Conflict
+from ..storage.store import Stored
+from .options import DeleteOptions
 
 
 def check_preconditions(rt: ResourceType, name: str, md: dict, current: Stored, opts: DeleteOptions) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.catalog import ResourceType
-from app.selectors import FieldSelector, LabelSelector
+from ..catalog import ResourceType
+from ..selectors import FieldSelector, LabelSelector
 
 GENERIC_FIELDS = ("metadata.name", "metadata.namespace")
 

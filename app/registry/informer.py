@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from app.storage.store import Change
+from ..storage.store import Change
 
 if TYPE_CHECKING:
-    from app.registry.store import Registry
-    from app.storage.hub import Subscription
+    from ..storage.hub import Subscription
+    from .store import Registry
 
 __all__ = ["Change", "ChangeFeed", "Follower"]
 

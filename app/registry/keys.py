@@ -3,7 +3,7 @@ resource of the storage version: a kind served in several versions is stored onc
 
 from __future__ import annotations
 
-from app.catalog import ResourceType
+from ..catalog import ResourceType
 
 
 def resource_prefix(rt: ResourceType) -> str:

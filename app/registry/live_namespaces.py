@@ -7,8 +7,8 @@ import threading
 
 import orjson
 
-from app.storage.hub import Subscription, WatchHub
-from app.storage.store import Change, Storage
+from ..storage.hub import Subscription, WatchHub
+from ..storage.store import Change, Storage
 
 
 class LiveNamespaces:

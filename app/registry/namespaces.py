@@ -12,14 +12,14 @@ from typing import Any
 
 import orjson
 
-from app.background import BackgroundThread
-from app.catalog import Catalog, ResourceType
-from app.errors import AlreadyExists, ApiError, Conflict, NotFound
-from app.logs import RepeatedErrors
-from app.naming import Naming
-from app.registry import meta
-from app.registry.options import DeleteOptions, ListOptions
-from app.registry.store import Registry
+from ..background import BackgroundThread
+from ..catalog import Catalog, ResourceType
+from ..errors import AlreadyExists, ApiError, Conflict, NotFound
+from ..logs import RepeatedErrors
+from ..naming import Naming
+from . import meta
+from .options import DeleteOptions, ListOptions
+from .store import Registry
 
 log = logging.getLogger(__name__)
 repeated = RepeatedErrors(log)  # an outage fails every round alike: one traceback, then counts

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from app.errors import ApiError, BadRequest, FieldError, Invalid, forbidden, not_supported
+from ..errors import ApiError, BadRequest, FieldError, Invalid, forbidden, not_supported
 
 TRUE_VALUES = ("true", "1")
 

@@ -9,9 +9,9 @@ from typing import Any
 import jsonpatch
 import orjson
 
-from app.errors import ApiError, BadRequest, RequestEntityTooLarge
-from app.registry.strategic import strategic_merge
-from app.schema.types import Struct
+from ..errors import ApiError, BadRequest, RequestEntityTooLarge
+from ..schema.types import Struct
+from .strategic import strategic_merge
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"

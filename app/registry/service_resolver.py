@@ -3,8 +3,8 @@ the reference's `--enable-aggregator-routing` behaviour), for calls the server m
 
 from __future__ import annotations
 
-from app.errors import NotFound
-from app.registry.store import Registry
+from ..errors import NotFound
+from .store import Registry
 
 
 def service_resolver(registry: Registry):

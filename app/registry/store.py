@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
-from app.apply import apply as apply_fields
-from app.apply import record_update
-from app.catalog import Catalog, CreateCall, ResourceType, Subresource
-from app.errors import (
+from ..apply import apply as apply_fields
+from ..apply import record_update
+from ..catalog import Catalog, CreateCall, ResourceType, Subresource
+from ..errors import (
     AlreadyExists,
     BadRequest,
     Conflict,
@@ -31,24 +31,24 @@ from app.errors import (
     NotFound,
     TooLargeResourceVersion,
 )
-from app.naming import Naming
-from app.registry import meta
-from app.registry.admission import CREATE, DELETE, Attributes, Chain
-from app.registry.admitting import admit_as_is, admit_update, carry_system_fields, metadata_of, review_options, sub_kind
-from app.registry.deletion import add_gc_finalizer, check_preconditions, deleted_body
-from app.registry.filters import GENERIC_FIELDS, Filter
-from app.registry.keys import collection_prefix, object_key
-from app.registry.options import ContinueToken, DeleteOptions, ListOptions, parse_revision
-from app.registry.patch import apply_patch
-from app.registry.watch import Watch
-from app.schema import has_schema, schema_for
-from app.schema.types import Struct
-from app.selectors import parse_field_selector, parse_label_selector
-from app.storage.store import KeyExists, KeyNotFound, RevisionCompacted, RevisionMismatch, Storage, Stored
+from ..naming import Naming
+from ..schema import has_schema, schema_for
+from ..schema.types import Struct
+from ..selectors import parse_field_selector, parse_label_selector
+from ..storage.store import KeyExists, KeyNotFound, RevisionCompacted, RevisionMismatch, Storage, Stored
+from . import meta
+from .admission import CREATE, DELETE, Attributes, Chain
+from .admitting import admit_as_is, admit_update, carry_system_fields, metadata_of, review_options, sub_kind
+from .deletion import add_gc_finalizer, check_preconditions, deleted_body
+from .filters import GENERIC_FIELDS, Filter
+from .keys import collection_prefix, object_key
+from .options import ContinueToken, DeleteOptions, ListOptions, parse_revision
+from .patch import apply_patch
+from .watch import Watch
 
 if TYPE_CHECKING:
-    from app.registry.live_namespaces import LiveNamespaces
-    from app.storage.hub import WatchHub
+    from ..storage.hub import WatchHub
+    from .live_namespaces import LiveNamespaces
 
 T = TypeVar("T")
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from app.errors import ApiError, BadRequest
-from app.schema.types import Field, ListOf, MapOf, Struct
+from ..errors import ApiError, BadRequest
+from ..schema.types import Field, ListOf, MapOf, Struct
 
 PATCH = "$patch"
 RETAIN_KEYS = "$retainKeys"

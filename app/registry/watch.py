@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from app.catalog import ResourceType
-from app.errors import ApiError, Gone
-from app.registry.filters import Filter
-from app.registry.keys import collection_prefix
-from app.registry.options import ListOptions, parse_revision
-from app.storage.store import Change, RevisionCompacted
+from ..catalog import ResourceType
+from ..errors import ApiError, Gone
+from ..storage.store import Change, RevisionCompacted
+from .filters import Filter
+from .keys import collection_prefix
+from .options import ListOptions, parse_revision
 
 if TYPE_CHECKING:
-    from app.registry.store import Registry
-    from app.storage.hub import Subscription, WatchHub
+    from ..storage.hub import Subscription, WatchHub
+    from .store import Registry
 
 MIN_REQUEST_TIMEOUT = 1800  # the reference's --min-request-timeout; watches last 1-2x this
 TICK = 1.0

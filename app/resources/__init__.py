@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from app.catalog import Catalog, ResourceType
-from app.naming import Naming
-from app.resources import (
+from ..catalog import Catalog, ResourceType
+from ..naming import Naming
+from . import (
     admissionregistration,
     apiextensions,
     apiregistration,

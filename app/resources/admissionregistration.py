@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from app.catalog import Obj, ResourceType
-from app.errors import FieldError, invalid, not_supported, required
-from app.naming import Naming
-from app.registry.meta import name_errors
-from app.resources.common import KindStrategy, as_list, items, setdefault
-from app.resources.defaults import selector_errors
+from ..catalog import Obj, ResourceType
+from ..errors import FieldError, invalid, not_supported, required
+from ..naming import Naming
+from ..registry.meta import name_errors
+from .common import KindStrategy, as_list, items, setdefault
+from .defaults import selector_errors
 
 OPERATIONS = ["*", "CONNECT", "CREATE", "DELETE", "UPDATE"]
 SCOPES = ["*", "Cluster", "Namespaced"]

@@ -8,13 +8,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from app import features
-from app.catalog import Obj, ResourceType, status_subresource
-from app.errors import FieldError, forbidden, invalid, not_supported, required
-from app.naming import Naming
-from app.resources.common import KindStrategy, dig
-from app.resources.crd_cel import GATE, drop_rules, has_rules, rule_errors
-from app.resources.crd_schema import Extensions, Validator, go_regex
+from .. import features
+from ..catalog import Obj, ResourceType, status_subresource
+from ..errors import FieldError, forbidden, invalid, not_supported, required
+from ..naming import Naming
+from .common import KindStrategy, dig
+from .crd_cel import GATE, drop_rules, has_rules, rule_errors
+from .crd_schema import Extensions, Validator, go_regex
 
 SCOPES = ["Cluster", "Namespaced"]
 CONVERSION_STRATEGIES = ["None", "Webhook"]

@@ -8,11 +8,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from app.catalog import Obj, ResourceType, status_subresource
-from app.errors import FieldError, invalid, not_supported, required
-from app.naming import Naming
-from app.registry.meta import SUBDOMAIN_MSG, name_errors
-from app.resources.common import KindStrategy, dig
+from ..catalog import Obj, ResourceType, status_subresource
+from ..errors import FieldError, invalid, not_supported, required
+from ..naming import Naming
+from ..registry.meta import SUBDOMAIN_MSG, name_errors
+from .common import KindStrategy, dig
 
 _DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _DNS1035_MSG = (

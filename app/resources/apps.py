@@ -5,10 +5,10 @@ from __future__ import annotations
 import copy
 from typing import ClassVar
 
-from app.catalog import Obj, ResourceType, status_subresource
-from app.errors import FieldError, forbidden, invalid, not_supported, required
-from app.naming import Naming
-from app.resources.common import (
+from ..catalog import Obj, ResourceType, status_subresource
+from ..errors import FieldError, forbidden, invalid, not_supported, required
+from ..naming import Naming
+from .common import (
     Getter,
     KindStrategy,
     NoSpecStrategy,
@@ -23,7 +23,7 @@ from app.resources.common import (
     part,
     setdefault,
 )
-from app.resources.defaults import (
+from .defaults import (
     default_pvc,
     default_template,
     label_selector_string,

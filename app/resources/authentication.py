@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from app.auth.authn import AuthenticationError
-from app.auth.context import active
-from app.catalog import CreateCall, Obj, ResourceType, Strategy
-from app.errors import BadRequest, InternalError
-from app.naming import Naming
-from app.user import current_user
+from ..auth.authn import AuthenticationError
+from ..auth.context import active
+from ..catalog import CreateCall, Obj, ResourceType, Strategy
+from ..errors import BadRequest, InternalError
+from ..naming import Naming
+from ..user import current_user
 
 CREATE = ("create",)
 

@@ -6,13 +6,13 @@ request goes through) and answer `status.allowed`, `denied`, `reason`, `evaluati
 
 from __future__ import annotations
 
-from app.auth.authz import Attributes, Authorizer, ModeChain
-from app.auth.context import active
-from app.auth.rbac.authorizer import RBACAuthorizer
-from app.catalog import CreateCall, Obj, ResourceType, Strategy
-from app.errors import BadRequest, FieldError, InternalError, Invalid, invalid, required
-from app.naming import Naming
-from app.user import UserInfo, current_user
+from ..auth.authz import Attributes, Authorizer, ModeChain
+from ..auth.context import active
+from ..auth.rbac.authorizer import RBACAuthorizer
+from ..catalog import CreateCall, Obj, ResourceType, Strategy
+from ..errors import BadRequest, FieldError, InternalError, Invalid, invalid, required
+from ..naming import Naming
+from ..user import UserInfo, current_user
 
 CREATE = ("create",)
 EXACTLY_ONE = "exactly one of nonResourceAttributes or resourceAttributes must be specified"

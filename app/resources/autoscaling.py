@@ -8,10 +8,10 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from app.catalog import Conversion, Deprecation, Obj, ResourceType, status_subresource
-from app.errors import FieldError, forbidden, invalid, not_supported, required
-from app.naming import Naming
-from app.resources.autoscaling_conversion import (
+from ..catalog import Conversion, Deprecation, Obj, ResourceType, status_subresource
+from ..errors import FieldError, forbidden, invalid, not_supported, required
+from ..naming import Naming
+from .autoscaling_conversion import (
     CPU,
     DEFAULT_CPU_UTILIZATION,
     GROUP,
@@ -21,8 +21,8 @@ from app.resources.autoscaling_conversion import (
     annotations_without,
     cpu_metric,
 )
-from app.resources.common import KindStrategy, child, items, part, setdefault
-from app.resources.defaults import parse_quantity
+from .common import KindStrategy, child, items, part, setdefault
+from .defaults import parse_quantity
 
 KIND, PLURAL = "HorizontalPodAutoscaler", "horizontalpodautoscalers"
 SOURCE_TYPES = ["ContainerResource", "External", "Object", "Pods", "Resource"]

@@ -16,9 +16,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from app.catalog import Obj
-from app.naming import Naming
-from app.resources.common import child, dig, items, part
+from ..catalog import Obj
+from ..naming import Naming
+from .common import child, dig, items, part
 
 GROUP = "autoscaling"
 STORAGE_VERSION = "v2"

@@ -6,11 +6,11 @@ import copy
 import uuid
 from typing import ClassVar
 
-from app.catalog import Conversion, Deprecation, Obj, ResourceType, status_subresource
-from app.errors import FieldError, invalid, not_supported, required
-from app.naming import Naming
-from app.resources.common import Getter, KindStrategy, child, dig, field, immutable, non_negative, part, setdefault
-from app.resources.defaults import default_template, validate_template, workload_selector_errors
+from ..catalog import Conversion, Deprecation, Obj, ResourceType, status_subresource
+from ..errors import FieldError, invalid, not_supported, required
+from ..naming import Naming
+from .common import Getter, KindStrategy, child, dig, field, immutable, non_negative, part, setdefault
+from .defaults import default_template, validate_template, workload_selector_errors
 
 ALL = ("all",)
 JOB_RESTART_POLICIES = ["OnFailure", "Never"]

@@ -13,10 +13,10 @@ from typing import ClassVar
 
 from cryptography import x509
 
-from app.catalog import Obj, ResourceType, Subresource
-from app.errors import FieldError, Invalid, forbidden, invalid, not_supported, required
-from app.naming import Naming
-from app.resources.common import Getter, KindStrategy, base64_error, child, dig, field, items, part
+from ..catalog import Obj, ResourceType, Subresource
+from ..errors import FieldError, Invalid, forbidden, invalid, not_supported, required
+from ..naming import Naming
+from .common import Getter, KindStrategy, base64_error, child, dig, field, items, part
 
 KEY_USAGES = [
     "signing",
@@ -68,7 +68,7 @@ def _now() -> str:
 
 def requesting_user() -> object | None:
     """The authenticated user of the request being served (set by the HTTP layer)."""
-    from app.user import current_user
+    from ..user import current_user
 
     return current_user.get()
 

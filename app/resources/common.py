@@ -9,9 +9,9 @@ import re
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from app.catalog import Obj, Strategy
-from app.errors import FieldError, invalid
-from app.naming import Naming
+from ..catalog import Obj, Strategy
+from ..errors import FieldError, invalid
+from ..naming import Naming
 
 Getter = Callable[[Obj], str]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from app.catalog import Deprecation, Obj, ResourceType
-from app.naming import Naming
-from app.resources.common import KindStrategy
+from ..catalog import Deprecation, Obj, ResourceType
+from ..naming import Naming
+from .common import KindStrategy
 
 #: a check: (healthy, message, error)
 Probe = Callable[[], tuple[bool, str, str]]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from app.catalog import Obj, ResourceType
-from app.errors import FieldError
-from app.naming import Naming
-from app.resources.common import NoSpecStrategy, dig, non_negative, positive
+from ..catalog import Obj, ResourceType
+from ..errors import FieldError
+from ..naming import Naming
+from .common import NoSpecStrategy, dig, non_negative, positive
 
 
 class LeaseStrategy(NoSpecStrategy):

@@ -6,10 +6,10 @@ import base64
 import copy
 from typing import ClassVar
 
-from app.catalog import Obj, ResourceType, Subresource, proxy_subresource, status_subresource
-from app.errors import FieldError, forbidden, invalid, not_supported, required
-from app.naming import Naming
-from app.resources.common import (
+from ..catalog import Obj, ResourceType, Subresource, proxy_subresource, status_subresource
+from ..errors import FieldError, forbidden, invalid, not_supported, required
+from ..naming import Naming
+from .common import (
     Getter,
     KindStrategy,
     NoSpecStrategy,
@@ -25,11 +25,11 @@ from app.resources.common import (
     part,
     setdefault_empty,
 )
-from app.resources.component_status import component_status_type
-from app.resources.core_pod_connect import pod_connect_subresources
-from app.resources.core_pod_writes import bindings_type, pod_write_subresources
-from app.resources.core_service import ServiceStrategy
-from app.resources.defaults import (
+from .component_status import component_status_type
+from .core_pod_connect import pod_connect_subresources
+from .core_pod_writes import bindings_type, pod_write_subresources
+from .core_service import ServiceStrategy
+from .defaults import (
     default_pod,
     default_pvc,
     default_template,
@@ -291,7 +291,7 @@ class ServiceAccountStrategy(NoSpecStrategy):
 
 def token_subresource(naming: Naming) -> Subresource:
     """POST serviceaccounts/<name>/token: a TokenRequest answered with a signed token (app.auth)."""
-    from app.auth.tokenrequest import token_subresource_create
+    from ..auth.tokenrequest import token_subresource_create
 
     return Subresource(
         "token",

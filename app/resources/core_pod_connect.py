@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.catalog import NodeCall, Obj, Subresource, proxy_subresource
-from app.errors import BadRequest, FieldError, Invalid, forbidden, invalid
+from ..catalog import NodeCall, Obj, Subresource, proxy_subresource
+from ..errors import BadRequest, FieldError, Invalid, forbidden, invalid
 
 BOOL_OPTIONS = ("follow", "previous", "timestamps", "insecureSkipTLSVerifyBackend")
 #: option -> the least value it takes (the reference's PodLogOptions validation)

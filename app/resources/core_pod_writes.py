@@ -8,8 +8,8 @@ import copy
 
 import orjson
 
-from app.catalog import CreateCall, Obj, ResourceType, Strategy, Subresource
-from app.errors import (
+from ..catalog import CreateCall, Obj, ResourceType, Strategy, Subresource
+from ..errors import (
     ApiError,
     BadRequest,
     Conflict,
@@ -21,10 +21,10 @@ from app.errors import (
     not_supported,
     required,
 )
-from app.registry import meta
-from app.registry.options import DeleteOptions, ListOptions, unsupported_dry_run
-from app.resources.defaults import default_pod
-from app.selectors import label_selector_from_object
+from ..registry import meta
+from ..registry.options import DeleteOptions, ListOptions, unsupported_dry_run
+from ..selectors import label_selector_from_object
+from .defaults import default_pod
 
 POLICY_VERSIONS = ("policy/v1", "policy/v1beta1")
 #: the reference refuses evictions while this many are recorded and not yet seen by the disruption controller

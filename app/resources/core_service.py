@@ -12,9 +12,9 @@ import ipaddress
 import secrets
 from typing import Any, ClassVar
 
-from app.catalog import Obj
-from app.errors import FieldError, forbidden, invalid, not_supported, required
-from app.resources.common import KindStrategy, child, dig, items, setdefault, setdefault_empty
+from ..catalog import Obj
+from ..errors import FieldError, forbidden, invalid, not_supported, required
+from .common import KindStrategy, child, dig, items, setdefault, setdefault_empty
 
 SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
 NODE_PORT_RANGE = (30000, 32767)

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from app.errors import FieldError, invalid, required
-from app.resources.crd_schema import Extensions, Schema
+from ..errors import FieldError, invalid, required
+from .crd_schema import Extensions, Schema
 
 GATE = "CustomResourceValidationExpressions"
 #: CEL's reserved words: a property so named is `__<word>__` in a rule (the reference's escaping)

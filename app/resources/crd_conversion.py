@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import orjson
 
-from app.errors import ApiError
-from app.outbound import CallFailed, ServiceResolver, post_json
+from ..errors import ApiError
+from ..outbound import CallFailed, ServiceResolver, post_json
 
 REVIEW_VERSIONS = ("v1", "v1beta1")
 TIMEOUT = 30.0  # the reference's conversion webhook timeout

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.errors import FieldError, invalid, required
-from app.registry.meta import metadata_errors, name_errors
-from app.resources.crd_schema import Extensions
+from ..errors import FieldError, invalid, required
+from ..registry.meta import metadata_errors, name_errors
+from .crd_schema import Extensions
 
 _KIND_MSG = (
     "may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case "

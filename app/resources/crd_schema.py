@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from app.errors import FieldError, forbidden, invalid, not_supported, required
+from ..errors import FieldError, forbidden, invalid, not_supported, required
 
 Schema = dict[str, Any]
 #: the fields every object keeps whatever its schema says (the reference's implicit root properties)

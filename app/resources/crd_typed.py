@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.resources.crd_schema import ROOT_FIELDS, Extensions
-from app.schema import meta
-from app.schema.types import (
+from ..schema import meta
+from ..schema.types import (
     BOOL,
     DOUBLE,
     INT64,
@@ -21,6 +20,7 @@ from app.schema.types import (
     Struct,
     TypeSpec,
 )
+from .crd_schema import ROOT_FIELDS, Extensions
 
 _SCALARS = {"string": STRING, "integer": INT64, "number": DOUBLE, "boolean": BOOL}
 

@@ -8,16 +8,16 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from app.catalog import Conversion, CustomInfo, Deprecation, Obj, ResourceType, Subresource, status_subresource
-from app.errors import FieldError
-from app.naming import Naming
-from app.resources.apiextensions import storage_version
-from app.resources.common import KindStrategy, dig
-from app.resources.crd_cel import CelValidator
-from app.resources.crd_conversion import ConversionWebhook, ServiceResolver
-from app.resources.crd_embedded import embedded_errors
-from app.resources.crd_schema import Extensions, Validator, apply_defaults, prune, unknown_fields
-from app.resources.crd_typed import typed_declaration
+from ..catalog import Conversion, CustomInfo, Deprecation, Obj, ResourceType, Subresource, status_subresource
+from ..errors import FieldError
+from ..naming import Naming
+from .apiextensions import storage_version
+from .common import KindStrategy, dig
+from .crd_cel import CelValidator
+from .crd_conversion import ConversionWebhook, ServiceResolver
+from .crd_embedded import embedded_errors
+from .crd_schema import Extensions, Validator, apply_defaults, prune, unknown_fields
+from .crd_typed import typed_declaration
 
 
 class CustomResourceStrategy(KindStrategy):

@@ -10,10 +10,10 @@ from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from app.catalog import Obj, Subresource
-from app.errors import BadRequest, FieldError, invalid, not_supported, required
-from app.resources.common import child, dig, items, part, setdefault, setdefault_empty
-from app.selectors import label_selector_from_object
+from ..catalog import Obj, Subresource
+from ..errors import BadRequest, FieldError, invalid, not_supported, required
+from ..selectors import label_selector_from_object
+from .common import child, dig, items, part, setdefault, setdefault_empty
 
 RESTART_POLICIES = ["Always", "OnFailure", "Never"]
 PROTOCOLS = ["SCTP", "TCP", "UDP"]

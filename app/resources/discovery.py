@@ -5,10 +5,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from app.catalog import Conversion, Deprecation, Obj, ResourceType
-from app.errors import FieldError, invalid, not_supported, required
-from app.naming import Naming
-from app.resources.common import KindStrategy, immutable, items, setdefault
+from ..catalog import Conversion, Deprecation, Obj, ResourceType
+from ..errors import FieldError, invalid, not_supported, required
+from ..naming import Naming
+from .common import KindStrategy, immutable, items, setdefault
 
 ADDRESS_TYPES = ["FQDN", "IPv4", "IPv6"]
 MAX_ADDRESSES = 100

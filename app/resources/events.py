@@ -13,10 +13,10 @@ import copy
 from collections.abc import Callable
 from typing import ClassVar
 
-from app.catalog import Conversion, Deprecation, Obj, ResourceType
-from app.errors import FieldError, invalid, required
-from app.naming import Naming
-from app.resources.common import Getter, NoSpecStrategy, field, immutable
+from ..catalog import Conversion, Deprecation, Obj, ResourceType
+from ..errors import FieldError, invalid, required
+from ..naming import Naming
+from .common import Getter, NoSpecStrategy, field, immutable
 
 #: a version's own write checks: (new object, old object or None on create) -> field errors.
 Rules = Callable[[Obj, "Obj | None"], list[FieldError]]

@@ -12,11 +12,11 @@ import copy
 import math
 from typing import Any, ClassVar
 
-from app.catalog import Conversion, Deprecation, Obj, ResourceType, status_subresource
-from app.errors import FieldError, forbidden, invalid, not_supported, required
-from app.naming import Naming
-from app.registry.meta import name_errors
-from app.resources.common import KindStrategy, child, dig, items, part, setdefault
+from ..catalog import Conversion, Deprecation, Obj, ResourceType, status_subresource
+from ..errors import FieldError, forbidden, invalid, not_supported, required
+from ..naming import Naming
+from ..registry.meta import name_errors
+from .common import KindStrategy, child, dig, items, part, setdefault
 
 STORAGE_VERSION = "v1"
 BETAS = ("v1beta2", "v1beta1")

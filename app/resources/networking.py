@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from app.catalog import Obj, ResourceType, status_subresource
-from app.errors import FieldError, invalid, not_supported, required
-from app.naming import Naming
-from app.resources.common import KindStrategy, as_list, child, dig, immutable, items, part, setdefault, setdefault_empty
+from ..catalog import Obj, ResourceType, status_subresource
+from ..errors import FieldError, invalid, not_supported, required
+from ..naming import Naming
+from .common import KindStrategy, as_list, child, dig, immutable, items, part, setdefault, setdefault_empty
 
 PATH_TYPES = ["Exact", "ImplementationSpecific", "Prefix"]
 POLICY_TYPES = ["Ingress", "Egress"]

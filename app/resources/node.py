@@ -5,10 +5,10 @@ from __future__ import annotations
 import copy
 import re
 
-from app.catalog import Conversion, Deprecation, Obj, ResourceType
-from app.errors import FieldError, invalid, required
-from app.naming import Naming
-from app.resources.common import NoSpecStrategy, immutable
+from ..catalog import Conversion, Deprecation, Obj, ResourceType
+from ..errors import FieldError, invalid, required
+from ..naming import Naming
+from .common import NoSpecStrategy, immutable
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 LABEL_MSG = (

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.catalog import Deprecation, Obj, ResourceType
-from app.errors import FieldError, invalid, not_supported, required
-from app.naming import Naming
-from app.resources.common import NoSpecStrategy, child, part
+from ..catalog import Deprecation, Obj, ResourceType
+from ..errors import FieldError, invalid, not_supported, required
+from ..naming import Naming
+from .common import NoSpecStrategy, child, part
 
 SELINUX_RULES = ["MustRunAs", "RunAsAny"]
 RUN_AS_USER_RULES = ["MustRunAs", "MustRunAsNonRoot", "RunAsAny"]

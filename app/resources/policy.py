@@ -7,12 +7,12 @@ import copy
 from collections.abc import Callable
 from typing import ClassVar
 
-from app.catalog import Conversion, Deprecation, Obj, ResourceType, status_subresource
-from app.errors import FieldError, invalid
-from app.naming import Naming
-from app.resources.common import KindStrategy, int_or_percent_errors, part
-from app.resources.defaults import selector_errors
-from app.resources.pod_security_policy import pod_security_policy_type
+from ..catalog import Conversion, Deprecation, Obj, ResourceType, status_subresource
+from ..errors import FieldError, invalid
+from ..naming import Naming
+from .common import KindStrategy, int_or_percent_errors, part
+from .defaults import selector_errors
+from .pod_security_policy import pod_security_policy_type
 
 
 class PodDisruptionBudgetStrategy(KindStrategy):

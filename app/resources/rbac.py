@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from app.catalog import Obj, ResourceType
-from app.errors import FieldError, invalid, not_supported, required
-from app.naming import Naming
-from app.resources.common import NoSpecStrategy, items, part
+from ..catalog import Obj, ResourceType
+from ..errors import FieldError, invalid, not_supported, required
+from ..naming import Naming
+from .common import NoSpecStrategy, items, part
 
 SUBJECT_KINDS = ["ServiceAccount", "User", "Group"]
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from app.catalog import Obj, ResourceType
-from app.errors import FieldError, forbidden, invalid, not_supported
-from app.naming import Naming
-from app.resources.common import NoSpecStrategy, dig, setdefault_empty
+from ..catalog import Obj, ResourceType
+from ..errors import FieldError, forbidden, invalid, not_supported
+from ..naming import Naming
+from .common import NoSpecStrategy, dig, setdefault_empty
 
 #: the built-in classes: their names may use the reserved prefix and they can't be deleted.
 SYSTEM_CLASSES = {"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}

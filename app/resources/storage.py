@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.catalog import Obj, ResourceType, status_subresource
-from app.errors import FieldError, forbidden, invalid, not_supported, required
-from app.naming import Naming
-from app.registry.meta import name_errors, qualified_name_errors
-from app.resources.common import (
+from ..catalog import Obj, ResourceType, status_subresource
+from ..errors import FieldError, forbidden, invalid, not_supported, required
+from ..naming import Naming
+from ..registry.meta import name_errors, qualified_name_errors
+from .common import (
     KindStrategy,
     NoSpecStrategy,
     child,
@@ -19,7 +19,7 @@ from app.resources.common import (
     setdefault,
     setdefault_empty,
 )
-from app.resources.defaults import parse_quantity, selector_errors
+from .defaults import parse_quantity, selector_errors
 
 RECLAIM_POLICIES = ["Delete", "Retain"]
 BINDING_MODES = ["Immediate", "WaitForFirstConsumer"]

@@ -19,8 +19,8 @@ Public entry points:
 
 from __future__ import annotations
 
-from app.schema.envelope import MAGIC, decode_envelope, encode_envelope
-from app.schema.objects import (
+from .envelope import MAGIC, decode_envelope, encode_envelope
+from .objects import (
     SCHEMAS,
     UnknownKindError,
     decode_object,
@@ -35,8 +35,8 @@ from app.schema.objects import (
     schemas_for,
     served_api_version,
 )
-from app.schema.protobuf import decode, encode
-from app.schema.wire import ProtobufError
+from .protobuf import decode, encode
+from .wire import ProtobufError
 
 __all__ = [
     "MAGIC",

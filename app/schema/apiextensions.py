@@ -7,8 +7,8 @@ as for custom resources (406 unless JSON is acceptable too)."""
 
 from __future__ import annotations
 
-from app.schema import meta
-from app.schema.types import BOOL, BYTES, INT32, RAW_EXTENSION, STRING, TIME, Field, ListOf, Struct
+from . import meta
+from .types import BOOL, BYTES, INT32, RAW_EXTENSION, STRING, TIME, Field, ListOf, Struct
 
 _PKG = "apiextensions/v1"
 GROUP = "apiextensions"

@@ -3,8 +3,8 @@ k8s.io/kube-aggregator (pkg/apis/apiregistration/v1), written by hand (codegen r
 
 from __future__ import annotations
 
-from app.schema import meta
-from app.schema.types import BOOL, BYTES, INT32, STRING, TIME, Field, ListOf, Struct
+from . import meta
+from .types import BOOL, BYTES, INT32, STRING, TIME, Field, ListOf, Struct
 
 _PKG = "apiregistration/v1"
 GROUP = "apiregistration"

@@ -5,8 +5,8 @@ Written by app/schema/codegen.py; regenerate rather than hand-edit.
 
 from __future__ import annotations
 
-from app.schema import core, meta
-from app.schema.types import BOOL, INT32, INT64, INT_OR_STRING, RAW_EXTENSION, STRING, TIME, Field, ListOf, Struct
+from . import core, meta
+from .types import BOOL, INT32, INT64, INT_OR_STRING, RAW_EXTENSION, STRING, TIME, Field, ListOf, Struct
 
 _PKG = "apps/v1"
 # The served group: in the API domain (Naming.group(GROUP)) or as spelled here ("" is core).

@@ -522,12 +522,12 @@ class Emitter:
         others = sorted({m for m in set(self.home.values()) if m != out_module and re.search(rf"\b{m}\.[A-Z]", text)})
         out = [f'"""{header}"""', "from __future__ import annotations", ""]
         if others:
-            out.append(f"from app.schema import {', '.join(others)}")
-        single = f"from app.schema.types import {', '.join(names_sorted)}"
+            out.append(f"from . import {', '.join(others)}")
+        single = f"from .types import {', '.join(names_sorted)}"
         if len(single) <= 88:
             out.append(single)
         else:
-            out += ["from app.schema.types import (", *(f"    {n}," for n in names_sorted), ")"]
+            out += ["from .types import (", *(f"    {n}," for n in names_sorted), ")"]
         group, in_domain, version = GROUPS[module]
         out += [
             "",

@@ -5,8 +5,8 @@ Written by app/schema/codegen.py; regenerate rather than hand-edit.
 
 from __future__ import annotations
 
-from app.schema import core_pod, core_volume, meta
-from app.schema.types import (
+from . import core_pod, core_volume, meta
+from .types import (
     BOOL,
     BYTES,
     INT32,

@@ -4,7 +4,7 @@ written by hand (they travel as query parameters; declared so discovery's kinds 
 
 from __future__ import annotations
 
-from app.schema.types import BOOL, INT32, STRING, Field, ListOf, Struct
+from .types import BOOL, INT32, STRING, Field, ListOf, Struct
 
 _PKG = "core/v1"
 GROUP = ""

@@ -5,8 +5,8 @@ Written by app/schema/codegen.py; regenerate rather than hand-edit.
 
 from __future__ import annotations
 
-from app.schema import core_volume, meta
-from app.schema.types import BOOL, INT32, STRING, Field, ListOf, MapOf, Struct
+from . import core_volume, meta
+from .types import BOOL, INT32, STRING, Field, ListOf, MapOf, Struct
 
 _PKG = "discovery/v1beta1"
 # The served group: in the API domain (Naming.group(GROUP)) or as spelled here ("" is core).

@@ -6,7 +6,7 @@ message TypeMeta { string apiVersion = 1; string kind = 2; }
 
 from __future__ import annotations
 
-from app.schema.wire import LEN, ProtobufError, encode_len_field, iter_fields
+from .wire import LEN, ProtobufError, encode_len_field, iter_fields
 
 MAGIC = b"k8s\x00"
 

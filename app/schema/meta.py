@@ -5,7 +5,7 @@ Written by app/schema/codegen.py; regenerate rather than hand-edit.
 
 from __future__ import annotations
 
-from app.schema.types import BOOL, FIELDS_V1, INT32, INT64, OBJECT, STRING, TIME, Field, ListOf, MapOf, Struct
+from .types import BOOL, FIELDS_V1, INT32, INT64, OBJECT, STRING, TIME, Field, ListOf, MapOf, Struct
 
 _PKG = "meta/v1"
 # The served group: in the API domain (Naming.group(GROUP)) or as spelled here ("" is core).

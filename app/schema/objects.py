@@ -14,8 +14,8 @@ from functools import lru_cache
 from types import MappingProxyType, ModuleType
 from typing import Any
 
-from app.naming import Naming
-from app.schema import (
+from ..naming import Naming
+from . import (
     admissionregistration,
     apiextensions,
     apiregistration,
@@ -53,10 +53,10 @@ from app.schema import (
     storage,
     storage_v1beta1,
 )
-from app.schema.envelope import decode_envelope, encode_envelope
-from app.schema.protobuf import decode, encode
-from app.schema.types import Struct
-from app.schema.wire import LEN, ProtobufError, encode_len_field, iter_fields
+from .envelope import decode_envelope, encode_envelope
+from .protobuf import decode, encode
+from .types import Struct
+from .wire import LEN, ProtobufError, encode_len_field, iter_fields
 
 #: every declaration module; those with KINDS contribute top-level kinds to the registry.
 MODULES: tuple[ModuleType, ...] = (

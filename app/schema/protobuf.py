@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.schema.scalars import CODECS
-from app.schema.types import BYTES, ListOf, MapOf, Scalar, Struct, TypeSpec
-from app.schema.wire import (
+from .scalars import CODECS
+from .types import BYTES, ListOf, MapOf, Scalar, Struct, TypeSpec
+from .wire import (
     FIXED64,
     LEN,
     VARINT,

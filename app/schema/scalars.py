@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from app.schema import types as t
-from app.schema.envelope import MAGIC
-from app.schema.wire import (
+from . import types as t
+from .envelope import MAGIC
+from .wire import (
     FIXED64,
     LEN,
     VARINT,

@@ -6,7 +6,7 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from app.storage import schema
+from . import schema
 
 
 @click.group("db", help="Database schema commands.")

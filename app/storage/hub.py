@@ -15,8 +15,8 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from app.logs import RepeatedErrors
-from app.storage.store import Change, Storage
+from ..logs import RepeatedErrors
+from .store import Change, Storage
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +126,7 @@ class WatchHub:
             self._last = self.storage.current_revision()
             if not self.storage.is_sqlite:
                 # other processes' writes wake us through LISTEN/NOTIFY instead of the next poll
-                from app.storage.notify import ChangeListener, ChangeNotifier
+                from .notify import ChangeListener, ChangeNotifier
 
                 sender = f"{os.getpid()}-{secrets.token_hex(4)}"  # this hub's own commits wake it already
                 notifier = ChangeNotifier(self.storage.url, sender)

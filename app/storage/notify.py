@@ -15,8 +15,8 @@ from collections.abc import Callable
 import psycopg
 from sqlalchemy.engine import make_url
 
-from app.background import BackgroundThread
-from app.logs import RepeatedErrors
+from ..background import BackgroundThread
+from ..logs import RepeatedErrors
 
 log = logging.getLogger(__name__)
 repeated = RepeatedErrors(log)  # an outage: one traceback, then counts

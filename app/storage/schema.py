@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from pathlib import Path
 
@@ -18,15 +17,13 @@ class SchemaOutdated(Exception):
 
 
 def migrations_dir() -> Path:
-    """The alembic scripts: beside `app/` in a source tree, the `migrations` package of an installed wheel."""
+    """The alembic scripts: `orch_apiserver/migrations` of an installed wheel, `migrations/` beside `app/` in a
+    source tree (never a `migrations` package of the user's own)."""
     override = os.environ.get("ORCH_MIGRATIONS_DIR")  # a developer's scratch copy; never needed to run
     if override:
         return Path(override)
-    candidates = [Path(__file__).resolve().parents[2] / "migrations"]
-    spec = importlib.util.find_spec("migrations")
-    if spec is not None and spec.submodule_search_locations:
-        candidates += [Path(p) for p in spec.submodule_search_locations]
-    for candidate in candidates:
+    package = Path(__file__).resolve().parents[1]
+    for candidate in (package / "migrations", package.parent / "migrations"):
         if (candidate / "env.py").exists() and (candidate / "versions").is_dir():
             return candidate
     raise SchemaOutdated("cannot find the migrations/ directory: the orch-apiserver package is incomplete")

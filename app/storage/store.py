@@ -25,10 +25,10 @@ from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DisconnectionError, IntegrityError
 
-from app.background import BackgroundThread
-from app.logs import RepeatedErrors
-from app.storage.dbapi import driver_cursor, driver_errors, for_driver
-from app.storage.models import changes, objects, sequence
+from ..background import BackgroundThread
+from ..logs import RepeatedErrors
+from .dbapi import driver_cursor, driver_errors, for_driver
+from .models import changes, objects, sequence
 
 repeated_compaction_errors = RepeatedErrors(logging.getLogger(__name__))
 

@@ -5,9 +5,9 @@ Entry points for the HTTP layer: `table_for`, `render_table`, `parse_include_obj
 
 from __future__ import annotations
 
-from app.tables.columns import DEFAULT_TABLE, Column, TableSpec, human_duration
-from app.tables.registry import group_prefix, table_for
-from app.tables.render import (
+from .columns import DEFAULT_TABLE, Column, TableSpec, human_duration
+from .registry import group_prefix, table_for
+from .render import (
     INCLUDE_METADATA,
     INCLUDE_NONE,
     INCLUDE_OBJECT,

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from app.naming import Naming
-from app.resources.autoscaling import as_v2
-from app.tables.columns import (
+from ..naming import Naming
+from ..resources.autoscaling import as_v2
+from .columns import (
     NONE,
     UNKNOWN,
     UNSET,

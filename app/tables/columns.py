@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from app.errors import BadRequest
-from app.resources.common import dig
-from app.selectors import label_selector_from_object
+from ..errors import BadRequest
+from ..resources.common import dig
+from ..selectors import label_selector_from_object
 
 Obj = dict
 Cell = str | int | float | bool | None

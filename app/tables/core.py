@@ -5,8 +5,8 @@ from __future__ import annotations
 import ipaddress
 from datetime import datetime
 
-from app.naming import Naming
-from app.tables.columns import (
+from ..naming import Naming
+from .columns import (
     NONE,
     UNKNOWN,
     UNSET,

@@ -10,7 +10,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from app.tables.columns import (
+from .columns import (
     DEFAULT_TABLE,
     UNKNOWN,
     Cell,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from app.tables.columns import (
+from .columns import (
     NONE,
     Cell,
     Column,

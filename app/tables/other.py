@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from app.naming import Naming
-from app.resources.apiregistration import condition
-from app.tables.columns import (
+from ..naming import Naming
+from ..resources.apiregistration import condition
+from .columns import (
     NONE,
     Cell,
     Column,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from app.resources.common import dig
-from app.tables.columns import (
+from ..resources.common import dig
+from .columns import (
     NONE,
     Cell,
     Column,

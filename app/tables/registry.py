@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from app.catalog import ResourceType
-from app.naming import Naming
-from app.tables import autoscaling, core, flowcontrol, other, storage, workloads
-from app.tables.columns import DEFAULT_TABLE, TableSpec
-from app.tables.custom import custom_table
-from app.tables.events import CORE_EVENT_TABLE, EVENTS_GROUP_TABLE
-from app.tables.pods import POD_TABLE
+from ..catalog import ResourceType
+from ..naming import Naming
+from . import autoscaling, core, flowcontrol, other, storage, workloads
+from .columns import DEFAULT_TABLE, TableSpec
+from .custom import custom_table
+from .events import CORE_EVENT_TABLE, EVENTS_GROUP_TABLE
+from .pods import POD_TABLE
 
 #: groups the reference serves without its domain suffix (the rename leaves them alone).
 UNQUALIFIED_GROUPS = frozenset({"", "apps", "batch", "policy", "autoscaling"})

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from app.catalog import Obj, ResourceType
-from app.errors import BadRequest
-from app.naming import Naming
-from app.tables.columns import meta
-from app.tables.registry import table_for
+from ..catalog import Obj, ResourceType
+from ..errors import BadRequest
+from ..naming import Naming
+from .columns import meta
+from .registry import table_for
 
 INCLUDE_NONE, INCLUDE_METADATA, INCLUDE_OBJECT = "None", "Metadata", "Object"
 INCLUDE_OBJECT_VALUES = (INCLUDE_NONE, INCLUDE_METADATA, INCLUDE_OBJECT)

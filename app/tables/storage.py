@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from app.tables.columns import (
+from .columns import (
     UNSET,
     Cell,
     Column,

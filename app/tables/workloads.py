@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from app.resources.common import dig
-from app.tables.columns import (
+from ..resources.common import dig
+from .columns import (
     NONE,
     Cell,
     Column,

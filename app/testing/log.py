@@ -9,9 +9,9 @@ FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
 class ServerLog(logging.Handler):
-    """Records of the `app` loggers while the server runs; `mark()` and `text(since=...)` cut out one test."""
+    """Records of our package's loggers while the server runs; `mark()` and `text(since=...)` cut out one test."""
 
-    LOGGERS = ("app", "werkzeug")
+    LOGGERS = (__package__.rpartition(".")[0], "werkzeug")
 
     def __init__(self, level: int = logging.INFO) -> None:
         super().__init__(level)

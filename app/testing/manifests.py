@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from app.naming import Naming
+from ..naming import Naming
 
 FIELD_MANAGER = "orch-testserver"
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -53,14 +53,14 @@ class Manifests:
     """The admin's view of the server through the project's own client (app.client)."""
 
     def __init__(self, kubeconfig: str, api_domain: str) -> None:
-        from app.client import Client, load_config
+        from ..client import Client, load_config
 
         self.naming = Naming(api_domain)
         self.client = Client(load_config(kubeconfig, environ={}), timeout=30.0)
         self._discovery = self._fresh_discovery()
 
     def _fresh_discovery(self) -> Any:
-        from app.client import Discovery
+        from ..client import Discovery
 
         return Discovery(self.client)
 
@@ -68,7 +68,7 @@ class Manifests:
         self.client.close()
 
     def raw_get(self, path: str) -> tuple[int, str]:
-        from app.client import ApiError
+        from ..client import ApiError
 
         try:
             response = self.client.request("GET", path)
@@ -77,7 +77,7 @@ class Manifests:
         return response.status, response.data.decode(errors="replace")
 
     def resource_path(self, obj: dict, namespace: str | None) -> str:
-        from app.client import ResourceNotFound
+        from ..client import ResourceNotFound
 
         try:
             info = self._discovery.for_kind(obj["apiVersion"], obj["kind"])
@@ -117,7 +117,7 @@ class Manifests:
         return str(self.client.create("/api/v1/namespaces", body)["metadata"]["name"])
 
     def delete_namespace(self, name: str) -> None:
-        from app.client import ApiError
+        from ..client import ApiError
 
         try:
             self.client.delete(f"/api/v1/namespaces/{name}")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:  # the server is imported only when a test asks for it: plain pytest runs stay fast
-    from app.testing.server import TestServer
+    from .server import TestServer
 
 _LOG_MARK = pytest.StashKey[int]()
 
@@ -32,7 +32,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture(scope="session")
 def orch_apiserver(pytestconfig: pytest.Config) -> Iterator[TestServer]:
     """A running API server for the whole session (admin kubeconfig in `.kubeconfig`)."""
-    from app.testing.server import TestServer
+    from .server import TestServer
 
     root = Path(str(pytestconfig.rootpath))
     crds = [root / entry for entry in pytestconfig.getini("orch_crds")]

@@ -21,8 +21,8 @@ from typing import Any, Self
 
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
-from app.testing.log import ServerLog
-from app.testing.manifests import Manifests
+from .log import ServerLog
+from .manifests import Manifests
 
 #: Stock clients speak the reference's names, so a test server defaults to the k8s.io domain.
 DEFAULT_API_DOMAIN = "k8s.io"
@@ -40,7 +40,7 @@ class _PeerCertHandler(WSGIRequestHandler):
     """Hands the verified client certificate to the app, as the gunicorn worker does."""
 
     def make_environ(self) -> dict[str, Any]:
-        from app.auth.x509 import PEER_CERT_KEY
+        from ..auth.x509 import PEER_CERT_KEY
 
         environ = super().make_environ()
         getpeercert = getattr(self.connection, "getpeercert", None)
@@ -50,7 +50,7 @@ class _PeerCertHandler(WSGIRequestHandler):
         return environ
 
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        logging.getLogger("app.testing.access").debug('"%s" %s %s', self.requestline, code, size)
+        logging.getLogger(f"{__package__}.access").debug('"%s" %s %s', self.requestline, code, size)
 
 
 def _free_port(host: str) -> int:
@@ -106,12 +106,12 @@ class TestServer:
         return self
 
     def _start(self) -> None:
-        from app import create_app
-        from app import server as serving
-        from app.cli import parse_settings
-        from app.shutdown import worker_booted
-        from app.storage.schema import ensure_schema
-        from config import defaults, flask_config
+        from .. import create_app, defaults
+        from .. import server as serving
+        from ..cli import parse_settings
+        from ..config import flask_config
+        from ..shutdown import worker_booted
+        from ..storage.schema import ensure_schema
 
         self.port = _free_port(self.host)
         argv = [
@@ -187,13 +187,13 @@ class TestServer:
 
     @property
     def ca_file(self) -> str:
-        from config import defaults
+        from .. import defaults
 
         return self.settings.pki_file(defaults.CA_CERT)
 
     @property
     def client_cert(self) -> tuple[str, str]:
-        from config import defaults
+        from .. import defaults
 
         return self.settings.pki_file(defaults.ADMIN_CERT), self.settings.pki_file(defaults.ADMIN_KEY)
 
@@ -232,7 +232,7 @@ class TestServer:
         """Remove every object the tests made and bring back built-in objects they deleted (CRDs given at
         start stay). Objects are removed from storage directly, with DELETED events for open watches."""
         storage = self._services().storage
-        from app.storage.store import KeyExists
+        from ..storage.store import KeyExists
 
         listed = storage.list("/").items
         # one transaction; an object changed meanwhile (a controller's cascade) is left to the next reset

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from app import pki
+from orch_apiserver import pki
 
 MUTATING = "/apis/admissionregistration.orch.io/v1/mutatingwebhookconfigurations"
 VALIDATING = "/apis/admissionregistration.orch.io/v1/validatingwebhookconfigurations"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import copy
 
 import pytest
+from orch_apiserver.admission.plugins import AdmissionConfigError, enabled_plugins
+from orch_apiserver.errors import Conflict, Forbidden, Invalid, NotFound
+from orch_apiserver.registry.admission import Attributes, Chain, Plugin
+from orch_apiserver.registry.options import DeleteOptions
 
-from app.admission.plugins import AdmissionConfigError, enabled_plugins
-from app.errors import Conflict, Forbidden, Invalid, NotFound
-from app.registry.admission import Attributes, Chain, Plugin
-from app.registry.options import DeleteOptions
 from tests.conftest import make_app
 
 from .helpers import configmap
@@ -205,7 +205,7 @@ def test_the_configured_plugins_are_the_registry_chain(sqlite_url, tmp_path):
 
 
 def test_always_deny_refuses_writes_through_http_and_leaves_reads_alone(app, registry):
-    from app.admission.plugins import AlwaysDeny
+    from orch_apiserver.admission.plugins import AlwaysDeny
 
     registry.admission = Chain([*registry.admission.plugins, AlwaysDeny()])
     client = app.test_client()

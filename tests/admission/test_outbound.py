@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app import outbound
+from orch_apiserver import outbound
 
 
 def test_pools_are_reused_and_bounded(monkeypatch):

@@ -4,8 +4,7 @@ with the reference's messages."""
 from __future__ import annotations
 
 import pytest
-
-from app.admission.podsecurity import evaluate
+from orch_apiserver.admission.podsecurity import evaluate
 
 from .test_builtin_plugins import created, pod
 

@@ -4,8 +4,8 @@ volume, outlives its deletion until nothing uses it; TaintNodesByCondition: new 
 from __future__ import annotations
 
 import pytest
+from orch_apiserver.admission.plugins import enabled_plugins
 
-from app.admission.plugins import enabled_plugins
 from tests.conftest import _shutdown, admin_app, wait_for
 
 from .test_builtin_plugins import claim, created, pod

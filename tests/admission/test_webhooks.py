@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from orch_apiserver import pki
 
-from app import pki
 from tests.auth.helpers import HttpsServer, https_server
 
 from .helpers import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.catalog import Catalog, ResourceType, Subresource, status_subresource
+from orch_apiserver.catalog import Catalog, ResourceType, Subresource, status_subresource
 
 CERTIFICATES = "certificates.orch.io"
 AUTHENTICATION = "authentication.orch.io"

@@ -3,9 +3,9 @@ and field, every kind is described, and the OpenAPI documents carry them."""
 
 from __future__ import annotations
 
-from app.api.openapi import descriptions as d
-from app.schema import types as t
-from app.schema.objects import MODULES
+from orch_apiserver.api.openapi import descriptions as d
+from orch_apiserver.schema import types as t
+from orch_apiserver.schema.objects import MODULES
 
 
 def _structs() -> dict[str, list[t.Struct]]:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from app.api import discovery
-from app.context import services
+from orch_apiserver.api import discovery
+from orch_apiserver.context import services
 
 from . import AUTHENTICATION, CERTIFICATES, sample_catalog
 

@@ -6,9 +6,9 @@ import copy
 
 import orjson
 import pytest
+from orch_apiserver.naming import Naming
+from orch_apiserver.resources import build_catalog
 
-from app.naming import Naming
-from app.resources import build_catalog
 from tests.kinds import OWN_TESTS
 
 # virtual kinds (reviews) store nothing: tests/auth covers them

@@ -10,9 +10,9 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from orch_apiserver.api import fanout as fanout_module
+from orch_apiserver.api.fanout import LAST_CHUNK, WRITE_AHEAD, Connection, SocketFanout, chunk
 
-from app.api import fanout as fanout_module
-from app.api.fanout import LAST_CHUNK, WRITE_AHEAD, Connection, SocketFanout, chunk
 from tests.e2e import poll
 
 

@@ -6,12 +6,12 @@ import copy
 
 import orjson
 import pytest
+from orch_apiserver.api import fieldvalidation
+from orch_apiserver.api.fieldvalidation.duplicates import json_duplicates, yaml_duplicates
+from orch_apiserver.naming import Naming
+from orch_apiserver.resources import build_catalog
+from orch_apiserver.schema import encode_object, schema_for
 
-from app.api import fieldvalidation
-from app.api.fieldvalidation.duplicates import json_duplicates, yaml_duplicates
-from app.naming import Naming
-from app.resources import build_catalog
-from app.schema import encode_object, schema_for
 from tests.kinds import OWN_TESTS
 
 DEPLOY = "/apis/apps/v1/namespaces/default/deployments"

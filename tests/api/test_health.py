@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from app import health
-from app.api.health import run_checks
-from app.context import services
+from orch_apiserver import health
+from orch_apiserver.api.health import run_checks
+from orch_apiserver.context import services
 
 TEXT = "text/plain; charset=utf-8"
 BOOT = (

@@ -7,13 +7,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import orjson
 import pytest
-
-from app.api import openapi
-from app.catalog import Catalog, ResourceType
-from app.context import services
-from app.naming import CLIENT_GVK_EXTENSION, Naming
-from app.resources import build_catalog
-from app.schema import has_schema, schema_for
+from orch_apiserver.api import openapi
+from orch_apiserver.catalog import Catalog, ResourceType
+from orch_apiserver.context import services
+from orch_apiserver.naming import CLIENT_GVK_EXTENSION, Naming
+from orch_apiserver.resources import build_catalog
+from orch_apiserver.schema import has_schema, schema_for
 
 from . import CERTIFICATES, sample_catalog
 

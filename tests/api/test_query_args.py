@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app import create_app
-from app.api.wire import ApiRequest, QueryArgs
+from orch_apiserver import create_app
+from orch_apiserver.api.wire import ApiRequest, QueryArgs
 
 
 def test_get_answers_as_werkzeug_does() -> None:

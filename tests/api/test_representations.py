@@ -5,9 +5,8 @@ from __future__ import annotations
 import struct
 
 import orjson
-
-from app.naming import Naming
-from app.schema import decode_object, decode_watch_event
+from orch_apiserver.naming import Naming
+from orch_apiserver.schema import decode_object, decode_watch_event
 
 CM = "/api/v1/namespaces/default/configmaps"
 PB = Naming().protobuf_media_type
@@ -67,7 +66,7 @@ def test_protobuf_get_and_list(client) -> None:
 
 
 def test_protobuf_request_body_and_status_errors(client) -> None:
-    from app.schema import encode_object
+    from orch_apiserver.schema import encode_object
 
     body = encode_object(cm("p"))
     resp = client.post(CM, data=body, headers={"Content-Type": PB, "Accept": PB})

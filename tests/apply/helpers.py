@@ -5,11 +5,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from app.apply import FieldSet, decode_fields_v1
-from app.apply.fieldpath import FIELD, KEY, VALUE, Path, path_string
-from app.schema import schema_for
-from app.schema.meta import ObjectMeta
-from app.schema.types import BOOL, INT32, STRING, Field, ListOf, MapOf, Struct
+from orch_apiserver.apply import FieldSet, decode_fields_v1
+from orch_apiserver.apply.fieldpath import FIELD, KEY, VALUE, Path, path_string
+from orch_apiserver.schema import schema_for
+from orch_apiserver.schema.meta import ObjectMeta
+from orch_apiserver.schema.types import BOOL, INT32, STRING, Field, ListOf, MapOf, Struct
 
 DEPLOYMENT = schema_for("apps/v1", "Deployment")
 CONFIGMAP = schema_for("v1", "ConfigMap")

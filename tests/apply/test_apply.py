@@ -5,8 +5,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-
-from app.apply import (
+from orch_apiserver.apply import (
     ApplyConflict,
     ApplyInvalidObject,
     ApplyTypeMismatch,
@@ -18,8 +17,9 @@ from app.apply import (
     make_path,
     record_update,
 )
-from app.apply.merge import merge
-from app.apply.typeinfo import root_node
+from orch_apiserver.apply.merge import merge
+from orch_apiserver.apply.typeinfo import root_node
+
 from tests.apply.helpers import (
     CONFIGMAP,
     DEPLOYMENT,

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from app.apply import (
+from orch_apiserver.apply import (
     FieldSet,
     FieldsV1Error,
     decode_fields_v1,
@@ -19,6 +18,7 @@ from app.apply import (
     path_string,
     value_pe,
 )
+
 from tests.apply.helpers import DEPLOYMENT, WIDGET, widget
 
 

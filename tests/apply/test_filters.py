@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 
 import pytest
+from orch_apiserver.apply import FieldSet, ManagedFieldsUndecodable, apply, make_path, record_update, reset_fields
 
-from app.apply import FieldSet, ManagedFieldsUndecodable, apply, make_path, record_update, reset_fields
 from tests.apply.helpers import T1, T2, owned_strings
 
 PATHS = FieldSet(

@@ -5,8 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-
-from app.apply import (
+from orch_apiserver.apply import (
     FieldSet,
     ManagedFieldsError,
     ManagerEntry,
@@ -20,7 +19,7 @@ from app.apply import (
     validate_field_manager,
     validate_managed_fields,
 )
-from app.apply.managed import cap_update_managers, manager_identity
+from orch_apiserver.apply.managed import cap_update_managers, manager_identity
 
 ONE = FieldSet([make_path("spec", "replicas")])
 

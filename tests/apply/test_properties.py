@@ -7,8 +7,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from app.apply import (
+from orch_apiserver.apply import (
     ApplyConflict,
     FieldSet,
     apply,
@@ -18,7 +17,8 @@ from app.apply import (
     fieldset_from_object,
     record_update,
 )
-from app.apply.typeinfo import TypeNode, root_node
+from orch_apiserver.apply.typeinfo import TypeNode, root_node
+
 from tests.apply.helpers import DEPLOYMENT, T1, T2, T3, T4, entries, entry, missing_paths, owned, without_managed_fields
 
 SETTINGS = settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])

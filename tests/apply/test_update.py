@@ -6,8 +6,8 @@ import copy
 import json
 
 import pytest
+from orch_apiserver.apply import apply, record_update
 
-from app.apply import apply, record_update
 from tests.apply.helpers import (
     DEPLOYMENT,
     T1,

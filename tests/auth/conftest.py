@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from orch_apiserver import pki
 
-from app import pki
 from tests.conftest import make_app
 
 

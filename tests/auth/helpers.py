@@ -18,9 +18,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-
-from app import pki
-from app.auth import jwt
+from orch_apiserver import pki
+from orch_apiserver.auth import jwt
 
 API = "/api/v1/namespaces"
 WHOAMI = "/apis/authentication.orch.io/v1/selfsubjectreviews"

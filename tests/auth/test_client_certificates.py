@@ -6,8 +6,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from cryptography.x509.oid import ExtendedKeyUsageOID
-
-from app import pki
+from orch_apiserver import pki
 
 from .helpers import odd_client_cert, whoami, write_ca
 

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 from cryptography import x509
-
-from app import cli, pki, server
-from config import OPTIONS, Settings, flask_config
+from orch_apiserver import cli, pki, server
+from orch_apiserver.config import OPTIONS, Settings, flask_config
 
 AUTH_FLAGS = {
     "--anonymous-auth",
@@ -160,7 +159,7 @@ def test_main_refuses_unusable_authentication_files(
 ) -> None:
     served: list[Settings] = []
     monkeypatch.setattr(server, "run", served.append)
-    monkeypatch.setattr("app.storage.schema.ensure_schema", lambda url, upgrade: None)
+    monkeypatch.setattr("orch_apiserver.storage.schema.ensure_schema", lambda url, upgrade: None)
     (tmp_path / "tokens.csv").write_text("only,two\n")
     code = cli.main(["--data-dir", str(tmp_path / "d"), "--token-auth-file", str(tmp_path / "tokens.csv")])
     assert code == 1 and not served

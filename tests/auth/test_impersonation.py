@@ -6,9 +6,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
+from orch_apiserver.auth.authz import Attributes, Decision
 from werkzeug.datastructures import Headers
-
-from app.auth.authz import Attributes, Decision
 
 from .helpers import API, WHOAMI
 

@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from app import pki
-from app.auth.oidc import OidcConfig
+from orch_apiserver import pki
+from orch_apiserver.auth.oidc import OidcConfig
 
 from .helpers import API, HttpsServer, SigningKey, bearer, https_server, whoami
 

@@ -6,9 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from orch_apiserver import pki
 from werkzeug.datastructures import Headers
-
-from app import pki
 
 from .helpers import WHOAMI, peer, write_ca
 

@@ -6,10 +6,9 @@ import re
 from pathlib import Path
 
 import pytest
-
-from app import pki
-from app.auth.authz import AlwaysAllow, Attributes, Decision, ModeChain, forbidden
-from app.user import UserInfo
+from orch_apiserver import pki
+from orch_apiserver.auth.authz import AlwaysAllow, Attributes, Decision, ModeChain, forbidden
+from orch_apiserver.user import UserInfo
 
 from .helpers import TOKENREVIEWS, WHOAMI, bearer, whoami
 

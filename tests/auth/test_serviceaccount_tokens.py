@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives import serialization
-
-from app.auth import jwt
+from orch_apiserver.auth import jwt
 
 from .helpers import API, TOKENREVIEWS, SigningKey, bearer, whoami
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from app import pki
-from app.auth.tokenfile import StaticTokens
+from orch_apiserver import pki
+from orch_apiserver.auth.tokenfile import StaticTokens
 
 from .helpers import API, bearer, whoami
 

@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from app import pki
-from app.auth.webhook import load_remote
+from orch_apiserver import pki
+from orch_apiserver.auth.webhook import load_remote
 
 from .helpers import API, TOKENREVIEWS, HttpsServer, bearer, der, https_server, kubeconfig, whoami
 

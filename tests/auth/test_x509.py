@@ -9,9 +9,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-
-from app.auth.x509 import authenticate_x509 as authenticate_with
-from app.user import AUTHENTICATED_GROUP, UserInfo
+from orch_apiserver.auth.x509 import authenticate_x509 as authenticate_with
+from orch_apiserver.user import AUTHENTICATED_GROUP, UserInfo
 
 NOW = datetime(2030, 6, 1, 12, 0, tzinfo=UTC)
 _KEY = ec.generate_private_key(ec.SECP256R1())  # signing speed matters more than realism here
@@ -135,7 +134,7 @@ def test_garbage_is_refused() -> None:
 
 
 def test_certificates_issued_by_the_cluster_ca_authenticate() -> None:
-    from app import pki
+    from orch_apiserver import pki
 
     ca = pki.create_ca("orch-ca")
     admin = pki.issue_client_cert(ca, "admin", ["system:masters"])

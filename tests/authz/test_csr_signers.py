@@ -7,9 +7,9 @@ import base64
 from typing import Any
 
 import pytest
+from orch_apiserver import pki
+from orch_apiserver.resources.certificates import EXAMPLE_REQUEST
 
-from app import pki
-from app.resources.certificates import EXAMPLE_REQUEST
 from tests.authz.conftest import as_user
 
 RBAC = "/apis/rbac.authorization.orch.io/v1"

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from orch_apiserver.auth.rbac.policy import PolicySource
 
-from app.auth.rbac.policy import PolicySource
 from tests.authz.conftest import USERS, as_user
 from tests.conftest import make_app, wait_for
 

@@ -122,7 +122,7 @@ def test_impersonation_goes_through_rbac(rbac: Any) -> None:
 
 
 def test_default_policy_is_reconciled_keeping_user_additions(rbac_app: Any, rbac: Any) -> None:
-    from app.auth.rbac.reconcile import Reconciler
+    from orch_apiserver.auth.rbac.reconcile import Reconciler
 
     got = rbac.get(f"{RBAC}/clusterrolebindings/cluster-admin", headers=ADMIN).get_json()
     assert {"kind": "Group", "name": "system:masters", "apiGroup": G} in got["subjects"]
@@ -181,7 +181,7 @@ def test_aggregated_roles_follow_labelled_roles(rbac: Any) -> None:
 
 def test_aggregation_follows_roles_written_outside_http(rbac_app: Any, rbac: Any) -> None:
     """A ClusterRole written through the registry (a controller, another process) is aggregated too."""
-    from app.context import services
+    from orch_apiserver.context import services
 
     assert rbac.get(f"{RBAC}/clusterroles/view", headers=ADMIN).status_code == 200  # start-up has run
     rule = {"apiGroups": ["example.com"], "resources": ["gadgets"], "verbs": ["list"]}

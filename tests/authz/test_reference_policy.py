@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import re
 
-from app.auth.rbac.defaults import DefaultPolicy, reference_renamer
-from app.naming import Naming
+from orch_apiserver.auth.rbac.defaults import DefaultPolicy, reference_renamer
+from orch_apiserver.naming import Naming
 
 REFERENCE, OURS = DefaultPolicy(Naming("k8s.io")), DefaultPolicy(Naming())
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from app.auth.attributes import request_attributes
-from app.auth.authz import Attributes
-from app.auth.rbac.rules import Rule, allows, breakdown, rule_covers, uncovered
-from app.user import UserInfo
+from orch_apiserver.auth.attributes import request_attributes
+from orch_apiserver.auth.authz import Attributes
+from orch_apiserver.auth.rbac.rules import Rule, allows, breakdown, rule_covers, uncovered
+from orch_apiserver.user import UserInfo
 
 U = UserInfo("u")
 

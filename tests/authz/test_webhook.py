@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from orch_apiserver import pki
+from orch_apiserver.auth.authz import Attributes
+from orch_apiserver.auth.authz_webhook import WebhookAuthorizer
+from orch_apiserver.auth.webhook import load_remote
+from orch_apiserver.user import UserInfo
 
-from app import pki
-from app.auth.authz import Attributes
-from app.auth.authz_webhook import WebhookAuthorizer
-from app.auth.webhook import load_remote
-from app.user import UserInfo
 from tests.auth.helpers import HttpsServer, https_server, kubeconfig
 from tests.conftest import make_app
 
@@ -161,7 +161,7 @@ def test_the_webhook_mode_in_the_chain_over_http(remote, sqlite_url: str, tmp_pa
 
 
 def test_webhook_mode_needs_its_config_file(sqlite_url: str, tmp_path: Path) -> None:
-    from app.auth.setup import AuthConfigError
+    from orch_apiserver.auth.setup import AuthConfigError
 
     with pytest.raises(AuthConfigError, match="--authorization-webhook-config-file"):
         make_app(sqlite_url, tmp_path, AUTHORIZATION_MODE="Webhook")

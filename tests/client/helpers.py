@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-from app.naming import DEFAULT_API_DOMAIN, Naming
+from orch_apiserver.naming import DEFAULT_API_DOMAIN, Naming
 
 NAMING = Naming(DEFAULT_API_DOMAIN)
 EXEC_V1 = NAMING.group("client.authentication") + "/v1"

@@ -13,10 +13,10 @@ import pytest
 import yaml
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
+from orch_apiserver import pki
+from orch_apiserver.client import BootstrapError, Client, discover_cluster_info, load_config
+from orch_apiserver.client.config import config_from_document
 
-from app import pki
-from app.client import BootstrapError, Client, discover_cluster_info, load_config
-from app.client.config import config_from_document
 from tests.auth.helpers import HttpsServer, https_server
 from tests.e2e import RunningServer, free_port
 

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from app.client import ConfigError, load_config
-from app.client.config import CONFIG_ENV_VAR, DEFAULT_CONFIG_PATH
+from orch_apiserver.client import ConfigError, load_config
+from orch_apiserver.client.config import CONFIG_ENV_VAR, DEFAULT_CONFIG_PATH
 
 from .helpers import write_config
 
@@ -88,7 +87,7 @@ def test_relative_file_references_resolve_against_the_config_directory(tmp_path:
     config = load_config(str(path), environ={})
     assert config.ca_file == str(tmp_path / "certs" / "ca.crt")
     assert (config.ca_data, config.client_cert_data, config.client_key_data) == (b"CA PEM", b"CERT PEM", b"KEY PEM")
-    from app.client.credentials import StaticCredentials
+    from orch_apiserver.client.credentials import StaticCredentials
 
     assert StaticCredentials(config).get().token == "file-token"
 
@@ -131,7 +130,7 @@ def test_a_certificate_without_a_key_is_rejected(tmp_path: Path) -> None:
 
 
 def test_a_token_file_is_read_again_when_it_changes(tmp_path: Path) -> None:
-    from app.client.credentials import StaticCredentials
+    from orch_apiserver.client.credentials import StaticCredentials
 
     token = tmp_path / "token"
     token.write_text("one")

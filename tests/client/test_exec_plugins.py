@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from orch_apiserver import pki
+from orch_apiserver.client import ApiError, Client, ExecPluginError, load_config
 
-from app import pki
-from app.client import ApiError, Client, ExecPluginError, load_config
 from tests.e2e import REPO_ROOT, RunningServer, server_env
 
 from .helpers import EXEC_V1, EXEC_V1BETA1, NAMING, Plugin, ca_data, credential, write_config
@@ -210,7 +210,7 @@ def test_with_a_terminal_on_stdin_the_plugin_is_interactive(api_server: RunningS
     plugin = Plugin(tmp_path / "p", [credential(token="alice-token")])
     client_for(api_server, tmp_path, plugin, interactiveMode="Always")  # writes tmp_path/config
     script = (
-        "import sys; from app.client import Client, load_config; "
+        "import sys; from orch_apiserver.client import Client, load_config; "
         "from tests.client.test_exec_plugins import whoami; "
         f"print(whoami(Client(load_config({str(tmp_path / 'config')!r}))))"
     )

@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from orch_apiserver.client import ApiError, Client, Informer, load_config
 
-from app.client import ApiError, Client, Informer, load_config
 from tests.client.conftest import QUIET_CONTROLLERS
 from tests.e2e import RunningServer, start_server
 

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from orch_apiserver.client import ApiError, Client, ConnectionFailed, Discovery, ResourceNotFound, load_config
+from orch_apiserver.client.config import ClientConfig
+from orch_apiserver.client.rest import parse_warnings
 
-from app.client import ApiError, Client, ConnectionFailed, Discovery, ResourceNotFound, load_config
-from app.client.config import ClientConfig
-from app.client.rest import parse_warnings
 from tests.e2e import RunningServer, free_port
 
 from .helpers import NAMING, write_config

@@ -10,8 +10,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-
-from app.naming import Naming
+from orch_apiserver.naming import Naming
 
 NAMING = Naming()
 CSRS = f"/apis/{NAMING.group('certificates')}/v1/certificatesigningrequests"

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from orch_apiserver.controllers.base import Context
+from orch_apiserver.controllers.manager import ensure_namespaced_policy
 
-from app.controllers.base import Context
-from app.controllers.manager import ensure_namespaced_policy
 from tests.conftest import admin_app
 
 USERS = {

@@ -13,9 +13,9 @@ from typing import Any
 
 import yaml
 from flask.testing import FlaskClient
+from orch_apiserver.controllers.base import Client, Context
+from orch_apiserver.controllers.bootstrapsigner import BootstrapSigner, ensure_cluster_info
 
-from app.controllers.base import Client, Context
-from app.controllers.bootstrapsigner import BootstrapSigner, ensure_cluster_info
 from tests.controllers import NAMING
 from tests.controllers.conftest import FakeClock
 from tests.controllers.test_cleaners import token_secret

@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from app.controllers.base import Context
-from app.controllers.csrcleaner import CsrCleaner
-from app.controllers.csrsigning import CsrSigning
-from app.controllers.tokencleaner import TokenCleaner
+from orch_apiserver.controllers.base import Context
+from orch_apiserver.controllers.csrcleaner import CsrCleaner
+from orch_apiserver.controllers.csrsigning import CsrSigning
+from orch_apiserver.controllers.tokencleaner import TokenCleaner
+
 from tests.controllers import CSRS, NAMING, condition, csr_body
 from tests.controllers.conftest import FakeClock
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from flask.testing import FlaskClient
+from orch_apiserver.controllers.base import Context
+from orch_apiserver.controllers.csrapproving import CsrApproving
+from orch_apiserver.controllers.csrsigning import CsrSigning
 
-from app.controllers.base import Context
-from app.controllers.csrapproving import CsrApproving
-from app.controllers.csrsigning import CsrSigning
 from tests.controllers import (
     CLIENT_SIGNER,
     CLIENT_USAGES,

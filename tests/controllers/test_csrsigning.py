@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from cryptography import x509
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from orch_apiserver.controllers.base import Context
+from orch_apiserver.controllers.csrsigning import CsrSigning
 
-from app.controllers.base import Context
-from app.controllers.csrsigning import CsrSigning
 from tests.controllers import (
     CLIENT_SIGNER,
     CLIENT_USAGES,
@@ -164,7 +164,7 @@ def test_signer_writes_as_the_certificate_controller(cclient: Any, ctx: Context)
 
 
 def test_cluster_signing_files_choose_the_ca(cclient: Any, ctx: Context, tmp_path: Path) -> None:
-    from app import pki
+    from orch_apiserver import pki
 
     other = pki.create_ca("other-signer")
     pki.write_pair(other, tmp_path / "signer.crt", tmp_path / "signer.key")

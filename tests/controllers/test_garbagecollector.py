@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.controllers.base import Context
-from app.controllers.garbagecollector import GarbageCollector
+from orch_apiserver.controllers.base import Context
+from orch_apiserver.controllers.garbagecollector import GarbageCollector
 
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
 

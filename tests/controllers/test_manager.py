@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from orch_apiserver.controllers.base import Context
+from orch_apiserver.controllers.manager import Controllers
+from orch_apiserver.controllers.names import parse_controllers
 
-from app.controllers.base import Context
-from app.controllers.manager import Controllers
-from app.controllers.names import parse_controllers
 from tests.conftest import admin_app
 from tests.controllers import NAMING
 from tests.controllers.conftest import FakeClock
@@ -64,7 +64,7 @@ def test_controllers_flag(text: str, enabled: tuple[str, ...]) -> None:
 
 def test_unknown_controller_fails_start_with_exit_2() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "app.cli", "--controllers", "*,nosuch"],
+        [sys.executable, "-m", "orch_apiserver.cli", "--controllers", "*,nosuch"],
         capture_output=True,
         text=True,
         check=False,
@@ -90,7 +90,7 @@ def test_one_holder_per_controller_and_takeover_after_expiry(
     try:
         client = first_app.test_client()
         assert client.get("/api").status_code == 200  # reconciles the default policy
-        from app.controllers.manager import ensure_namespaced_policy
+        from orch_apiserver.controllers.manager import ensure_namespaced_policy
 
         one, two = manager(first_app, clock, "one"), manager(second_app, clock, "two")
         ensure_namespaced_policy(one.ctx)
@@ -196,7 +196,7 @@ def test_a_holder_writes_its_lease_at_most_once_per_renew_interval(
     try:
         client = app.test_client()
         assert client.get("/api").status_code == 200
-        from app.controllers.manager import ensure_namespaced_policy
+        from orch_apiserver.controllers.manager import ensure_namespaced_policy
 
         controllers = manager(app, clock, "one")
         ensure_namespaced_policy(controllers.ctx)  # the controllers' roles on leases

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from app.catalog import ResourceType
+from orch_apiserver.catalog import ResourceType
 
 
 def to_storage(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import strategies as st
-
-from app.naming import Naming
-from app.schema import schema_for
-from app.schema import types as t
+from orch_apiserver.naming import Naming
+from orch_apiserver.schema import schema_for
+from orch_apiserver.schema import types as t
 
 NAMING = Naming()
 _WORDS = st.text(alphabet="abcdefgh-", min_size=1, max_size=6)

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
+from orch_apiserver.catalog import ResourceType
+from orch_apiserver.resources import build_catalog
 
-from app.catalog import ResourceType
-from app.resources import build_catalog
 from tests.conversion import from_storage, to_storage
 from tests.conversion.objects import NAMING, objects
 

@@ -6,9 +6,8 @@ import copy
 from typing import Any
 
 import orjson
-
-from app.naming import Naming
-from app.schema import decode_object, encode_object
+from orch_apiserver.naming import Naming
+from orch_apiserver.schema import decode_object, encode_object
 
 NAMING = Naming()
 EVENTS, DISCOVERY, NODE = NAMING.group("events"), NAMING.group("discovery"), NAMING.group("node")

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from orch_apiserver.catalog import ResourceType
+from orch_apiserver.resources import build_catalog
 
-from app.catalog import ResourceType
-from app.resources import build_catalog
 from tests.conversion import from_storage, to_storage
 from tests.conversion.objects import NAMING, objects
 
@@ -124,8 +124,8 @@ def test_a_node_name_without_hostname_label_gains_it_as_the_reference_does() -> 
 
 
 def test_the_topology_keys_follow_the_api_domain() -> None:
-    from app.naming import Naming
-    from app.resources.discovery import topology_keys
+    from orch_apiserver.naming import Naming
+    from orch_apiserver.resources.discovery import topology_keys
 
     assert topology_keys(Naming("example.net")) == ("example.net/hostname", "topology.example.net/zone")
 

@@ -177,10 +177,10 @@ def start_server(
     args: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
     database_url: str | None = None,
-    program: Sequence[str] = (sys.executable, "-m", "app.cli"),
+    program: Sequence[str] = (sys.executable, "-m", "orch_apiserver.cli"),
     cwd: Path = REPO_ROOT,
 ) -> RunningServer:
-    """Start `python -m app.cli` (or `program`) on a free port and wait until ready; retries when the port
+    """Start `python -m orch_apiserver.cli` (or `program`) on a free port and wait until ready; retries when the port
     was taken."""
     data_dir.mkdir(parents=True, exist_ok=True)
     for attempt in range(3):

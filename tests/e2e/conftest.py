@@ -30,7 +30,7 @@ def empty_pg_database() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     """The real server on its own fresh PostgreSQL database, migrated first (what `flask db upgrade` does)."""
-    from app.storage.schema import ensure_schema
+    from orch_apiserver.storage.schema import ensure_schema
 
     with scratch_database() as url:
         ensure_schema(url, upgrade=True)
@@ -56,7 +56,7 @@ def k8s(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
         yield running
         running.stop()
         return
-    from app.storage.schema import ensure_schema
+    from orch_apiserver.storage.schema import ensure_schema
 
     with scratch_database() as url:
         ensure_schema(url, upgrade=True)

@@ -9,8 +9,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+from orch_apiserver import pki
 
-from app import pki
 from tests.admission.helpers import bundle, configuration, review_route, webhook
 from tests.auth.helpers import https_server
 

@@ -8,8 +8,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+from orch_apiserver import pki
 
-from app import pki
 from tests.admission.helpers import (
     CONFIGMAPS,
     MUTATING,
@@ -138,7 +138,7 @@ def test_custom_objects_reach_webhooks_in_the_version_they_are_served(
 def test_a_configuration_made_through_one_replica_applies_on_another_within_two_seconds(
     tmp_path: Path, ca: pki.CertKey
 ):
-    from app.storage.schema import ensure_schema
+    from orch_apiserver.storage.schema import ensure_schema
 
     with scratch_database() as url, https_server(ca, tmp_path) as hook:
         hook.routes["/review"] = review_route([], lambda req: {"allowed": False, "status": {"message": "closed"}})

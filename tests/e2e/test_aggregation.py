@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import requests
 import yaml
+from orch_apiserver import pki
+from orch_apiserver.storage.schema import ensure_schema
 
-from app import pki
-from app.storage.schema import ensure_schema
 from tests.extension_server import Extension, extension_server, registration
 
 from . import RunningServer, poll, scratch_database, start_server

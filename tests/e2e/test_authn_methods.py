@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 import requests
+from orch_apiserver import pki
 
-from app import pki
 from tests.auth.helpers import HttpsServer, SigningKey, https_server, kubeconfig
 
 from . import REPO_ROOT, RunningServer, server_env, start_server

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives import serialization
+from orch_apiserver.naming import Naming
 
-from app.naming import Naming
 from tests.controllers import (
     CLIENT_SIGNER,
     CLIENT_USAGES,

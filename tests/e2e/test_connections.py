@@ -77,7 +77,7 @@ def few_threads_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterat
         yield running
         running.stop()
         return
-    from app.storage.schema import ensure_schema
+    from orch_apiserver.storage.schema import ensure_schema
 
     from . import scratch_database
 

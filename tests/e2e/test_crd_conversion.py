@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from orch_apiserver import pki
 
-from app import pki
 from tests.auth.helpers import https_server
 
 from . import RunningServer, poll

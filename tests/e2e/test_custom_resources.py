@@ -512,7 +512,7 @@ def test_our_domain_spells_the_group_and_markers_ours(tmp_path: Path):
 
 
 def test_a_crd_made_through_one_replica_is_served_by_another_within_two_seconds(tmp_path: Path):
-    from app.storage.schema import ensure_schema
+    from orch_apiserver.storage.schema import ensure_schema
 
     with scratch_database() as url:
         ensure_schema(url, upgrade=True)

@@ -129,7 +129,7 @@ def test_kubectl_validation_modes_reach_the_server(kubectl_run: Kubectl, tmp_pat
 
 def test_explain_shows_our_descriptions(kubectl_run: Kubectl) -> None:
     """Kinds and fields carry descriptions (app/api/openapi/descriptions.py), not `<empty>`."""
-    from app.api.openapi.descriptions import KIND_DESCRIPTIONS
+    from orch_apiserver.api.openapi.descriptions import KIND_DESCRIPTIONS
 
     def flat(text: str) -> str:
         return " ".join(text.split())  # kubectl wraps long descriptions

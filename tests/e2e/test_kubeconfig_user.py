@@ -16,7 +16,7 @@ def _kubeconfig_user(server: RunningServer, *args: str) -> subprocess.CompletedP
         [
             sys.executable,
             "-m",
-            "app.cli",
+            "orch_apiserver.cli",
             "kubeconfig",
             "user",
             *args,
@@ -84,7 +84,16 @@ def test_stdout_and_refusals(server: RunningServer, tmp_path: Path):
     reserved = _kubeconfig_user(server, "system:admin")
     assert reserved.returncode == 2 and "reserved system: prefix" in reserved.stderr
     nowhere = subprocess.run(
-        [sys.executable, "-m", "app.cli", "kubeconfig", "user", "carol", "--data-dir", str(tmp_path / "empty")],
+        [
+            sys.executable,
+            "-m",
+            "orch_apiserver.cli",
+            "kubeconfig",
+            "user",
+            "carol",
+            "--data-dir",
+            str(tmp_path / "empty"),
+        ],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,

@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from app.naming import Naming
-from app.storage.schema import ensure_schema
+from orch_apiserver.naming import Naming
+from orch_apiserver.storage.schema import ensure_schema
 
 from . import RunningServer, poll, scratch_database, start_server
 

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-from app import pki
+from orch_apiserver import pki
 
 from . import REPO_ROOT, SHARED_SERVER_ARGS, ApiSession, RunningServer, free_port, poll, start_server, unavailable
 

@@ -100,7 +100,7 @@ def test_every_dashboard_query_names_an_exported_metric(server: RunningServer):
 
 
 def _declared_families() -> set[str]:
-    from app.metrics import build_metrics
+    from orch_apiserver.metrics import build_metrics
 
     metrics = build_metrics()
     return {
@@ -114,7 +114,9 @@ def test_one_log_line_per_request_and_the_flag_that_stops_it(server: RunningServ
     assert server.get(path).status_code == 200
 
     def logged() -> str:  # written in batches, within a fraction of a second
-        return next((ln for ln in server.log().splitlines() if "log-line-check" in ln and "app.httplog" in ln), "")
+        return next(
+            (ln for ln in server.log().splitlines() if "log-line-check" in ln and "orch_apiserver.httplog" in ln), ""
+        )
 
     line = poll(logged, timeout=10)
     assert 'verb=LIST URI="' + path + '"' in line and 'user="admin"' in line and "resp=200" in line, line
@@ -122,7 +124,7 @@ def test_one_log_line_per_request_and_the_flag_that_stops_it(server: RunningServ
     quiet = start_server(tmp_path / "quiet", args=["--request-log", "false"])
     try:
         assert quiet.get(path).status_code == 200
-        assert "app.httplog" not in quiet.log()
+        assert "orch_apiserver.httplog" not in quiet.log()
     finally:
         quiet.stop()
 

@@ -8,8 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import psycopg
-
-from app.storage.schema import ensure_schema
+from orch_apiserver.storage.schema import ensure_schema
 
 from . import psycopg_dsn, scratch_database, scratch_database_base_url, start_server
 

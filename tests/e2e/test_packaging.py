@@ -149,10 +149,10 @@ def test_the_wheel_needs_nothing_the_test_extra_brings(installed: Path):
     """Every app module imports in the fresh virtualenv (only install_requires present), the test server and
     its pytest plugin included."""
     script = (
-        "import importlib, pkgutil, app\n"
+        "import importlib, pkgutil, orch_apiserver\n"
         "import kubernetes.config, pytest  # what TestServer.api_client() and the plugin import\n"
         "bad = []\n"
-        "for m in pkgutil.walk_packages(app.__path__, 'app.'):\n"
+        "for m in pkgutil.walk_packages(orch_apiserver.__path__, 'orch_apiserver.'):\n"
         "    if m.name.endswith('__main__'):\n"
         "        continue\n"
         "    try:\n"

@@ -34,7 +34,7 @@ def test_a_port_in_use_is_reported_before_claiming_to_serve(tmp_path: Path):
         taken.listen(1)
         port = taken.getsockname()[1]
         done = subprocess.run(
-            [sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path), "--secure-port", str(port)],
+            [sys.executable, "-m", "orch_apiserver.cli", "--data-dir", str(tmp_path), "--secure-port", str(port)],
             cwd=REPO_ROOT,
             env=server_env(),
             capture_output=True,

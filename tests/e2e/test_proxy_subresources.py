@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 import requests
+from orch_apiserver import pki
 
-from app import pki
 from tests.node_agent import agent_certificates, node, node_agent
 from tests.stand_in import QuietHandler, serving
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 from cryptography import x509
+from orch_apiserver.naming import Naming
 
-from app.naming import Naming
 from tests.controllers import CLIENT_USAGES, request_pem
 
 from . import RunningServer, start_server

@@ -6,7 +6,7 @@ import json
 import time
 from pathlib import Path
 
-from app.storage.schema import ensure_schema
+from orch_apiserver.storage.schema import ensure_schema
 
 from . import scratch_database, start_server
 

@@ -46,7 +46,7 @@ def test_a_client_certificate_that_does_not_verify_is_a_401(
     refused with a Status saying Unauthorized (kubectl: "You must be logged in to the server")."""
     from datetime import timedelta
 
-    from app import pki
+    from orch_apiserver import pki
 
     cluster_ca = pki.load_pair(server.ca_file, server.data_dir / "pki" / "ca.key")
     if which == "unknown CA":
@@ -122,7 +122,7 @@ def test_both_backends_serve(any_server: RunningServer) -> None:
 
 
 def _run_cli(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return run([sys.executable, "-m", "app.cli", *args], env)
+    return run([sys.executable, "-m", "orch_apiserver.cli", *args], env)
 
 
 def test_bad_flag_and_bad_env_exit_2(tmp_path: Path) -> None:
@@ -173,8 +173,8 @@ def test_flask_db_upgrade_then_gunicorn_config(tmp_path: Path) -> None:
 ECHO_SERVER = textwrap.dedent(
     """
     import json, os
-    from app.server import ApiServer, gunicorn_options
-    from config import settings_from_env
+    from orch_apiserver.server import ApiServer, gunicorn_options
+    from orch_apiserver.config import settings_from_env
 
     def echo(environ, start_response):
         der = environ.get("orch.peer_cert_der")
@@ -190,9 +190,9 @@ ECHO_SERVER = textwrap.dedent(
 @pytest.fixture
 def echo_server(tmp_path: Path) -> Iterator[RunningServer]:
     """The serving stack (ApiServer, ApiWorker, TLS bundle) around a WSGI app that echoes the peer cert."""
-    from app import pki
-    from app.server import prepare
-    from config import settings_from_env
+    from orch_apiserver import pki
+    from orch_apiserver.config import settings_from_env
+    from orch_apiserver.server import prepare
 
     extra_ca = pki.create_ca("extra-client-ca")
     pki.write_pair(extra_ca, tmp_path / "extra-ca.crt", tmp_path / "extra-ca.key")
@@ -231,7 +231,7 @@ def _der(pem_file: str) -> str:
 
 
 def test_peer_certificate_reaches_the_wsgi_environ(echo_server: RunningServer, tmp_path: Path) -> None:
-    from app import pki
+    from orch_apiserver import pki
 
     assert echo_server.get("/").json()["der"] == _der(echo_server.client_cert[0])
     assert echo_server.get("/again").json()["der"] == _der(echo_server.client_cert[0])  # kept-alive connection

@@ -71,7 +71,7 @@ def test_advertise_address_is_in_the_kubeconfig_and_certificate(tmp_path: Path, 
 
 def test_a_bad_tls_san_is_refused_at_start(tmp_path: Path):
     done = subprocess.run(
-        [sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path), "--tls-san", "not a name"],
+        [sys.executable, "-m", "orch_apiserver.cli", "--data-dir", str(tmp_path), "--tls-san", "not a name"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -51,7 +51,15 @@ def test_kubectl_warns_on_the_deprecated_version_and_prefers_v1(kube1: Kubectl) 
 
 def test_a_removed_version_on_runtime_config_fails_start(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path), "--runtime-config", "extensions/v1beta1=true"],
+        [
+            sys.executable,
+            "-m",
+            "orch_apiserver.cli",
+            "--data-dir",
+            str(tmp_path),
+            "--runtime-config",
+            "extensions/v1beta1=true",
+        ],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,

@@ -11,8 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 import yaml
-
-from app.naming import Naming
+from orch_apiserver.naming import Naming
 
 from . import RunningServer, start_server
 

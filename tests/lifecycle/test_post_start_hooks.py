@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from flask import Flask
+from orch_apiserver.lifecycle import ShutdownSignal, add_post_start_hook, begin_drain, post_start_hooks
 
-from app.lifecycle import ShutdownSignal, add_post_start_hook, begin_drain, post_start_hooks
 from tests.conftest import admin_app, make_app
 
 POLL_LIMIT = 30.0
@@ -184,7 +184,7 @@ def test_probes_answer_anonymous_callers_before_the_default_policy_exists(
     sqlite_url: str, tmp_path: Path, gate: threading.Event, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A starting server's liveness is not a 403: the policy being written grants probes to everyone."""
-    from app.auth.rbac.reconcile import Reconciler
+    from orch_apiserver.auth.rbac.reconcile import Reconciler
 
     reconcile = Reconciler.reconcile
     monkeypatch.setattr(Reconciler, "reconcile", lambda self: (gate.wait(), reconcile(self))[1])

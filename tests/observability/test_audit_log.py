@@ -6,9 +6,9 @@ import base64
 
 import pytest
 from flask import request
+from orch_apiserver.config import ConfigError, Settings, default_values
+from orch_apiserver.context import request_context
 
-from app.context import request_context
-from config import ConfigError, Settings, default_values
 from tests.observability.helpers import anonymous_client
 
 SECRET = {
@@ -185,7 +185,7 @@ def test_invalid_policy_fails_the_settings_check(tmp_path):
 
 
 def test_invalid_policy_exits_2_from_the_command_line(tmp_path, capsys):
-    from app.cli import parse_settings
+    from orch_apiserver.cli import parse_settings
 
     bad = tmp_path / "policy.yaml"
     bad.write_text("kind: Policy\n")

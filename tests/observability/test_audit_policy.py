@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from app.audit.policy import PolicyError, parse_policy
-from app.auth.authz import Attributes
-from app.naming import Naming
-from app.user import UserInfo
+from orch_apiserver.audit.policy import PolicyError, parse_policy
+from orch_apiserver.auth.authz import Attributes
+from orch_apiserver.naming import Naming
+from orch_apiserver.user import UserInfo
 
 NAMING = Naming()
 HEADER = "apiVersion: audit.orch.io/v1\nkind: Policy\n"

@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-from app.audit.writer import MEGABYTE, AuditWriter
+from orch_apiserver.audit.writer import MEGABYTE, AuditWriter
 
 BACKUP = re.compile(r"^audit-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}\d*\.log$")
 

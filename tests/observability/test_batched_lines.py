@@ -11,8 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from app.logs import BatchedLines
+from orch_apiserver.logs import BatchedLines
 
 
 def test_lines_from_many_threads_are_logged_in_their_order_with_the_time_they_were_queued(
@@ -52,7 +51,7 @@ def test_nothing_is_queued_when_the_logger_would_drop_it() -> None:
 def test_lines_queued_just_before_the_process_exits_are_written() -> None:
     program = (
         "import logging, sys\n"
-        "from app.logs import BatchedLines\n"
+        "from orch_apiserver.logs import BatchedLines\n"
         "logging.basicConfig(stream=sys.stdout, level=logging.INFO, format='%(name)s %(message)s')\n"
         "lines = BatchedLines(logging.getLogger('exit'), interval=3600)\n"
         "for i in range(3):\n"

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from app.context import request_context
+from orch_apiserver.context import request_context
+
 from tests.observability.helpers import MONITOR, anonymous_client, samples, scrape, value
 
 CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "one"}, "data": {"a": "b"}}

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from orch_apiserver.metrics import observe_many
 from prometheus_client import CollectorRegistry, Histogram
-
-from app.metrics import observe_many
 
 
 def samples(registry: CollectorRegistry) -> dict:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import logging
 
 import pytest
-
-from app.logs import RepeatedErrors
+from orch_apiserver.logs import RepeatedErrors
 
 
 def test_repeats_within_the_window_are_counted_then_reported_once(caplog: pytest.LogCaptureFixture):

@@ -24,7 +24,7 @@ def orchctl_env() -> dict[str, str]:
 
 def command(server: RunningServer | None, args: tuple[str, ...], kubeconfig: Path | str | None) -> list[str]:
     config = kubeconfig or (server.kubeconfig if server else None)
-    return [sys.executable, "-m", "app.orchctl", *(["--kubeconfig", str(config)] if config else []), *args]
+    return [sys.executable, "-m", "orch_apiserver.orchctl", *(["--kubeconfig", str(config)] if config else []), *args]
 
 
 def orchctl(

@@ -15,8 +15,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from orch_apiserver.naming import Naming
 
-from app.naming import Naming
 from tests.e2e import RunningServer
 
 from .helpers import Streaming, orchctl
@@ -310,7 +310,7 @@ def test_certificate_approve_and_deny(server: RunningServer) -> None:
 
 
 def test_deprecated_version_warning_goes_to_stderr(server: RunningServer) -> None:
-    from app.resources import build_catalog
+    from orch_apiserver.resources import build_catalog
 
     deprecated = [
         rt for rt in build_catalog(NAMING) if rt.deprecation is not None and not rt.virtual and "list" in rt.verbs

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from app.catalog import ResourceType
-from app.naming import Naming
-from app.orchctl.main import main
-from app.resources import build_catalog
+from orch_apiserver.catalog import ResourceType
+from orch_apiserver.naming import Naming
+from orch_apiserver.orchctl.main import main
+from orch_apiserver.resources import build_catalog
 
 NAMING = Naming()
 CONVERTIBLE = [rt for rt in build_catalog(NAMING) if rt.conversion is not None and not rt.virtual]

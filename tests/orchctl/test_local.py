@@ -7,12 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-
-from app.naming import Naming
-from app.orchctl.apply import three_way_patch
-from app.orchctl.main import main
-from app.orchctl.manifests import ManifestError, read_manifests
-from app.orchctl.output import align, format_objects, object_name, table_lines
+from orch_apiserver.naming import Naming
+from orch_apiserver.orchctl.apply import three_way_patch
+from orch_apiserver.orchctl.main import main
+from orch_apiserver.orchctl.manifests import ManifestError, read_manifests
+from orch_apiserver.orchctl.output import align, format_objects, object_name, table_lines
 
 CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "v"}}
 DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}
@@ -153,7 +152,7 @@ def test_help_of_every_command(command: list[str], capsys: pytest.CaptureFixture
 
 
 def test_strategic_apply_patch_merges_lists_by_key() -> None:
-    from app.orchctl.apply import schema_of, strategic_three_way_patch
+    from orch_apiserver.orchctl.apply import schema_of, strategic_three_way_patch
 
     def deployment(*containers: dict, finalizers: tuple[str, ...] = ()) -> dict:
         return {

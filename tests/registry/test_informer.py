@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 import time
 
-from app.context import services
-from app.registry.informer import ChangeFeed, Follower
-from app.registry.keys import resource_prefix
+from orch_apiserver.context import services
+from orch_apiserver.registry.informer import ChangeFeed, Follower
+from orch_apiserver.registry.keys import resource_prefix
 
 
 def _configmap(name: str) -> dict:

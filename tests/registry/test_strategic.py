@@ -5,9 +5,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-
-from app.registry.strategic import strategic_merge
-from app.schema import schema_for
+from orch_apiserver.registry.strategic import strategic_merge
+from orch_apiserver.schema import schema_for
 
 DEPLOYMENT = schema_for("apps/v1", "Deployment")
 

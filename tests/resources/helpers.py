@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import copy
 
-from app.catalog import Catalog, ResourceType
-from app.errors import FieldError
-from app.naming import Naming
-from app.resources import build_catalog
+from orch_apiserver.catalog import Catalog, ResourceType
+from orch_apiserver.errors import FieldError
+from orch_apiserver.naming import Naming
+from orch_apiserver.resources import build_catalog
 
 NAMING = Naming()
 CATALOG: Catalog = build_catalog(NAMING)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from orch_apiserver.naming import Naming
+from orch_apiserver.resources import build_catalog
 
-from app.naming import Naming
-from app.resources import build_catalog
 from tests.resources.helpers import created
 
 APISERVICES = build_catalog(Naming()).lookup("apiregistration.orch.io", "v1", "apiservices")

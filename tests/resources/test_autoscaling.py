@@ -11,10 +11,9 @@ from datetime import UTC, datetime
 
 import orjson
 import pytest
-
-from app.auth.rbac.defaults import DefaultPolicy
-from app.resources.autoscaling_conversion import Annotations, HpaConversions
-from app.tables import table_for
+from orch_apiserver.auth.rbac.defaults import DefaultPolicy
+from orch_apiserver.resources.autoscaling_conversion import Annotations, HpaConversions
+from orch_apiserver.tables import table_for
 
 from .helpers import NAMING, create_ok, created, messages, rt, updated
 

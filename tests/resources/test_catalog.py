@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
+from orch_apiserver.naming import Naming
+from orch_apiserver.resources import build_catalog
 
-from app.naming import Naming
-from app.resources import build_catalog
 from tests.kinds import OWN_TESTS
 
 from .helpers import CATALOG, created, rt

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives import serialization
+from orch_apiserver import pki
 
-from app import pki
 from tests.authz.conftest import as_user, rbac, rbac_app  # noqa: F401 - fixtures
 from tests.controllers import CLIENT_SIGNER, CSRS, NAMING, NODE_CLIENT_SIGNER, b64, condition, csr_body, request_pem
 

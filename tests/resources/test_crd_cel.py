@@ -7,11 +7,10 @@ import copy
 from typing import Any
 
 import pytest
-
-from app.naming import Naming
-from app.resources.apiextensions import CustomResourceDefinitionStrategy
-from app.resources.crd_cel import CelValidator, escape, rule_errors
-from app.resources.crd_schema import Extensions
+from orch_apiserver.naming import Naming
+from orch_apiserver.resources.apiextensions import CustomResourceDefinitionStrategy
+from orch_apiserver.resources.crd_cel import CelValidator, escape, rule_errors
+from orch_apiserver.resources.crd_schema import Extensions
 
 EXT = Extensions("orch")
 RULES = "x-orch-validations"

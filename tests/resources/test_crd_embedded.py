@@ -3,8 +3,8 @@ object's, with the reference's paths."""
 
 from __future__ import annotations
 
-from app.naming import Naming
-from app.resources.custom import CustomResourceStrategy
+from orch_apiserver.naming import Naming
+from orch_apiserver.resources.custom import CustomResourceStrategy
 
 SCHEMA = {
     "type": "object",

@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from app.resources.crd_schema import Extensions, Validator, apply_defaults, go_regex, prune
+from orch_apiserver.resources.crd_schema import Extensions, Validator, apply_defaults, go_regex, prune
 
 EXT = Extensions("kubernetes")
 SCHEMA = {

@@ -6,8 +6,7 @@ import copy
 from decimal import Decimal
 
 import pytest
-
-from app.resources.defaults import (
+from orch_apiserver.resources.defaults import (
     default_pod,
     default_pod_spec,
     image_pull_policy,

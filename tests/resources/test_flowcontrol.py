@@ -8,9 +8,8 @@ import itertools
 from datetime import UTC, datetime
 
 import pytest
-
-from app.resources.flowcontrol import FlowcontrolConversions
-from app.tables import table_for
+from orch_apiserver.resources.flowcontrol import FlowcontrolConversions
+from orch_apiserver.tables import table_for
 
 from .helpers import NAMING, create_ok, created, messages, rt, updated
 

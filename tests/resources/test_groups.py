@@ -5,10 +5,9 @@ from __future__ import annotations
 import copy
 
 import pytest
-
-from app.errors import Invalid
-from app.resources.certificates import stamp_requester
-from app.user import UserInfo
+from orch_apiserver.errors import Invalid
+from orch_apiserver.resources.certificates import stamp_requester
+from orch_apiserver.user import UserInfo
 
 from .helpers import NAMING, create_ok, created, messages, rt, updated
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.schema.scalars import parse_rfc3339
-from app.schema.wire import ProtobufError
+from orch_apiserver.schema.scalars import parse_rfc3339
+from orch_apiserver.schema.wire import ProtobufError
 
 
 def is_zero(value: Any) -> bool:

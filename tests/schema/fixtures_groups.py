@@ -9,8 +9,9 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from app.naming import Naming
-from app.resources.certificates import EXAMPLE_REQUEST
+from orch_apiserver.naming import Naming
+from orch_apiserver.resources.certificates import EXAMPLE_REQUEST
+
 from tests.schema.fixtures_versions import VERSION_OBJECTS
 
 NAMING = Naming()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.naming import Naming
+from orch_apiserver.naming import Naming
 
 NAMING = Naming()
 META: dict[str, Any] = {

@@ -6,11 +6,10 @@ import copy
 from typing import Any
 
 import pytest
-
-from app.catalog import ResourceType, Subresource
-from app.naming import Naming
-from app.resources import build_catalog
-from app.schema import (
+from orch_apiserver.catalog import ResourceType, Subresource
+from orch_apiserver.naming import Naming
+from orch_apiserver.resources import build_catalog
+from orch_apiserver.schema import (
     SCHEMAS,
     UnknownKindError,
     certificates,
@@ -25,7 +24,8 @@ from app.schema import (
     schemas_for,
     served_api_version,
 )
-from app.schema.types import STRING, ListOf, MapOf
+from orch_apiserver.schema.types import STRING, ListOf, MapOf
+
 from tests.schema.equivalence import differences
 from tests.schema.fixtures_groups import GROUP_OBJECTS
 

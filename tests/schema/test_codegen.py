@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.schema.codegen import Emitter, parse_go, parse_proto
-from app.schema.types import INT32, QUANTITY, STRING, ListOf, MapOf, Struct
+from orch_apiserver.schema.codegen import Emitter, parse_go, parse_proto
+from orch_apiserver.schema.types import INT32, QUANTITY, STRING, ListOf, MapOf, Struct
 
 PROTO = """
 syntax = "proto2";
@@ -128,8 +128,8 @@ def test_an_older_version_is_a_module_of_its_own() -> None:
 
 
 def test_every_served_older_version_is_declared() -> None:
-    from app.naming import Naming
-    from app.schema import schemas_for
+    from orch_apiserver.naming import Naming
+    from orch_apiserver.schema import schemas_for
 
     naming = Naming("example.net")
     schemas = schemas_for(naming)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from app.schema import (
+from orch_apiserver.schema import (
     SCHEMAS,
     apps,
     authentication,
@@ -26,7 +25,7 @@ from app.schema import (
     served_api_version,
     storage,
 )
-from app.schema.types import STRING, Field, ListOf, MapOf, Struct
+from orch_apiserver.schema.types import STRING, Field, ListOf, MapOf, Struct
 
 
 def _field(struct: Struct, name: str) -> Field:

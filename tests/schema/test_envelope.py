@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from app.schema import (
+from orch_apiserver.schema import (
     MAGIC,
     ProtobufError,
     decode_envelope,
@@ -14,7 +13,7 @@ from app.schema import (
     meta,
     schema_for,
 )
-from app.schema.wire import encode_len_field
+from orch_apiserver.schema.wire import encode_len_field
 
 
 def h(text: str) -> bytes:

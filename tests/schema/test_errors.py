@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from app.schema import (
+from orch_apiserver.schema import (
     ProtobufError,
     UnknownKindError,
     core,
@@ -16,7 +15,7 @@ from app.schema import (
     encode_object,
     meta,
 )
-from app.schema.wire import encode_varint
+from orch_apiserver.schema.wire import encode_varint
 
 
 def h(text: str) -> bytes:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.schema import core, core_pod, core_volume, decode, decode_object, encode, encode_object, meta
-from app.schema.types import Struct
+from orch_apiserver.schema import core, core_pod, core_volume, decode, decode_object, encode, encode_object, meta
+from orch_apiserver.schema.types import Struct
 
 # ObjectMeta{name: "c"}: name, then every non-pointer field written empty (strings "", generation 0,
 # creationTimestamp as an empty message), exactly as Go writes it.

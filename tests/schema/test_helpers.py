@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from app.naming import Naming
-from app.schema import (
+from orch_apiserver.naming import Naming
+from orch_apiserver.schema import (
     ProtobufError,
     UnknownKindError,
     decode_envelope,
@@ -16,7 +15,7 @@ from app.schema import (
     encode_status,
     encode_watch_event,
 )
-from app.schema.wire import iter_fields
+from orch_apiserver.schema.wire import iter_fields
 
 OTHER = Naming("example.net")
 LEASES = "coordination.example.net/v1"

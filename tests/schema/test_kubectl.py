@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from app.schema import decode_object, encode_object
+from orch_apiserver.schema import decode_object, encode_object
 
 KUBECTL = shutil.which("kubectl") or "/usr/bin/kubectl"
 CLIENT_PROTOBUF = "application/vnd.kubernetes.protobuf"  # what the stock client sends, not our spelling

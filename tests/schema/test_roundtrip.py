@@ -6,8 +6,8 @@ import copy
 from typing import Any
 
 import pytest
+from orch_apiserver.schema import SCHEMAS, decode_object, encode_object, meta
 
-from app.schema import SCHEMAS, decode_object, encode_object, meta
 from tests.schema.fixtures import OBJECTS
 
 BRIEF_KINDS = {
@@ -104,9 +104,9 @@ def test_list_items_may_carry_type_meta() -> None:
 
 
 def test_watch_event_round_trip() -> None:
-    from app.schema import decode_watch_event, encode_watch_event
-    from app.schema.envelope import MAGIC
-    from app.schema.wire import iter_fields
+    from orch_apiserver.schema import decode_watch_event, encode_watch_event
+    from orch_apiserver.schema.envelope import MAGIC
+    from orch_apiserver.schema.wire import iter_fields
 
     obj = OBJECTS["ConfigMap"]
     frame = encode_watch_event("MODIFIED", obj)

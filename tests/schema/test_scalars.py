@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from app.schema import ProtobufError, core, core_pod, decode, encode
-from app.schema.scalars import CODECS, format_rfc3339, parse_rfc3339
-from app.schema.types import MICRO_TIME, TIME
-from app.schema.wire import encode_varint, iter_fields, read_varint, to_signed
+from orch_apiserver.schema import ProtobufError, core, core_pod, decode, encode
+from orch_apiserver.schema.scalars import CODECS, format_rfc3339, parse_rfc3339
+from orch_apiserver.schema.types import MICRO_TIME, TIME
+from orch_apiserver.schema.wire import encode_varint, iter_fields, read_varint, to_signed
 
 
 @pytest.mark.parametrize(

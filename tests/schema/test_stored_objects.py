@@ -13,11 +13,10 @@ import struct
 from typing import Any
 
 import pytest
-
-from app.catalog import ResourceType
-from app.naming import Naming
-from app.resources import build_catalog
-from app.schema import (
+from orch_apiserver.catalog import ResourceType
+from orch_apiserver.naming import Naming
+from orch_apiserver.resources import build_catalog
+from orch_apiserver.schema import (
     ProtobufError,
     decode_envelope,
     decode_object,
@@ -27,6 +26,7 @@ from app.schema import (
     encode_status,
     encode_watch_event,
 )
+
 from tests.kinds import OWN_TESTS
 from tests.schema.equivalence import differences
 from tests.schema.fixtures_groups import GROUP_OBJECTS

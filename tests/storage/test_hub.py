@@ -5,9 +5,8 @@ from __future__ import annotations
 import time
 
 import pytest
-
-from app.storage.hub import WatchHub
-from app.storage.store import RevisionCompacted, Storage
+from orch_apiserver.storage.hub import WatchHub
+from orch_apiserver.storage.store import RevisionCompacted, Storage
 
 
 @pytest.fixture

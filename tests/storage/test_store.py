@@ -12,8 +12,7 @@ from typing import Any
 import orjson
 import pytest
 import sqlalchemy as sa
-
-from app.storage.store import KeyExists, KeyNotFound, RevisionCompacted, RevisionMismatch, Storage
+from orch_apiserver.storage.store import KeyExists, KeyNotFound, RevisionCompacted, RevisionMismatch, Storage
 
 
 @pytest.fixture
@@ -264,9 +263,8 @@ def test_connections_the_database_dropped_are_replaced_before_use(
     """A pooled connection unused for a while is checked before use: after the database ended every
     connection (a restart, an idle timeout in a proxy) the next read still answers."""
     import psycopg
-
-    from app.storage import store as store_module
-    from app.storage.notify import conninfo
+    from orch_apiserver.storage import store as store_module
+    from orch_apiserver.storage.notify import conninfo
 
     monkeypatch.setattr(store_module, "PING_AFTER_IDLE", 0.0)  # every pooled connection counts as idle
     storage = Storage(f"{pg_database}?application_name=orch-ping-test")
@@ -281,9 +279,10 @@ def test_connections_the_database_dropped_are_replaced_before_use(
 
 
 def test_a_failing_compaction_is_logged_once_and_counted(storage, monkeypatch, caplog) -> None:
-    from app import logs
-    from app.storage import store as store_module
-    from app.storage.store import Compactor
+    from orch_apiserver import logs
+    from orch_apiserver.storage import store as store_module
+    from orch_apiserver.storage.store import Compactor
+
     from tests.conftest import wait_for
 
     # a fresh memory of repeats (the module's own may have seen this error in an earlier test)
@@ -296,7 +295,7 @@ def test_a_failing_compaction_is_logged_once_and_counted(storage, monkeypatch, c
 
     monkeypatch.setattr(storage, "compact", broken)
     compactor = Compactor(storage, interval=0.01)
-    caplog.set_level(logging.WARNING, logger="app.storage.store")
+    caplog.set_level(logging.WARNING, logger="orch_apiserver.storage.store")
     compactor.start()
     try:
         wait_for(lambda: compactor.failures >= 3)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from app.catalog import ResourceType
-from app.naming import Naming
-from app.resources import build_catalog
+from orch_apiserver.catalog import ResourceType
+from orch_apiserver.naming import Naming
+from orch_apiserver.resources import build_catalog
 
 NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 NAMING = Naming()
@@ -33,12 +33,12 @@ def rt(group: str, plural: str) -> ResourceType:
 
 
 def cells(group: str, plural: str, item: dict) -> list:
-    from app.tables import table_for
+    from orch_apiserver.tables import table_for
 
     return table_for(rt(group, plural), NAMING).row(item, NOW)["cells"]
 
 
 def column_names(group: str, plural: str) -> list[str]:
-    from app.tables import table_for
+    from orch_apiserver.tables import table_for
 
     return [c["name"] for c in table_for(rt(group, plural), NAMING).column_definitions()]

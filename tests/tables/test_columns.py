@@ -3,9 +3,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from orch_apiserver.tables import DEFAULT_TABLE, human_duration
+from orch_apiserver.tables.columns import format_label_selector, format_labels, list_with_more, parse_time, since
 
-from app.tables import DEFAULT_TABLE, human_duration
-from app.tables.columns import format_label_selector, format_labels, list_with_more, parse_time, since
 from tests.tables.helpers import NOW, ago, obj
 
 S, M, H, D = 1, 60, 3600, 86400

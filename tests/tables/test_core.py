@@ -1,8 +1,9 @@
 from __future__ import annotations
 
-from app.naming import Naming
-from app.resources import build_catalog
-from app.tables import table_for
+from orch_apiserver.naming import Naming
+from orch_apiserver.resources import build_catalog
+from orch_apiserver.tables import table_for
+
 from tests.tables.helpers import NOW, ago, cells, column_names, obj
 
 

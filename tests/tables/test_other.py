@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from app.tables import table_for
+from orch_apiserver.tables import table_for
+
 from tests.tables.helpers import NAMING, NOW, ago, cells, column_names, obj, rt
 
 

@@ -4,12 +4,12 @@ import copy
 from datetime import UTC, datetime
 
 import pytest
+from orch_apiserver.catalog import ResourceType
+from orch_apiserver.errors import BadRequest
+from orch_apiserver.naming import Naming
+from orch_apiserver.resources import build_catalog
+from orch_apiserver.tables import DEFAULT_TABLE, group_prefix, parse_include_object, render_table, table_for
 
-from app.catalog import ResourceType
-from app.errors import BadRequest
-from app.naming import Naming
-from app.resources import build_catalog
-from app.tables import DEFAULT_TABLE, group_prefix, parse_include_object, render_table, table_for
 from tests.tables.helpers import NAMING, NOW, ago, obj, rt
 
 PODS = rt("", "pods")

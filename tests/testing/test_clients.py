@@ -6,8 +6,7 @@ import asyncio
 import gc
 
 import pytest
-
-from app.testing import TestServer
+from orch_apiserver.testing import TestServer
 
 
 def published(name: str) -> bool:

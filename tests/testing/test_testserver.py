@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from kubernetes import client, watch
+from orch_apiserver.testing import TestServer, TestServerError
 
-from app.testing import TestServer, TestServerError
 from tests.e2e import scratch_database
 
 

@@ -7,13 +7,12 @@ import json
 from dataclasses import replace
 
 import pytest
-
-from app.catalog import Deprecation, ResourceType
-from app.context import request_context
-from app.naming import Naming
-from app.resources import build_catalog
-from app.schema import decode_object
-from app.versions import deprecation_warning, is_deprecated
+from orch_apiserver.catalog import Deprecation, ResourceType
+from orch_apiserver.context import request_context
+from orch_apiserver.naming import Naming
+from orch_apiserver.resources import build_catalog
+from orch_apiserver.schema import decode_object
+from orch_apiserver.versions import deprecation_warning, is_deprecated
 
 V1 = "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
 V1BETA1 = "/apis/policy/v1beta1/namespaces/default/poddisruptionbudgets"

@@ -10,12 +10,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import ClassVar
 
+import orch_apiserver.resources
 import pytest
+from orch_apiserver.catalog import Conversion, FieldError, Obj, ResourceType, Strategy
+from orch_apiserver.errors import forbidden, invalid
+from orch_apiserver.naming import Naming
 
-import app.resources
-from app.catalog import Conversion, FieldError, Obj, ResourceType, Strategy
-from app.errors import forbidden, invalid
-from app.naming import Naming
 from tests.conftest import admin_app
 
 GROUP = "example.orch.io"
@@ -74,7 +74,7 @@ def gadget_types() -> list[ResourceType]:
 
 @pytest.fixture
 def gadgets(sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator:
-    build = app.resources.build_catalog
+    build = orch_apiserver.resources.build_catalog
 
     def with_gadgets(naming: Naming):
         catalog = build(naming)
@@ -82,7 +82,7 @@ def gadgets(sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
             catalog.add(rt)
         return catalog
 
-    monkeypatch.setattr(app.resources, "build_catalog", with_gadgets)
+    monkeypatch.setattr(orch_apiserver.resources, "build_catalog", with_gadgets)
     flask_app = admin_app(sqlite_url, tmp_path)
     yield flask_app.test_client()
     flask_app.extensions["orch.stop"]()

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orch_apiserver.resources
 import pytest
+from orch_apiserver.catalog import ResourceType
+from orch_apiserver.cli import parse_settings
+from orch_apiserver.naming import Naming
+from orch_apiserver.resources import build_catalog
+from orch_apiserver.versions import RuntimeConfigError, parse_runtime_config, served_keys
 
-import app.resources
-from app.catalog import ResourceType
-from app.cli import parse_settings
-from app.naming import Naming
-from app.resources import build_catalog
-from app.versions import RuntimeConfigError, parse_runtime_config, served_keys
 from tests.conftest import admin_app
 
 PDB_V1BETA1 = ("policy", "v1beta1", "poddisruptionbudgets")
@@ -119,7 +119,7 @@ def test_bad_runtime_config_exits_2(flag: str, capsys: pytest.CaptureFixture[str
 
 
 def test_flag_is_repeatable_and_reaches_the_app_config() -> None:
-    from config import flask_config
+    from orch_apiserver.config import flask_config
 
     settings = parse_settings(["--runtime-config", "api/beta=false", "--runtime-config", "policy/v1beta1"], environ={})
     assert flask_config(settings)["RUNTIME_CONFIG"] == (("api/beta", False), ("policy/v1beta1", True))
@@ -178,7 +178,7 @@ def test_api_beta_false_turns_every_beta_version_off(configured_app) -> None:
 
 
 def test_enabling_an_alpha_version_serves_it(configured_app, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(app.resources, "build_catalog", lambda naming: _alpha_catalog())
+    monkeypatch.setattr(orch_apiserver.resources, "build_catalog", lambda naming: _alpha_catalog())
     off = configured_app("")
     assert off.get(f"/apis/{ALPHA_GROUP}/v1alpha1/namespaces/default/widgets").status_code == 404
     assert ALPHA_GROUP not in {g["name"] for g in off.get("/apis").json["groups"]}

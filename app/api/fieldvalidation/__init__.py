@@ -16,14 +16,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from app.api.fieldvalidation.duplicates import duplicates, json_duplicates
-from app.api.fieldvalidation.patch import prune_patch
-from app.api.fieldvalidation.walker import Finding, Walker, finding_error
-from app.errors import BadRequest, FieldError, Invalid
-from app.registry.patch import MERGE_PATCH, STRATEGIC_MERGE_PATCH, apply_patch
-from app.schema import meta
-from app.schema import types as t
-from app.schema.types import Struct
+from ...errors import BadRequest, FieldError, Invalid
+from ...registry.patch import MERGE_PATCH, STRATEGIC_MERGE_PATCH, apply_patch
+from ...schema import meta
+from ...schema import types as t
+from ...schema.types import Struct
+from .duplicates import duplicates, json_duplicates
+from .patch import prune_patch
+from .walker import Finding, Walker, finding_error
 
 DIRECTIVES = ("Ignore", "Warn", "Strict")
 TEXT_MEDIA_TYPES = ("application/json", "application/yaml", "application/yml", "text/yaml")

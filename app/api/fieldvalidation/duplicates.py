@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from app.api import yamldoc
+from .. import yamldoc
 
 
 def join(path: str, key: object) -> str:

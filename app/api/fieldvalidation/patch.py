@@ -12,9 +12,9 @@ from typing import Any
 
 import orjson
 
-from app.api.fieldvalidation.walker import TYPE_KEYS, Walker
-from app.registry.patch import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
-from app.schema import types as t
+from ...registry.patch import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
+from ...schema import types as t
+from .walker import TYPE_KEYS, Walker
 
 
 class _Unknown:

@@ -7,11 +7,11 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.api.fieldvalidation.duplicates import join
-from app.errors import FieldError, invalid
-from app.schema import types as t
-from app.schema.scalars import parse_rfc3339
-from app.schema.wire import ProtobufError
+from ...errors import FieldError, invalid
+from ...schema import types as t
+from ...schema.scalars import parse_rfc3339
+from ...schema.wire import ProtobufError
+from .duplicates import join
 
 #: Keys every kind's JSON carries besides its declared fields.
 TYPE_KEYS = frozenset({"apiVersion", "kind"})

@@ -8,14 +8,14 @@ Modules: `names` (schema names, GVK extensions), `typed` (schemas from `app.sche
 
 from __future__ import annotations
 
-from app.api.openapi.cache import Encoded, v2_document, v3_documents
-from app.api.openapi.components import gv_schemas
-from app.api.openapi.dialect import V2, V3, Dialect
-from app.api.openapi.documents import build_v2_document, build_v3_document, document_hash, encode_document, v3_index
-from app.api.openapi.http import bp
-from app.api.openapi.names import gv_path, gvk, meta_schema_name, reversed_group, schema_name
-from app.api.openapi.operations import ADVERTISE_STRATEGIC_MERGE_PATCH, PATCH_TYPES
-from app.api.openapi.typed import struct_name
+from .cache import Encoded, v2_document, v3_documents
+from .components import gv_schemas
+from .dialect import V2, V3, Dialect
+from .documents import build_v2_document, build_v3_document, document_hash, encode_document, v3_index
+from .http import bp
+from .names import gv_path, gvk, meta_schema_name, reversed_group, schema_name
+from .operations import ADVERTISE_STRATEGIC_MERGE_PATCH, PATCH_TYPES
+from .typed import struct_name
 
 __all__ = [
     "ADVERTISE_STRATEGIC_MERGE_PATCH",

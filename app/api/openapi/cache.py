@@ -7,10 +7,10 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.api.openapi.documents import build_v2_document, build_v3_document, document_hash, encode_document, v3_index
-from app.api.openapi.names import gv_path
-from app.catalog import Catalog, ResourceType
-from app.naming import Naming
+from ...catalog import Catalog, ResourceType
+from ...naming import Naming
+from .documents import build_v2_document, build_v3_document, document_hash, encode_document, v3_index
+from .names import gv_path
 
 
 @dataclass(frozen=True)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from app.api.openapi import permissive
-from app.api.openapi.dialect import Dialect
-from app.api.openapi.names import Schema, meta_schema_name, schema_name
-from app.api.openapi.typed import TypedSchemas
-from app.catalog import Catalog, ResourceType, Subresource
-from app.naming import Naming
-from app.schema import has_schema, meta, schema_for
+from ...catalog import Catalog, ResourceType, Subresource
+from ...naming import Naming
+from ...schema import has_schema, meta, schema_for
+from . import permissive
+from .dialect import Dialect
+from .names import Schema, meta_schema_name, schema_name
+from .typed import TypedSchemas
 
 #: meta types every document refers to from its operations (list metadata, Status, DeleteOptions).
 SHARED_META = (meta.ObjectMeta, meta.ListMeta, meta.Status, meta.DeleteOptions)

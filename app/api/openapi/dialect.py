@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.api.openapi.names import Schema
+from .names import Schema
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,13 @@ from typing import Any
 
 import orjson
 
-from app.api.discovery import git_version
-from app.api.openapi.components import gv_schemas
-from app.api.openapi.dialect import V2, V3
-from app.api.openapi.names import gvk_extensions
-from app.api.openapi.operations import Operation, Param, gv_path_items
-from app.catalog import Catalog
-from app.naming import Naming
+from ...catalog import Catalog
+from ...naming import Naming
+from ..discovery import git_version
+from .components import gv_schemas
+from .dialect import V2, V3
+from .names import gvk_extensions
+from .operations import Operation, Param, gv_path_items
 
 
 def _operation_extensions(naming: Naming, op: Operation) -> dict[str, Any]:

@@ -8,12 +8,12 @@ import orjson
 from flask import Blueprint, Response, redirect, request
 from werkzeug.wrappers import Response as BaseResponse
 
-from app.api.aggregation import aggregated_openapi_v2, aggregated_v3_paths, proxy, remote_for_v3_path
-from app.api.negotiation import parse_accept
-from app.api.openapi.cache import Encoded, v2_document, v3_documents
-from app.api.openapi.operations import JSON
-from app.context import services
-from app.errors import NotAcceptable, RouteNotFound
+from ...context import services
+from ...errors import NotAcceptable, RouteNotFound
+from ..aggregation import aggregated_openapi_v2, aggregated_v3_paths, proxy, remote_for_v3_path
+from ..negotiation import parse_accept
+from .cache import Encoded, v2_document, v3_documents
+from .operations import JSON
 
 bp = Blueprint("openapi", __name__)
 

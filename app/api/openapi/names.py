@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.naming import CLIENT_GVK_EXTENSION, Naming
+from ...naming import CLIENT_GVK_EXTENSION, Naming
 
 Schema = dict[str, Any]
 

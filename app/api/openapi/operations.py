@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from app.api.openapi.components import sub_gvk
-from app.api.openapi.names import camel, gv_word, gvk, meta_schema_name, schema_name
-from app.catalog import ResourceType, Subresource
-from app.naming import Naming
+from ...catalog import ResourceType, Subresource
+from ...naming import Naming
+from .components import sub_gvk
+from .names import camel, gv_word, gvk, meta_schema_name, schema_name
 
 JSON = "application/json"
 PATCH_TYPES = (

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.api.openapi.descriptions import TYPE_FIELD_DESCRIPTIONS
-from app.api.openapi.dialect import Dialect
-from app.api.openapi.names import Schema, gvk, gvk_extensions, meta_schema_name, schema_name
-from app.naming import Naming
+from ...naming import Naming
+from .descriptions import TYPE_FIELD_DESCRIPTIONS
+from .dialect import Dialect
+from .names import Schema, gvk, gvk_extensions, meta_schema_name, schema_name
 
 PATCH = {"type": "object", "description": "A PATCH request body in one of the accepted patch formats."}
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from app.api.openapi.descriptions import TYPE_FIELD_DESCRIPTIONS, field_description
-from app.api.openapi.descriptions import struct_description as describe_struct
-from app.api.openapi.dialect import Dialect
-from app.api.openapi.names import Schema, gvk, gvk_extensions, machinery_schema_name, meta_schema_name, schema_name
-from app.naming import Naming
-from app.schema import meta, schemas_for
-from app.schema import types as t
-from app.schema.objects import MODULES, served_api_version
+from ...naming import Naming
+from ...schema import meta, schemas_for
+from ...schema import types as t
+from ...schema.objects import MODULES, served_api_version
+from .descriptions import TYPE_FIELD_DESCRIPTIONS, field_description
+from .descriptions import struct_description as describe_struct
+from .dialect import Dialect
+from .names import Schema, gvk, gvk_extensions, machinery_schema_name, meta_schema_name, schema_name
 
 #: Scalars written inline, as (type, format).
 INLINE: dict[t.Scalar, tuple[str, str]] = {

@@ -7,16 +7,16 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from app.background import BackgroundThread
-from app.logs import RepeatedErrors
-from app.registry.informer import ChangeFeed
-from app.registry.keys import resource_prefix
-from app.user import current_user
+from ...background import BackgroundThread
+from ...logs import RepeatedErrors
+from ...registry.informer import ChangeFeed
+from ...registry.keys import resource_prefix
+from ...user import current_user
 
 if TYPE_CHECKING:
-    from app.auth.rbac.reconcile import Reconciler
-    from app.catalog import ResourceType
-    from app.registry.store import Registry
+    from ...catalog import ResourceType
+    from ...registry.store import Registry
+    from .reconcile import Reconciler
 
 log = logging.getLogger(__name__)
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.auth.authz import Attributes, Decision
-from app.auth.rbac.policy import PolicySource, Resolver, subject_matches  # noqa: F401  (re-exported)
+from ..authz import Attributes, Decision
+from .policy import PolicySource, Resolver, subject_matches  # noqa: F401  (re-exported)
 
 
 class RBACAuthorizer:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from app.auth.bootstrap import GROUP as BOOTSTRAPPERS_GROUP
-from app.auth.rbac import reference_policy as ref
-from app.naming import REFERENCE_SIGNERS, Naming
-from app.user import ANONYMOUS_USER
+from ...naming import REFERENCE_SIGNERS, Naming
+from ...user import ANONYMOUS_USER
+from ..bootstrap import GROUP as BOOTSTRAPPERS_GROUP
+from . import reference_policy as ref
 
 #: the config map of the public namespace anyone may read (signed by the bootstrapsigner controller)
 CLUSTER_INFO = "cluster-info"

@@ -9,13 +9,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from app.auth.authz import Attributes, Authorizer
-from app.auth.rbac.policy import Resolver
-from app.auth.rbac.rules import ALL, Rule, rules_from_api, uncovered
-from app.catalog import Catalog, Obj, Strategy
-from app.errors import FieldError, Forbidden
-from app.naming import Naming
-from app.user import UserInfo, current_user
+from ...catalog import Catalog, Obj, Strategy
+from ...errors import FieldError, Forbidden
+from ...naming import Naming
+from ...user import UserInfo, current_user
+from ..authz import Attributes, Authorizer
+from .policy import Resolver
+from .rules import ALL, Rule, rules_from_api, uncovered
 
 
 def _describe(rule: Rule) -> str:

@@ -12,18 +12,18 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from app.auth.authz import Attributes
-from app.auth.rbac.rules import Rule, allows, rules_from_api
-from app.naming import Naming
-from app.registry.informer import Follower
-from app.registry.keys import resource_prefix
-from app.registry.options import ListOptions
-from app.registry.store import Registry
-from app.user import UserInfo, service_account_username
+from ...naming import Naming
+from ...registry.informer import Follower
+from ...registry.keys import resource_prefix
+from ...registry.options import ListOptions
+from ...registry.store import Registry
+from ...user import UserInfo, service_account_username
+from ..authz import Attributes
+from .rules import Rule, allows, rules_from_api
 
 if TYPE_CHECKING:
-    from app.registry.informer import Change
-    from app.storage.hub import WatchHub
+    from ...registry.informer import Change
+    from ...storage.hub import WatchHub
 
 
 @dataclass(frozen=True)

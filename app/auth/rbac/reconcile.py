@@ -11,11 +11,11 @@ import logging
 
 import orjson
 
-from app.auth.rbac.defaults import DefaultPolicy, autoupdate_annotation
-from app.catalog import ResourceType
-from app.errors import AlreadyExists, Conflict, NotFound
-from app.registry.options import ListOptions
-from app.registry.store import Registry
+from ...catalog import ResourceType
+from ...errors import AlreadyExists, Conflict, NotFound
+from ...registry.options import ListOptions
+from ...registry.store import Registry
+from .defaults import DefaultPolicy, autoupdate_annotation
 
 log = logging.getLogger(__name__)
 MANAGER = "rbac-bootstrap"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from app.auth.authz import Attributes
+from ..authz import Attributes
 
 ALL = "*"
 

@@ -9,9 +9,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.auth.authz import parse_modes
-from app.durations import parse_duration
-from config import defaults
+from . import defaults
+from .auth.authz import parse_modes
+from .durations import parse_duration
 
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$")
 
@@ -138,7 +138,7 @@ def _cache_ttl(text: str) -> float:
 
 
 def _controllers(text: str) -> str:
-    from app.controllers.names import parse_controllers
+    from .controllers.names import parse_controllers
 
     try:
         parse_controllers(text)
@@ -152,7 +152,7 @@ def _signing_duration(text: str) -> float:
 
 
 def _runtime_config(text: str) -> tuple[tuple[str, bool], ...]:
-    from app.versions import RuntimeConfigError, parse_runtime_config
+    from .versions import RuntimeConfigError, parse_runtime_config
 
     try:
         return parse_runtime_config(text)
@@ -162,7 +162,7 @@ def _runtime_config(text: str) -> tuple[tuple[str, bool], ...]:
 
 def _feature_gates(text: str) -> tuple[str, ...]:
     """`Name=true,Other=false`, checked against app.features (unknown or locked gates refuse to start)."""
-    from app.features import FeatureGateError, parse
+    from .features import FeatureGateError, parse
 
     try:
         return tuple(f"{name}={str(value).lower()}" for name, value in parse(text).items())
@@ -721,7 +721,7 @@ class Settings:
 
     @property
     def admission_plugins(self) -> list[str]:
-        from app.admission.plugins import AdmissionConfigError, enabled_plugins
+        from .admission.plugins import AdmissionConfigError, enabled_plugins
 
         try:
             return enabled_plugins(self.enable_admission_plugins or (), self.disable_admission_plugins or ())
@@ -752,8 +752,8 @@ class Settings:
 
 def _check_audit_policy(path: str, api_domain: str) -> None:
     """An invalid audit policy fails start (its apiVersion depends on --api-domain, so not at parse time)."""
-    from app.audit.policy import PolicyError, load_policy
-    from app.naming import Naming
+    from .audit.policy import PolicyError, load_policy
+    from .naming import Naming
 
     try:
         load_policy(path, Naming(api_domain))
@@ -763,9 +763,9 @@ def _check_audit_policy(path: str, api_domain: str) -> None:
 
 def _check_runtime_config(config: tuple[tuple[str, bool], ...], api_domain: str) -> None:
     """Unknown or removed group versions fail start (they need the catalog, so not at parse time)."""
-    from app.naming import Naming
-    from app.resources import build_catalog
-    from app.versions import RuntimeConfigError, served_keys
+    from .naming import Naming
+    from .resources import build_catalog
+    from .versions import RuntimeConfigError, served_keys
 
     naming = Naming(api_domain)
     try:

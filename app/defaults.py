@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.naming import DEFAULT_API_DOMAIN
+from .naming import DEFAULT_API_DOMAIN
 
 ENV_PREFIX = "ORCH_"
 
