@@ -12,9 +12,10 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     ORCH_DATA_DIR=/var/lib/orch \
-    ORCH_BIND_ADDRESS=0.0.0.0
+    ORCH_BIND_ADDRESS=0.0.0.0 \
+    FLASK_APP=orch_apiserver
 COPY --from=build /dist /dist
-# the wheel carries the migrations; `flask db upgrade` finds the app in the installed package
+# the wheel carries the migrations; FLASK_APP above lets `flask db upgrade` find the app from any directory
 RUN pip install --no-cache-dir /dist/*.whl \
  && rm -rf /dist \
  && useradd --system --home-dir /var/lib/orch orch \

@@ -146,7 +146,7 @@ def run_apply(ctx: Context) -> int:
     from ..client import ApiError
 
     failures = 0
-    for obj in manifests(ctx):
+    for obj in manifests(ctx, "apply"):
         resource = resource_for_manifest(ctx, obj, manifest_source(ctx))
         namespace = manifest_namespace(ctx, resource, obj)
         name = (obj.get("metadata") or {}).get("name")

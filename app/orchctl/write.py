@@ -15,10 +15,14 @@ from .output import format_objects, object_name
 from .resolve import display_kind, manifest_namespace, resolve_name, resource_for_manifest, split_type_name
 
 
-def manifests(ctx: Context) -> list[dict]:
+def manifests(ctx: Context, verb: str = "") -> list[dict]:
+    """The objects of -f; with `verb`, none is an error as in kubectl (`no objects passed to apply`)."""
     if not ctx.args.filename:
         raise CommandError("must specify -f FILE (a file, a directory or - for stdin)")
-    return read_manifests(ctx.args.filename, recursive=ctx.args.recursive)
+    objects = read_manifests(ctx.args.filename, recursive=ctx.args.recursive)
+    if verb and not objects:
+        raise CommandError(f"no objects passed to {verb}")
+    return objects
 
 
 def report(ctx: Context, obj: dict, verb: str) -> None:
@@ -38,7 +42,7 @@ def run_create(ctx: Context) -> int:
     if words:
         raise CommandError(f"unknown create subcommand {words[0]!r}: use `create -f FILE` or `create token NAME`")
     failures = 0
-    for obj in manifests(ctx):
+    for obj in manifests(ctx, "create"):
         resource = resource_for_manifest(ctx, obj, manifest_source(ctx))
         namespace = manifest_namespace(ctx, resource, obj)
         try:

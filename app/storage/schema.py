@@ -83,5 +83,5 @@ def ensure_schema(database_url: str, upgrade: bool) -> None:
         return
     raise SchemaOutdated(
         f"the database schema is at revision {current or 'none'}, this server needs {head}: "
-        "run `flask db upgrade` (with ORCH_DATABASE_URL set) before starting the server"
+        "run `FLASK_APP=orch_apiserver flask db upgrade` (with ORCH_DATABASE_URL set) before starting the server"
     )

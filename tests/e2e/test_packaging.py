@@ -1,8 +1,10 @@
-"""The package as a user installs it: a wheel in a fresh virtualenv, run from an empty directory.
+"""The package as a user installs it: a wheel in a fresh virtualenv, run from an empty directory and from a
+user's project that has its own `app/` package, `config.py` and `wsgi.py`.
 
-`flask db upgrade` must find the schema's migrations inside the installed package, say what it did, and
-the installed `orch-apiserver` must serve on SQLite (the default) and on the migrated PostgreSQL database.
-The Docker image is built and started where a Docker engine answers.
+The wheel adds one import name of ours (`orch_apiserver`); `FLASK_APP=orch_apiserver flask db upgrade` must find
+the schema's migrations inside the installed package from any directory, say what it did, and the installed
+`orch-apiserver` must serve on SQLite (the default) and on the migrated PostgreSQL database. The Docker image is
+built and started where a Docker engine answers.
 """
 
 from __future__ import annotations
@@ -48,9 +50,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return bin_dir
 
 
+#: what README.md tells admins to set, and the image sets (Dockerfile ENV)
+FLASK_APP = "orch_apiserver"
+
+
 def _flask_db_upgrade(bin_dir: Path, cwd: Path, database_url: str) -> str:
-    env = server_env({"ORCH_DATABASE_URL": database_url})
-    env.pop("FLASK_APP", None)
+    env = server_env({"ORCH_DATABASE_URL": database_url, "FLASK_APP": FLASK_APP})
     done = subprocess.run(
         [str(bin_dir / "flask"), "db", "upgrade"],
         cwd=cwd,
@@ -88,7 +93,7 @@ def test_two_replicas_run_the_entrypoint_at_once(installed: Path, tmp_path: Path
     the advisory lock lets one migrate while the other waits, then both serve the one database."""
     entrypoint = ["/bin/sh", "-c", 'flask db upgrade && exec orch-apiserver "$@"', "entrypoint"]
     with scratch_database() as url:
-        env = {"PATH": f"{installed}:{os.environ['PATH']}", "ORCH_DATABASE_URL": url}
+        env = {"PATH": f"{installed}:{os.environ['PATH']}", "ORCH_DATABASE_URL": url, "FLASK_APP": FLASK_APP}
         with ThreadPoolExecutor(2) as pool:
             starting = [
                 pool.submit(start_server, tmp_path / f"replica-{i}", env=env, program=entrypoint, cwd=tmp_path)
@@ -105,6 +110,76 @@ def test_two_replicas_run_the_entrypoint_at_once(installed: Path, tmp_path: Path
         finally:
             for replica in replicas:
                 replica.stop()
+
+
+def test_the_image_sets_the_flask_app_the_docs_name():
+    """The image's entry point runs `flask db upgrade` from /var/lib/orch: it needs FLASK_APP as the docs say."""
+    assert f"FLASK_APP={FLASK_APP}" in (REPO_ROOT / "Dockerfile").read_text()
+    assert f"FLASK_APP={FLASK_APP} flask db upgrade" in (REPO_ROOT / "README.md").read_text()
+
+
+def test_the_wheel_installs_one_import_name_of_ours(installed: Path):
+    """Nothing generic (app, config, migrations, wsgi, tests) lands in site-packages: only orch_apiserver, its
+    dist-info and the console scripts."""
+    site = next((installed.parent / "lib").glob("python3*/site-packages"))
+    record = next(site.glob("orch_apiserver-*.dist-info")) / "RECORD"
+    entries = [line.split(",")[0] for line in record.read_text().splitlines() if line]
+    top_level = {entry.split("/")[0] for entry in entries if not entry.startswith("..")}
+    assert top_level == {"orch_apiserver", record.parent.name}, top_level
+    scripts = sorted(Path(entry).name for entry in entries if entry.startswith(".."))
+    assert scripts == ["orch-apiserver", "orchctl"], scripts
+    assert not [name for name in ("app", "config", "migrations", "wsgi.py", "tests") if (site / name).exists()]
+    assert (site / "orch_apiserver" / "migrations" / "versions").is_dir()
+
+
+def user_project(root: Path) -> Path:
+    """An operator project as users lay them out: its own `app` package, `config.py` and `wsgi.py` (a Flask app
+    of its own) at the top, tests that import them and use our fixture."""
+    root.mkdir()
+    (root / "app").mkdir()
+    (root / "app" / "__init__.py").write_text('WHOSE = "the user\'s"\n')
+    (root / "config.py").write_text('SETTING = "the user\'s"\n')
+    (root / "wsgi.py").write_text("from flask import Flask\n\napp = Flask(__name__)\n")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_mine.py").write_text(
+        "import app\n"
+        "import config\n"
+        "from kubernetes import client\n\n\n"
+        "def test_my_code_and_the_fixture_side_by_side(orch_apiserver, orch_namespace):\n"
+        '    assert app.WHOSE == config.SETTING == "the user\'s"\n'
+        "    core = client.CoreV1Api(orch_apiserver.api_client())\n"
+        '    core.create_namespaced_config_map(orch_namespace, {"metadata": {"name": "mine"}})\n'
+        '    assert "mine" in [c.metadata.name for c in core.list_namespaced_config_map(orch_namespace).items]\n'
+    )
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    return root
+
+
+def test_a_project_with_its_own_app_and_config_uses_the_fixture(installed: Path, tmp_path: Path):
+    """`python -m pytest` puts the project first on sys.path: its `app` and `config` are its own, and the
+    orch_apiserver fixture still works (with ours installed as top-level `app`, the plugin failed to load)."""
+    project = user_project(tmp_path / "project")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ORCH_", "PYTEST_", "FLASK_"))}
+    run = subprocess.run(
+        [str(installed / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert "1 passed" in run.stdout
+
+
+def test_flask_db_upgrade_from_a_project_directory(installed: Path, tmp_path: Path):
+    """An admin standing in a project with its own wsgi.py, app/ and config.py: FLASK_APP names our app."""
+    project = user_project(tmp_path / "project")
+    with scratch_database() as url:
+        first = _flask_db_upgrade(installed, project, url)
+        assert first.startswith("created the database schema at revision"), first
+        assert "nothing to do" in _flask_db_upgrade(installed, project, url)
 
 
 def test_the_installed_server_starts_on_sqlite_by_default(installed: Path, tmp_path: Path):

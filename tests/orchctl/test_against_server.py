@@ -102,6 +102,16 @@ def test_errors_print_the_server_status_and_exit_1(server: RunningServer) -> Non
     assert empty.returncode == 0 and empty.stderr.strip() == "No resources found in empty namespace."
 
 
+def test_apply_and_create_of_nothing_fail_as_in_kubectl(server: RunningServer, tmp_path: Path) -> None:
+    """kubectl: `error: no objects passed to apply` (or create), exit 1, for an empty directory or file."""
+    (tmp_path / "empty").mkdir()
+    blank = write(tmp_path, "blank.yaml", "# nothing but a comment\n---\n")
+    for verb in ("apply", "create"):
+        for source in (str(tmp_path / "empty"), blank):
+            done = orchctl(server, verb, "-f", source)
+            assert (done.returncode, done.stdout, done.stderr) == (1, "", f"error: no objects passed to {verb}\n")
+
+
 def test_client_side_apply_creates_configures_and_prunes_fields(server: RunningServer, tmp_path: Path) -> None:
     ns = namespace(server, "csa")
     manifest = write(

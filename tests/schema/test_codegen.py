@@ -7,6 +7,9 @@ from typing import Any
 from orch_apiserver.schema.codegen import Emitter, parse_go, parse_proto
 from orch_apiserver.schema.types import INT32, QUANTITY, STRING, ListOf, MapOf, Struct
 
+#: generated modules live in orch_apiserver.schema and import their siblings relatively
+GENERATED_MODULE = {"__name__": "orch_apiserver.schema.generated", "__package__": "orch_apiserver.schema"}
+
 PROTO = """
 syntax = "proto2";
 
@@ -59,7 +62,7 @@ def _generate() -> dict[str, Any]:
     emitter.visit("core", "Thing")
     emitter.assign_homes()
     text = emitter.module_text("core", "Test.\n")
-    namespace: dict[str, Any] = {}
+    namespace: dict[str, Any] = dict(GENERATED_MODULE)
     exec(compile(text, "<generated>", "exec"), namespace)
     return namespace
 
@@ -110,7 +113,7 @@ def test_a_go_named_slice_becomes_a_wrapped_list() -> None:
     emitter.assign_homes()
     text = emitter.module_text("certificates", "Test.\n")
     assert "ExtraValue = " not in text  # no message of its own: JSON sees a plain array
-    namespace: dict[str, Any] = {}
+    namespace: dict[str, Any] = dict(GENERATED_MODULE)
     exec(compile(text, "<generated>", "exec"), namespace)
     (extra,) = namespace["Spec"].fields
     assert extra.type == MapOf(ListOf(STRING, wrapped=True))
@@ -121,7 +124,7 @@ def test_an_older_version_is_a_module_of_its_own() -> None:
     emitter = Emitter({"policy_v1beta1": parse_proto(PROTO)}, {"policy_v1beta1": parse_go(GO)}, segments={})
     emitter.visit("policy_v1beta1", "Thing")
     emitter.assign_homes()
-    namespace: dict[str, Any] = {}
+    namespace: dict[str, Any] = dict(GENERATED_MODULE)
     exec(compile(emitter.module_text("policy_v1beta1", "Test.\n"), "<generated>", "exec"), namespace)
     assert (namespace["GROUP"], namespace["GROUP_IN_DOMAIN"], namespace["VERSION"]) == ("policy", False, "v1beta1")
     assert namespace["Thing"].qualname == "policy/v1beta1.Thing"  # distinct from policy/v1's types

@@ -1,0 +1,76 @@
+"""Set-up of the `orch_apiserver` pytest fixture in a user's project that has its own `app/`, `config.py` and
+`wsgi.py` (issue 37), as the user runs it: `python -m pytest` in a fresh process, N times.
+
+Reports the fixture's set-up as pytest measures it (`--durations`: the first test's setup phase, which starts the
+session's server; imports of the server's modules included) and the whole pytest process, median, min and max,
+with the machine's load average before and after. Run: `python bench/fixture_setup.py [--runs 10]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.e2e.test_packaging import user_project
+
+SETUP_LINE = re.compile(r"^([0-9.]+)s setup\s+tests/test_mine\.py::", re.M)
+
+
+def one_run(project: Path) -> tuple[float, float]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ORCH_", "PYTEST_", "FLASK_"))}
+    began = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=0", "--durations-min=0"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    whole = time.perf_counter() - began
+    if done.returncode != 0:
+        raise SystemExit(f"the project's test failed:\n{done.stdout[-3000:]}{done.stderr[-2000:]}")
+    match = SETUP_LINE.search(done.stdout)
+    if match is None:
+        raise SystemExit(f"no setup duration in pytest's output:\n{done.stdout[-3000:]}")
+    return float(match.group(1)), whole
+
+
+def summary(name: str, values: list[float]) -> str:
+    values = sorted(values)
+    return (
+        f"{name:22s} n={len(values)} median {statistics.median(values) * 1000:6.0f} ms"
+        f"  min {values[0] * 1000:6.0f} ms  max {values[-1] * 1000:6.0f} ms"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=10)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="orch-bench-fixture-") as directory:
+        project = user_project(Path(directory) / "project")
+        one_run(project)  # warm the page cache and byte-code caches as a user's second run would be
+        print(f"machine load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        setups, wholes = [], []
+        for _ in range(args.runs):
+            setup, whole = one_run(project)
+            setups.append(setup)
+            wholes.append(whole)
+        print(summary("fixture set-up", setups))
+        print(summary("whole pytest process", wholes))
+        print(f"machine load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
