@@ -51,7 +51,9 @@ def _shape_arguments(option: Option) -> dict[str, Any]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Kubernetes-style API server (orch.io). Every flag can also be set as ORCH_<FLAG_NAME>.",
+        description="Kubernetes-style API server (orch.io). Every flag can also be set as ORCH_<FLAG_NAME>. "
+        "Also: `orch-apiserver pki init [flags]` (prepare the PKI without serving), "
+        "`orch-apiserver kubeconfig user NAME [flags]`.",
         allow_abbrev=False,
     )
     for option in OPTIONS:
@@ -153,8 +155,10 @@ def startup_message(settings: Settings, kubeconfig: str, serving_from_cluster_ca
     lines = [
         f"{PROG}: admin credentials (CN=admin, O=system:masters) written to {shown}; try",
         f"    kubectl --kubeconfig {shown} get namespaces",
-        f"{PROG}: serving {settings.server_url} ({capacity}, {database})",
+        f"{PROG}: serving {settings.listen_url} ({capacity}, {database})",
     ]
+    if settings.server_url != settings.listen_url:
+        lines.append(f"{PROG}: clients are given {settings.server_url} (--external-hostname)")
     if not serving_from_cluster_ca:
         lines.append(f"{PROG}: note: {shown} trusts the cluster CA only; add the CA of --tls-cert-file to it")
     return "\n".join(lines)
@@ -187,6 +191,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from . import kubeconfig_user
 
         return kubeconfig_user.main(args[2:], parse_settings)
+    if args[:2] == ["pki", "init"]:
+        from . import pki_init
+
+        return pki_init.main(args[2:], parse_settings, check_authentication)
     settings = parse_settings(args)
     for line in feature_gate_warnings(settings):  # deprecated and GA gates are on their way out
         print(line, file=sys.stderr, flush=True)

@@ -46,6 +46,11 @@ def _existing_file(text: str) -> str:
     return os.path.abspath(text)
 
 
+def _file_path(text: str) -> str:
+    # checked in Settings.check: the file may be one the server creates in its data directory
+    return os.path.abspath(text)
+
+
 def _database_url(text: str) -> str:
     scheme = text.split("://", 1)[0] if "://" in text else ""
     if scheme in ("postgres", "postgresql"):
@@ -100,6 +105,37 @@ def _tls_names(text: str) -> tuple[str, ...]:
             except ValueError:
                 raise ConfigError(f"{name!r} is neither a DNS name nor an IP address") from None
     return names
+
+
+def split_host_port(text: str) -> tuple[str, int | None]:
+    """`host`, `host:port`, `[ipv6]:port` or a bare IPv6 address, as Go's net.SplitHostPort reads the reference's
+    --external-hostname (lower-cased host, port or None)."""
+    text = text.strip().lower()
+    host, port = text, ""
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        if "]" not in text or (rest and not rest.startswith(":")):
+            raise ConfigError(f"{text!r} is not HOST, HOST:PORT or [IPv6]:PORT")
+        port = rest[1:]
+    elif text.count(":") == 1:
+        host, port = text.split(":")
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        if host.startswith("*") or not _DNS_NAME.match(host):
+            raise ConfigError(f"{text!r}: {host!r} is neither a DNS name nor an IP address") from None
+    if not port and not text.endswith(":"):
+        return host, None
+    try:
+        return host, _int_in(1, 65535)(port)
+    except ConfigError as err:
+        raise ConfigError(f"{text!r}: port {err}") from None
+
+
+def _external_hostname(text: str) -> str:
+    host, port = split_host_port(text)
+    shown = f"[{host}]" if ":" in host else host
+    return shown if port is None else f"{shown}:{port}"
 
 
 def _files(text: str) -> tuple[str, ...]:
@@ -212,6 +248,14 @@ OPTIONS: tuple[Option, ...] = (
         "IP",
         "address clients and other replicas use to reach this server (kubeconfig, serving certificate); "
         "default: the bind address, or 127.0.0.1 when bound to all addresses",
+    ),
+    Option(
+        "external_hostname",
+        None,
+        _external_hostname,
+        "HOST[:PORT]",
+        "the hostname to use when generating externalized URLs for this server (admin.kubeconfig, cluster-info); "
+        "also named by the serving certificate; the port defaults to --secure-port",
     ),
     Option(
         "request_log",
@@ -439,7 +483,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "requestheader_client_ca_file",
         None,
-        _existing_file,
+        _file_path,
         "FILE",
         "CA bundle the authenticating proxy's client certificate must chain to",
     ),
@@ -665,6 +709,7 @@ class Settings:
     cluster_signing_duration: float = parse_duration(defaults.CLUSTER_SIGNING_DURATION)
     advertise_address: str | None = None
     tls_san: tuple[str, ...] | None = None
+    external_hostname: str | None = None
     request_log: bool = True
 
     @property
@@ -708,8 +753,22 @@ class Settings:
         return self.client_host.strip("[]")
 
     @property
-    def server_url(self) -> str:
+    def listen_url(self) -> str:
+        """This replica's own URL (the advertised address and the port it listens on)."""
         return f"https://{self.client_host}:{self.secure_port}"
+
+    @property
+    def server_url(self) -> str:
+        """The URL clients are given: --external-hostname (its port, else --secure-port), else listen_url."""
+        if not self.external_hostname:
+            return self.listen_url
+        host, port = split_host_port(self.external_hostname)
+        return f"https://{f'[{host}]' if ':' in host else host}:{port or self.secure_port}"
+
+    @property
+    def front_proxy_ca_file(self) -> str | None:
+        """The front-proxy CA the server creates in its data directory (none with --proxy-client-cert-file)."""
+        return None if self.proxy_client_cert_file else self.pki_file(defaults.FRONT_PROXY_CA_CERT)
 
     @property
     def service_account_signing_key(self) -> str:
@@ -741,6 +800,7 @@ class Settings:
             raise ConfigError("--kubelet-client-certificate and --kubelet-client-key must be given together")
         if self.requestheader_client_ca_file and not self.requestheader_username_headers:
             raise ConfigError("--requestheader-client-ca-file needs --requestheader-username-headers")
+        self._check_requestheader_client_ca_file()
         if self.audit_policy_file:
             _check_audit_policy(self.audit_policy_file, self.api_domain)
         if self.runtime_config:
@@ -748,6 +808,16 @@ class Settings:
         self.admission_plugins  # noqa: B018 - unknown or unbuilt plugin names refuse to start
         if bool(self.cluster_signing_cert_file) != bool(self.cluster_signing_key_file):
             raise ConfigError("--cluster-signing-cert-file and --cluster-signing-key-file must be given together")
+
+    def _check_requestheader_client_ca_file(self) -> None:
+        path = self.requestheader_client_ca_file
+        if not path or os.path.isfile(path):
+            return
+        own = self.front_proxy_ca_file
+        if own and os.path.realpath(path) == os.path.realpath(own):
+            return  # the data directory's front-proxy CA, created before anything reads it (app/server.py)
+        hint = f" (the front-proxy CA this server creates is {own})" if own else ""
+        raise ConfigError(f"--requestheader-client-ca-file: {path!r}: no such file{hint}")
 
 
 def _check_audit_policy(path: str, api_domain: str) -> None:

@@ -1,6 +1,7 @@
 """`orch-apiserver kubeconfig user NAME`: a kubeconfig for another person, with a client certificate from the
-cluster CA (as `kubeadm kubeconfig user` does). The server flags and ORCH_* variables locate the data directory
-and give the server address; nothing is sent to the server."""
+cluster CA (as `kubeadm kubeconfig user` does). The server flags and ORCH_* variables locate the data directory;
+the server address is --server, else what the address flags on the command line make of it, else the one the
+server wrote into the data directory's admin.kubeconfig. Nothing is sent to the server."""
 
 from __future__ import annotations
 
@@ -42,7 +43,33 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"lifetime of the certificate (Go duration; default {DEFAULT_VALIDITY})",
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write here (mode 0600) instead of stdout")
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        help="the server URL to write; default: the one in the data directory's admin.kubeconfig (what the server "
+        "advertises), unless address flags (--external-hostname, --advertise-address, --secure-port, "
+        "--bind-address) are given here",
+    )
     return parser
+
+
+#: flags that change the server URL: given on this command line, they win over admin.kubeconfig's URL
+ADDRESS_FLAGS = ("--external-hostname", "--advertise-address", "--secure-port", "--bind-address")
+
+
+def server_url(settings: Settings, server_args: Sequence[str]) -> str:
+    """What the server of this data directory advertises (its admin.kubeconfig), unless address flags say."""
+    import yaml
+
+    if any(arg.split("=", 1)[0] in ADDRESS_FLAGS for arg in server_args):
+        return settings.server_url
+    try:
+        with open(settings.kubeconfig_path, encoding="utf-8") as handle:
+            written = yaml.safe_load(handle)
+        url = written["clusters"][0]["cluster"]["server"]
+    except (OSError, yaml.YAMLError, LookupError, TypeError):
+        return settings.server_url  # no server wrote one: the flags and ORCH_* variables say
+    return url if isinstance(url, str) and url.startswith("https://") else settings.server_url
 
 
 def main(argv: Sequence[str], parse_settings: Callable[[Sequence[str]], Settings]) -> int:
@@ -60,6 +87,8 @@ def main(argv: Sequence[str], parse_settings: Callable[[Sequence[str]], Settings
         parser.error(f"--validity-period: {err}")
     if validity <= 0:
         parser.error("--validity-period must be longer than 0s")
+    if args.server is not None and (not args.server.startswith("https://") or len(args.server) <= len("https://")):
+        parser.error(f"--server {args.server!r} is not an https:// URL")
     if not args.name.strip() or args.name.startswith("system:"):
         parser.error(f"user name {args.name!r}: empty names and the reserved system: prefix are refused")
     settings = parse_settings(server_args)
@@ -72,7 +101,8 @@ def main(argv: Sequence[str], parse_settings: Callable[[Sequence[str]], Settings
         )
         return 1
     user = pki.issue_client_cert(ca, args.name, args.group, lifetime=timedelta(seconds=validity))
-    config = pki.kubeconfig(settings.server_url, ca.cert_pem, user, Naming(settings.api_domain).product, args.name)
+    url = args.server or server_url(settings, server_args)
+    config = pki.kubeconfig(url, ca.cert_pem, user, Naming(settings.api_domain).product, args.name)
     if args.output:
         pki.write_kubeconfig(args.output, config)
     else:

@@ -16,7 +16,7 @@ from typing import Any
 from gunicorn.app.base import BaseApplication
 
 from . import defaults, pki
-from .config import Settings, flask_config
+from .config import Settings, flask_config, split_host_port
 from .metrics.multiprocess import child_exit as metrics_child_exit
 from .naming import Naming
 from .tls import request_client_certificates
@@ -54,6 +54,8 @@ def serving_hosts(settings: Settings) -> list[str]:
         extra.append(socket.gethostname().lower())
     if settings.advertise_address:
         extra.append(str(ipaddress.ip_address(settings.advertise_address)))
+    if settings.external_hostname:  # the name externalized URLs (admin.kubeconfig) give clients
+        extra.append(split_host_port(settings.external_hostname)[0])
     extra += settings.tls_san or ()
     for host in extra:
         if host not in hosts:
@@ -85,13 +87,9 @@ def prepare(settings: Settings) -> Prepared:
                 naming.apiserver_name,
                 serving_hosts(settings),
             )
-        extra = pki.load_certificates(settings.client_ca_file) if settings.client_ca_file else []
-        if settings.requestheader_client_ca_file:  # the front proxy's certificate must pass the handshake too
-            extra += pki.load_certificates(settings.requestheader_client_ca_file)
-        pki.write_bundle(settings.pki_file(defaults.CLIENT_CA_BUNDLE), [ca.cert, *extra])
-        if not settings.proxy_client_cert_file:  # the aggregation layer's proxy identity, as kubeadm makes it
+        if settings.front_proxy_ca_file:  # the aggregation layer's proxy identity, as kubeadm makes it
             front_proxy = pki.ensure_ca(
-                settings.pki_file(defaults.FRONT_PROXY_CA_CERT),
+                settings.front_proxy_ca_file,
                 settings.pki_file(defaults.FRONT_PROXY_CA_KEY),
                 f"{naming.namespace_prefix}-front-proxy-ca",
             )
@@ -102,6 +100,11 @@ def prepare(settings: Settings) -> Prepared:
                 defaults.FRONT_PROXY_CLIENT_NAME,
                 [],
             )
+        extra = pki.load_certificates(settings.client_ca_file) if settings.client_ca_file else []
+        # read after the front-proxy CA exists: --requestheader-client-ca-file may name it on a first start
+        if settings.requestheader_client_ca_file:  # the front proxy's certificate must pass the handshake too
+            extra += pki.load_certificates(settings.requestheader_client_ca_file)
+        pki.write_bundle(settings.pki_file(defaults.CLIENT_CA_BUNDLE), [ca.cert, *extra])
         admin = pki.ensure_client_cert(
             ca,
             settings.pki_file(defaults.ADMIN_CERT),

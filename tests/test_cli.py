@@ -277,3 +277,52 @@ def test_the_webhook_mode_needs_its_config_file(capsys: pytest.CaptureFixture[st
         settings.authorization_webhook_cache_authorized_ttl,
         settings.authorization_webhook_cache_unauthorized_ttl,
     ) == (60.0, 30.0)
+
+
+@pytest.mark.parametrize(
+    ("value", "server_url"),
+    [
+        ("orch.example.com", "https://orch.example.com:6443"),
+        ("Orch.Example.com:443", "https://orch.example.com:443"),
+        ("10.0.0.5", "https://10.0.0.5:6443"),
+        ("[2001:db8::1]:8443", "https://[2001:db8::1]:8443"),
+        ("2001:db8::1", "https://[2001:db8::1]:6443"),
+    ],
+)
+def test_external_hostname_is_the_server_url(value: str, server_url: str) -> None:
+    settings = parse("--external-hostname", value)
+    assert settings.server_url == server_url
+    assert settings.listen_url == "https://127.0.0.1:6443"  # the endpoints still list the advertised address
+    assert flask_config(settings)["ENDPOINT_ADDRESS"] == "127.0.0.1"
+    assert parse(ORCH_EXTERNAL_HOSTNAME=value).server_url == server_url
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("not a name", "neither a DNS name nor an IP address"),
+        ("*.example.com", "neither a DNS name nor an IP address"),
+        ("orch.example.com:http", "port 'http' is not an integer"),
+        ("orch.example.com:0", "port 0 is out of range"),
+        ("[2001:db8::1", "is not HOST, HOST:PORT or [IPv6]:PORT"),
+    ],
+)
+def test_bad_external_hostnames_exit_2(capsys: pytest.CaptureFixture[str], value: str, message: str) -> None:
+    assert message in exits_2(capsys, "--external-hostname", value)
+
+
+def test_the_requestheader_ca_may_be_the_front_proxy_ca_the_server_creates(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    headers = ("--requestheader-username-headers", "X-Remote-User")
+    own = tmp_path / "data" / "pki" / "front-proxy-ca.crt"
+    settings = parse("--data-dir", str(tmp_path / "data"), "--requestheader-client-ca-file", str(own), *headers)
+    assert settings.requestheader_client_ca_file == str(own) and not own.exists()
+    elsewhere = str(tmp_path / "other" / "front-proxy-ca.crt")
+    err = exits_2(capsys, "--data-dir", str(tmp_path / "data"), "--requestheader-client-ca-file", elsewhere, *headers)
+    assert f"--requestheader-client-ca-file: '{elsewhere}': no such file (the front-proxy CA this server" in err
+    given = ("--proxy-client-cert-file", __file__, "--proxy-client-key-file", __file__)  # then none is created
+    err = exits_2(
+        capsys, "--data-dir", str(tmp_path / "data"), "--requestheader-client-ca-file", str(own), *headers, *given
+    )
+    assert "no such file" in err

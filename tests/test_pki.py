@@ -221,3 +221,24 @@ def test_prepare_with_a_given_serving_pair(tmp_path: Path, ca: pki.CertKey) -> N
     prepared = prepare(settings)
     assert not prepared.serving_cert_from_cluster_ca
     assert not (tmp_path / "data" / "pki" / "serving.crt").exists()
+
+
+def test_prepare_names_the_external_hostname_and_creates_the_requestheader_ca_it_is_given(tmp_path: Path) -> None:
+    """A first start may trust the front-proxy CA it is about to create (the proxy recipe of README.md)."""
+    from orch_apiserver.server import prepare
+
+    own = tmp_path / "data" / "pki" / "front-proxy-ca.crt"
+    settings = _settings(
+        tmp_path,
+        ORCH_SECURE_PORT="7443",
+        ORCH_EXTERNAL_HOSTNAME="orch.example.com",
+        ORCH_REQUESTHEADER_CLIENT_CA_FILE=str(own),
+        ORCH_REQUESTHEADER_USERNAME_HEADERS="X-Remote-User",
+    )
+    prepared = prepare(settings)
+    config = yaml.safe_load(Path(prepared.kubeconfig).read_text())
+    assert config["clusters"][0]["cluster"]["server"] == "https://orch.example.com:7443"
+    serving = pki.load_certificates(str(tmp_path / "data" / "pki" / "serving.crt"))[0]
+    assert "orch.example.com" in sans(serving)
+    bundle = pki.load_certificates(str(tmp_path / "data" / "pki" / "client-ca-bundle.crt"))
+    assert pki.load_certificates(str(own))[0] in bundle  # the proxy's client certificate passes the handshake

@@ -101,3 +101,24 @@ def test_stdout_and_refusals(server: RunningServer, tmp_path: Path):
         check=False,
     )
     assert nowhere.returncode == 1 and "no cluster CA" in nowhere.stderr
+
+
+def test_the_server_url_is_the_one_the_data_directory_server_advertises(any_server: RunningServer):
+    """Without address flags the URL is the one the server wrote into its admin.kubeconfig (its port, not 6443)."""
+
+    def server_of(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "orch_apiserver.cli", "kubeconfig", "user", "dave", "--data-dir"]
+            + [str(any_server.data_dir), *args],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return yaml.safe_load(done.stdout)["clusters"][0]["cluster"]["server"]
+
+    assert server_of() == any_server.url
+    assert server_of("--server", "https://lb.example.com:443") == "https://lb.example.com:443"
+    assert server_of("--external-hostname", "lb.example.com") == "https://lb.example.com:6443"  # flags say so

@@ -1,13 +1,16 @@
 """The API server behind a real nginx, with the configurations in config/nginx/ as the README gives them: TLS
-pass-through, a terminating proxy that forwards users with the --requestheader-* headers, and a terminating proxy
-left with nginx's defaults (HTTP/1.0 to the upstream, response buffering on), through which watches still stream."""
+pass-through, a terminating proxy that forwards users with the --requestheader-* headers (set up in the README's
+order on a fresh data directory: `pki init`, nginx's files, one start), and a terminating proxy left with nginx's
+defaults (HTTP/1.0 to the upstream, response buffering on), through which watches still stream."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import uuid
 from collections.abc import Iterator
@@ -16,8 +19,20 @@ from pathlib import Path
 
 import pytest
 from orch_apiserver import pki
+from orch_apiserver.storage.schema import ensure_schema
 
-from . import REPO_ROOT, SHARED_SERVER_ARGS, ApiSession, RunningServer, free_port, poll, start_server, unavailable
+from . import (
+    REPO_ROOT,
+    SHARED_SERVER_ARGS,
+    ApiSession,
+    RunningServer,
+    free_port,
+    poll,
+    scratch_database,
+    server_env,
+    start_server,
+    unavailable,
+)
 
 CONFIGS = REPO_ROOT / "config" / "nginx"
 STREAM_MODULE = Path("/usr/lib/nginx/modules/ngx_stream_module.so")
@@ -36,39 +51,68 @@ class Proxied:
     server: RunningServer
     tmp: Path
     front_proxy: tuple[str, str]
+    serving_serial: int  # of the certificate `pki init` issued
 
 
-@pytest.fixture(scope="module")
-def proxied(tmp_path_factory: pytest.TempPathFactory, nginx_binary: str) -> Iterator[Proxied]:
-    """A server that trusts a front-proxy CA for the --requestheader-* headers."""
-    tmp = tmp_path_factory.mktemp("nginx")
-    front_ca = pki.create_ca("front-proxy-ca")
-    pki.write_file(tmp / "front-proxy-ca.crt", front_ca.cert_pem)
-    pki.write_pair(
-        pki.issue_client_cert(front_ca, "front-proxy-client"),
-        tmp / "front-proxy-client.crt",
-        tmp / "front-proxy-client.key",
+def orch_apiserver(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "orch_apiserver.cli", *args],
+        cwd=REPO_ROOT,
+        env=server_env(env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
-    server = start_server(
-        tmp / "data",
-        [
-            *SHARED_SERVER_ARGS,
-            "--requestheader-client-ca-file",
-            str(tmp / "front-proxy-ca.crt"),
-            "--requestheader-allowed-names",
-            "front-proxy-client",
-            "--requestheader-username-headers",
-            "X-Remote-User",
-            "--requestheader-group-headers",
-            "X-Remote-Group",
-        ],
-    )
-    cluster_ca = pki.load_pair(server.ca_file, server.data_dir / "pki" / "ca.key")
-    pki.write_file(tmp / "cluster-ca.crt", cluster_ca.cert_pem)
-    pki.write_pair(pki.issue_serving_cert(cluster_ca, "proxy", ["127.0.0.1"]), tmp / "proxy.crt", tmp / "proxy.key")
-    pki.write_pair(pki.issue_client_cert(cluster_ca, "jane", ["developers"]), tmp / "jane.crt", tmp / "jane.key")
-    yield Proxied(server, tmp, (str(tmp / "front-proxy-client.crt"), str(tmp / "front-proxy-client.key")))
-    server.stop()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def proxied(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, nginx_binary: str
+) -> Iterator[Proxied]:
+    """README.md's "Deployment behind a reverse proxy" in its order, on a fresh data directory: the database
+    migrated, `pki init` with the names the proxy needs, nginx's files copied from it, then one start."""
+    tmp = tmp_path_factory.mktemp(f"nginx-{request.param}")
+    data = tmp / "data"
+    # step 2's variables (the test binds loopback only); the server's own port is free_port()'s
+    names = {"ORCH_TLS_SAN": "orch.example.com", "ORCH_EXTERNAL_HOSTNAME": "orch.example.com:443"}
+    with contextlib.ExitStack() as stack:
+        url = None
+        if request.param == "postgresql":
+            url = stack.enter_context(scratch_database())
+            ensure_schema(url, upgrade=True)  # step 1, what `flask db upgrade` does
+        done = orch_apiserver("pki", "init", "--data-dir", str(data), env=names)
+        assert done.returncode == 0, done.stderr
+        for source, target in {
+            "ca.crt": "cluster-ca.crt",
+            "front-proxy-client.crt": "front-proxy-client.crt",
+            "front-proxy-client.key": "front-proxy-client.key",
+            "serving.crt": "proxy.crt",
+            "serving.key": "proxy.key",
+        }.items():
+            shutil.copy(data / "pki" / source, tmp / target)
+        serial = pki.load_certificates(str(data / "pki" / "serving.crt"))[0].serial_number
+        server = start_server(
+            data,
+            [
+                *SHARED_SERVER_ARGS,
+                "--requestheader-client-ca-file",
+                str(data / "pki" / "front-proxy-ca.crt"),
+                "--requestheader-allowed-names",
+                "front-proxy-client",
+                "--requestheader-username-headers",
+                "X-Remote-User",
+                "--requestheader-group-headers",
+                "X-Remote-Group",
+            ],
+            env=names,
+            database_url=url,
+        )
+        stack.callback(server.stop)
+        assert "clients are given https://orch.example.com:443" in server.log()
+        cluster_ca = pki.load_pair(server.ca_file, data / "pki" / "ca.key")
+        pki.write_pair(pki.issue_client_cert(cluster_ca, "jane", ["developers"]), tmp / "jane.crt", tmp / "jane.key")
+        yield Proxied(server, tmp, (str(tmp / "front-proxy-client.crt"), str(tmp / "front-proxy-client.key")), serial)
 
 
 def configured(name: str, proxied: Proxied, port: int, drop: tuple[str, ...] = ()) -> str:
@@ -80,7 +124,6 @@ def configured(name: str, proxied: Proxied, port: int, drop: tuple[str, ...] = (
         "10.0.0.11:6443": upstream,
         "10.0.0.12:6443": upstream,
         "/etc/nginx/orch/": f"{proxied.tmp}/",
-        "orch.example.com": "localhost",
         "listen 6443;": f"listen 127.0.0.1:{port};",
         "listen 443 ssl;": f"listen 127.0.0.1:{port} ssl;",
     }
@@ -88,7 +131,7 @@ def configured(name: str, proxied: Proxied, port: int, drop: tuple[str, ...] = (
         if old in text:
             text = text.replace(old, new)
         else:
-            assert old.startswith(("listen", "orch.example", "/etc/nginx")), f"{old} is no longer in {name}"
+            assert old.startswith(("listen", "/etc/nginx")), f"{old} is no longer in {name}"
     for line in drop:
         assert line in text, f"{line} is no longer in {name}"
         text = text.replace(line, "")
@@ -227,6 +270,10 @@ def test_tls_pass_through_keeps_client_certificates_and_watches(proxied, run_ngi
 
 
 def test_a_terminating_proxy_forwards_users_as_request_headers(proxied, run_nginx, kubectl):
+    # the server started on what `pki init` prepared: nothing was reissued, nothing needed a second start
+    assert pki.load_certificates(str(proxied.server.data_dir / "pki" / "serving.crt"))[0].serial_number == (
+        proxied.serving_serial
+    )
     url = run_nginx(http_block("orch-terminating.conf", proxied))
     admin = session(proxied, url, proxied.server.client_cert)
     assert admin.get("/api/v1/namespaces/default").status_code == 200
