@@ -3,7 +3,8 @@ document per group-version) and /openapi/v2 (one Swagger 2.0 document).
 
 Modules: `names` (schema names, GVK extensions), `typed` (schemas from `app.schema` declarations),
 `permissive` (kinds without a declaration), `components` (the schemas of one document),
-`operations` (paths and operations kubectl needs), `documents` (v3/v2 rendering), `cache`, `http`.
+`operations` (paths and operations kubectl needs), `documents` (v3/v2 rendering), `gnostic` (v2 as gnostic
+protobuf), `cache`, `v2http` (/openapi/v2 negotiation), `http`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import threading
+import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,13 +17,30 @@ from .names import gv_path
 
 @dataclass(frozen=True)
 class Encoded:
+    """One document as JSON, its hash (the ETag of every encoding) and when it was built (Last-Modified)."""
+
     body: bytes
     hash: str
+    modified: float = field(default_factory=time.time, compare=False)
+    forms: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, doc: dict[str, Any]) -> Encoded:
         body = encode_document(doc)
         return cls(body, document_hash(body))
+
+    def form(self, name: str, make: Callable[[], bytes]) -> bytes:
+        """Another encoding of the same content (gnostic protobuf, gzip), made once and kept beside the JSON."""
+        found = self.forms.get(name)
+        if found is None:
+            with _forms_lock:  # one thread encodes; concurrent first requests wait for its result
+                found = self.forms.get(name)
+                if found is None:
+                    found = self.forms[name] = make()
+        return found
+
+
+_forms_lock = threading.Lock()
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""HTTP: /openapi/v2, the /openapi/v3 index and one /openapi/v3/<group path> document per group-version."""
+"""HTTP: /openapi/v2 (JSON or gnostic protobuf: v2http), the /openapi/v3 index and one /openapi/v3/<group path>
+document per group-version."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from ..aggregation import aggregated_openapi_v2, aggregated_v3_paths, proxy, rem
 from ..negotiation import parse_accept
 from .cache import Encoded, v2_document, v3_documents
 from .operations import JSON
+from .v2http import serve_v2
 
 bp = Blueprint("openapi", __name__)
 
@@ -22,14 +24,14 @@ CACHE_IMMUTABLE = "public, immutable"
 
 
 def _wants_only_protobuf() -> bool:
-    """True when every acceptable type in Accept is a protobuf encoding (gnostic or ours)."""
+    """True when every acceptable type in Accept is a protobuf encoding (gnostic v3 or ours)."""
     ranges = [r for r in parse_accept(request.headers.get("Accept", "")) if r.params.get("q") != "0"]
     return bool(ranges) and all(r.type.endswith("protobuf") for r in ranges)
 
 
 def _serve(doc: Encoded, cache_control: str = CACHE_NO) -> Response:
     if _wants_only_protobuf():
-        raise NotAcceptable([JSON])  # gnostic protobuf is not encoded; kubectl then uses v3
+        raise NotAcceptable([JSON])  # v3 is JSON only
     etag = f'"{doc.hash}"'
     headers = {"ETag": etag, "Vary": "Accept", "Cache-Control": cache_control}
     if request.if_none_match.contains_weak(doc.hash):
@@ -42,7 +44,7 @@ def _serve(doc: Encoded, cache_control: str = CACHE_NO) -> Response:
 @bp.get("/openapi/v2")
 def get_v2() -> Response:
     s = services()
-    return _serve(with_extensions(v2_document(s.catalog, s.naming), aggregated_openapi_v2()))
+    return serve_v2(with_extensions(v2_document(s.catalog, s.naming), aggregated_openapi_v2()))
 
 
 _merged: dict[tuple, Encoded] = {}
