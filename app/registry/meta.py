@@ -8,13 +8,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import FieldError, invalid, required
+from . import meta_rules as rules
+from .meta_rules import qualified_name_errors as qualified_name_errors  # storage.py validates keys with it
 
 DNS1123_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 DNS1123_SUBDOMAIN = DNS1123_LABEL + r"(\." + DNS1123_LABEL + ")*"
 _LABEL_RE = re.compile(f"^{DNS1123_LABEL}$")
 _SUBDOMAIN_RE = re.compile(f"^{DNS1123_SUBDOMAIN}$")
-_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
 LABEL_MSG = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
@@ -71,80 +71,39 @@ def generate_name(prefix: str) -> str:
     return prefix[:58] + "".join(suffix)
 
 
-def name_errors(name: str, rule: str, path: str = "metadata.name") -> list[FieldError]:
+def name_errors(name: str, rule: str, path: str = "metadata.name", prefix: bool = False) -> list[FieldError]:
+    """The kind's name rule; `prefix` checks a generateName as the reference does (a trailing dash masked)."""
     if rule == "path":
-        if name in (".", ".."):
+        if name in (".", "..") and not prefix:
             return [invalid(path, name, f"may not be '{name}'")]
-        for bad in ("/", "%"):
-            if bad in name:
-                return [invalid(path, name, f"may not contain '{bad}'")]
+        errors = [invalid(path, name, f"may not contain '{bad}'") for bad in ("/", "%") if bad in name]
         if "\x00" in name:  # no SQL text column holds one (the reference's etcd would)
-            return [invalid(path, name, "may not contain a NUL character")]
-        return []
+            errors.append(invalid(path, name, "may not contain a NUL character"))
+        return errors
+    # the reference's maskTrailingDash replaces the last two characters, not one
+    checked = name[:-2] + "a" if prefix and len(name) > 1 and name.endswith("-") else name
+    errors = []
     if rule == "label":
-        errors = []
-        if len(name) > 63:
+        if len(checked) > 63:
             errors.append(invalid(path, name, "must be no more than 63 characters"))
-        if not _LABEL_RE.match(name):
+        if not _LABEL_RE.match(checked):
             errors.append(invalid(path, name, LABEL_MSG))
         return errors
-    errors = []
-    if len(name) > 253:
+    if len(checked) > 253:
         errors.append(invalid(path, name, "must be no more than 253 characters"))
-    if not _SUBDOMAIN_RE.match(name):
+    if not _SUBDOMAIN_RE.match(checked):
         errors.append(invalid(path, name, SUBDOMAIN_MSG))
     return errors
 
 
-def qualified_name_errors(key: str, path: str) -> list[FieldError]:
-    prefix, _, name = key.rpartition("/")
-    errors = []
-    if "/" in key and (not prefix or len(prefix) > 253 or not _SUBDOMAIN_RE.match(prefix)):
-        errors.append(invalid(path, key, "prefix part " + SUBDOMAIN_MSG))
-    if not name or len(name) > 63 or not _QUALIFIED_NAME.match(name):
-        errors.append(
-            invalid(
-                path,
-                key,
-                "name part must consist of alphanumeric characters, '-', '_' or '.', "
-                "and must start and end with an alphanumeric character (e.g. 'MyName',  or "
-                "'my.name',  or '123-abc', regex used for validation is "
-                "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix "
-                "and '/' (e.g. 'example.com/MyName')",
-            )
-        )
-    return errors
-
-
-def _string_map_errors(value: Any, path: str, check_value: bool) -> list[FieldError]:
-    if value is None:
-        return []
-    if not isinstance(value, dict):
-        return [FieldError("FieldValueTypeInvalid", path, "expected map of string to string", value)]
-    errors: list[FieldError] = []
-    for k, v in value.items():
-        errors += qualified_name_errors(k, path)
-        if not isinstance(v, str):
-            errors.append(FieldError("FieldValueTypeInvalid", f"{path}[{k}]", "expected string", v))
-        elif check_value and (len(v) > 63 or not _LABEL_VALUE.match(v)):
-            errors.append(
-                invalid(
-                    path,
-                    v,
-                    "a valid label must be an empty string or consist of alphanumeric "
-                    "characters, '-', '_' or '.', and must start and end with an alphanumeric "
-                    "character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
-                    "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
-                )
-            )
-    return errors
-
-
 def metadata_errors(meta: Any, name_rule: str, namespaced: bool) -> list[FieldError]:
-    """Structural checks of metadata common to every kind (after the name is settled)."""
+    """The reference's ValidateObjectMeta checks common to every kind (after the name is settled)."""
     if not isinstance(meta, dict):
         return [FieldError("FieldValueTypeInvalid", "metadata", "expected object", meta)]
     errors: list[FieldError] = []
+    generate_name = meta.get("generateName")
+    if isinstance(generate_name, str) and generate_name:
+        errors += name_errors(generate_name, name_rule, "metadata.generateName", prefix=True)
     name = meta.get("name")
     if not name:
         errors.append(required("metadata.name", "name or generateName is required"))
@@ -154,20 +113,11 @@ def metadata_errors(meta: Any, name_rule: str, namespaced: bool) -> list[FieldEr
         errors += name_errors(name, name_rule)
     if namespaced and not meta.get("namespace"):
         errors.append(required("metadata.namespace"))
-    errors += _string_map_errors(meta.get("labels"), "metadata.labels", check_value=True)
-    errors += _string_map_errors(meta.get("annotations"), "metadata.annotations", check_value=False)
-    finalizers = meta.get("finalizers")
-    if finalizers is not None:
-        if not isinstance(finalizers, list) or not all(isinstance(f, str) for f in finalizers):
-            errors.append(
-                FieldError("FieldValueTypeInvalid", "metadata.finalizers", "expected list of strings", finalizers)
-            )
-        else:
-            for i, f in enumerate(finalizers):
-                errors += [
-                    FieldError(e.reason, f"metadata.finalizers[{i}]", e.detail, e.value)
-                    for e in qualified_name_errors(f, f"metadata.finalizers[{i}]")
-                ]
+    errors += rules.label_errors(meta.get("labels"))
+    errors += rules.annotation_errors(meta.get("annotations"))
+    errors += rules.owner_reference_errors(meta.get("ownerReferences"))
+    errors += rules.finalizer_errors(meta.get("finalizers"))
+    errors += rules.managed_fields_errors(meta.get("managedFields"))
     return errors
 
 

@@ -1,6 +1,7 @@
 """Tables of custom kinds: a Name column, then the CRD version's additionalPrinterColumns, whose `jsonPath`
 is evaluated as the reference does (kubectl's JSONPath: fields, indexes, `[*]` and `[?(@.a=="b")]` filters;
-the first result is the cell). Without printer columns the default Name / Created At table applies."""
+the first result is the cell). Without printer columns a version shows Name and Age, as the reference's
+serveDefaultColumnsIfEmpty gives it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from .columns import (
-    DEFAULT_TABLE,
+    CREATED_DESCRIPTION,
     UNKNOWN,
     Cell,
     Column,
@@ -107,13 +108,20 @@ def cell(kind: str, value: Any, now: datetime) -> Cell:
     if kind == "boolean" and isinstance(value, bool):
         return value
     if kind == "date" and isinstance(value, str):
-        return since(value, now) if parse_time(value) is not None else UNKNOWN
+        if value in ("", "null"):  # the reference reads these as the zero time
+            return UNKNOWN
+        return since(value, now) if parse_time(value) is not None else "<invalid>"
     return None
 
 
+#: the one column a CRD version without additionalPrinterColumns is served with
+DEFAULT_COLUMNS = (
+    {"name": "Age", "type": "date", "description": CREATED_DESCRIPTION, "jsonPath": ".metadata.creationTimestamp"},
+)
+
+
 def custom_table(columns: tuple[dict, ...]) -> TableSpec:
-    if not columns:
-        return DEFAULT_TABLE
+    columns = columns or DEFAULT_COLUMNS
     compiled = [(col, compile_path(str(col.get("jsonPath", "")))) for col in columns]
 
     def cells(obj: Obj, now: datetime) -> list[Cell]:
@@ -130,7 +138,10 @@ def custom_table(columns: tuple[dict, ...]) -> TableSpec:
                 Column(
                     str(c.get("name", "")),
                     str(c.get("type", "string")),
-                    str(c.get("description", "")),
+                    str(
+                        c.get("description")
+                        or f"Custom resource definition column (in JSONPath format): {c.get('jsonPath', '')}"
+                    ),
                     int(c.get("priority") or 0),
                     str(c.get("format", "")),
                 )
