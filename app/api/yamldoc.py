@@ -1,94 +1,9 @@
-"""YAML request bodies read within bounds: a document may not cost more than its size suggests.
-
-Aliases are shared when PyYAML builds objects, but everything after (field validation, JSON encoding, storage)
-walks them expanded, so a "billion laughs" document of a few hundred bytes would pin a thread for good. The node
-graph is measured first: its expanded size and nesting, and recursive aliases, are refused as the reference
-refuses them (400)."""
+"""YAML request bodies (create, update, patch, apply), read as the reference reads them: sigs.k8s.io/yaml on
+go-yaml v2, then JSON (app/goyaml), within the bounds of app/goyaml/bounds.py (oversized expansion, recursive
+aliases and nesting are refused with 400). Only the first document of a body counts, as in go-yaml's Unmarshal."""
 
 from __future__ import annotations
 
-from typing import Any
+from ..goyaml import GoYamlError, YamlTooComplex, compose, load
 
-import orjson
-import yaml
-
-#: expanded nodes allowed whatever the document's size (go-yaml's threshold), and per distinct node beyond it
-MIN_EXPANDED_NODES = 400_000
-EXPANSION_RATIO = 10
-
-
-class YamlTooComplex(yaml.YAMLError):
-    """A document whose expansion or nesting is out of bounds."""
-
-
-def _measured_node(loader: yaml.SafeLoader) -> yaml.Node | None:
-    try:
-        node = loader.get_single_node()
-    except RecursionError:
-        raise YamlTooComplex("yaml: exceeded max depth") from None
-    if node is not None:
-        _check_expansion(node)
-    return node
-
-
-def compose(body: bytes | str) -> yaml.Node | None:
-    """The node graph of a single-document body, measured (YamlTooComplex, or yaml.YAMLError when invalid)."""
-    loader = yaml.SafeLoader(body)
-    try:
-        return _measured_node(loader)
-    finally:
-        loader.dispose()
-
-
-def load(body: bytes | str) -> Any:
-    """yaml.safe_load with the bounds of `compose`."""
-    loader = yaml.SafeLoader(body)
-    try:
-        node = _measured_node(loader)
-        if node is None:
-            return None
-        try:
-            value = loader.construct_document(node)
-        except RecursionError:
-            raise YamlTooComplex("yaml: exceeded max depth") from None
-        try:  # escapes can spell lone UTF-16 surrogates, which no JSON encoder (nor Go's) takes
-            orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
-        except orjson.JSONEncodeError as exc:
-            raise YamlTooComplex(f"yaml: cannot convert to JSON: {exc}") from None
-        return value
-    finally:
-        loader.dispose()
-
-
-def _children(node: yaml.Node) -> list[yaml.Node]:
-    if isinstance(node, yaml.MappingNode):
-        return [part for pair in node.value for part in pair]
-    if isinstance(node, yaml.SequenceNode):
-        return list(node.value)
-    return []
-
-
-def _check_expansion(root: yaml.Node) -> None:
-    """Count the nodes a full walk would visit (aliases expanded), without walking them: each distinct node once."""
-    expanded: dict[int, int] = {}
-    on_path: set[int] = set()
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    distinct = 0
-    while stack:
-        node, finished = stack.pop()
-        key = id(node)
-        if finished:
-            on_path.discard(key)
-            total = 1 + sum(expanded[id(child)] for child in _children(node))
-            if total > max(MIN_EXPANDED_NODES, EXPANSION_RATIO * distinct):
-                raise YamlTooComplex("yaml: document contains excessive aliasing")
-            expanded[key] = total
-            continue
-        if key in expanded:
-            continue
-        if key in on_path:
-            raise YamlTooComplex("yaml: document contains a recursive alias")
-        distinct += 1
-        on_path.add(key)
-        stack.append((node, True))
-        stack.extend((child, False) for child in _children(node) if id(child) not in expanded)
+__all__ = ["GoYamlError", "YamlTooComplex", "compose", "load"]

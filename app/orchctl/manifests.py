@@ -10,6 +10,8 @@ from typing import TextIO
 
 import yaml
 
+from .. import goyaml
+
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
 
@@ -49,16 +51,16 @@ def _read(path: Path) -> str:
 
 
 def parse_documents(text: str, name: str = "") -> list[dict]:
-    """JSON (one value) or YAML (`---`-separated documents); empty documents are skipped."""
+    """JSON (one value) or YAML (`---`-separated documents, read as kubectl reads them); empty ones are skipped."""
     stripped = text.lstrip()
     try:
         if stripped.startswith(("{", "[")):
             try:
                 docs: list = [json.loads(text)]
             except json.JSONDecodeError:
-                docs = list(yaml.safe_load_all(text))
+                docs = goyaml.load_all(text)
         else:
-            docs = list(yaml.safe_load_all(text))
+            docs = goyaml.load_all(text)
     except yaml.YAMLError as err:
         raise ManifestError(f"error parsing {name}: {err}") from err
     out = []

@@ -132,3 +132,54 @@ def test_the_schemas_refuse_bad_objects(kubectl: str, installed: RunningServer):
     )
     assert refused.returncode != 0 and 'spec.endpoints[0].scheme: Unsupported value: "gopher"' in refused.stderr
     assert installed.get("/apis/cert-manager.io/v1/namespaces/default/certificates/bad").status_code == 404
+
+
+ALERTMANAGERCONFIGS = "alertmanagerconfigs.monitoring.coreos.com"
+ALERTMANAGERCONFIGS_FILE = (
+    Path(__file__).parent / "data" / "alertmanagerconfigs" / "monitoring.coreos.com_alertmanagerconfigs.yaml"
+)
+INHIBIT_RULE = """\
+apiVersion: monitoring.coreos.com/v1alpha1
+kind: AlertmanagerConfig
+metadata: {name: inhibit}
+spec:
+  inhibitRules:
+  - sourceMatch: [{name: severity, value: critical, matchType: =}]
+    targetMatch: [{name: severity, value: warning, matchType: '!='}]
+"""
+
+
+def _match_types(crd: dict) -> list[str]:
+    schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    rule = schema["properties"]["spec"]["properties"]["inhibitRules"]["items"]["properties"]
+    return rule["sourceMatch"]["items"]["properties"]["matchType"]["enum"]
+
+
+def test_alertmanagerconfigs_keeps_its_unquoted_equals_from_kubectl_and_from_a_yaml_body(
+    kubectl: str, installed: RunningServer
+):
+    """Its enums spell `- =`: kubectl reads the file with sigs.k8s.io/yaml and sends JSON; sent as application/yaml,
+    the server reads it by the same rules (go-yaml v2: a plain `=` is the string "=")."""
+    kubectl_run(kubectl, installed, "create", "-f", str(ALERTMANAGERCONFIGS_FILE))
+    kubectl_run(kubectl, installed, "wait", "--for", "condition=established", f"crd/{ALERTMANAGERCONFIGS}")
+    crd = json.loads(kubectl_run(kubectl, installed, "get", "crd", ALERTMANAGERCONFIGS, "-o", "json").stdout)
+    assert _match_types(crd) == ["!=", "=", "=~", "!~"]
+    kubectl_run(kubectl, installed, "delete", "crd", ALERTMANAGERCONFIGS)  # waits until it is gone
+    created = installed.session.post(
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        data=ALERTMANAGERCONFIGS_FILE.read_bytes(),
+        headers={"Content-Type": "application/yaml"},
+    )
+    assert created.status_code == 201, created.text
+    assert _match_types(created.json()) == ["!=", "=", "=~", "!~"]
+    kubectl_run(kubectl, installed, "wait", "--for", "condition=established", f"crd/{ALERTMANAGERCONFIGS}")
+    posted = installed.session.post(
+        "/apis/monitoring.coreos.com/v1alpha1/namespaces/default/alertmanagerconfigs",
+        data=INHIBIT_RULE.replace("name: inhibit", "name: posted").encode(),
+        headers={"Content-Type": "application/yaml"},
+    )
+    assert posted.status_code == 201, posted.text
+    kubectl_run(kubectl, installed, "create", "-n", "default", "-f", "-", stdin=INHIBIT_RULE)
+    for name in ("posted", "inhibit"):
+        config = json.loads(kubectl_run(kubectl, installed, "get", "-n", "default", "amcfg", name, "-o", "json").stdout)
+        assert config["spec"]["inhibitRules"][0]["sourceMatch"][0]["matchType"] == "="
