@@ -177,13 +177,21 @@ class Client:
         )
 
     def delete(
-        self, rt: ResourceType, namespace: str | None, name: str, uid: str = "", propagation: str | None = None
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        uid: str = "",
+        propagation: str | None = None,
+        grace_seconds: int | None = None,
     ) -> None:
         """Delete; with `uid`, only that incarnation (a recreated object of the same name is left alone)."""
         attrs = self._authorize("delete", rt, namespace, name)
         body: dict = {"preconditions": {"uid": uid}} if uid else {}
         if propagation:
             body["propagationPolicy"] = propagation
+        if grace_seconds is not None:
+            body["gracePeriodSeconds"] = grace_seconds
         options = DeleteOptions.parse(body or None, {}, False, self.ctx.naming.meta_group)
         self._write(attrs, 200, lambda: self.ctx.registry.delete(rt, namespace, name, options)[0])
 

@@ -21,6 +21,7 @@ from .garbagecollector import GarbageCollector
 from .lease import LeaseElector, holder_identity
 from .names import parse_controllers
 from .namespacedefaults import RootCaPublisher, ServiceAccountController
+from .podgc import PodGarbageCollector
 from .resourcequota import ResourceQuotaController
 from .storageprotection import PvcProtection, PvProtection
 from .tokencleaner import TokenCleaner
@@ -45,6 +46,7 @@ BUILDERS: dict[str, type[Controller]] = {
         ResourceQuotaController,
         PvcProtection,
         PvProtection,
+        PodGarbageCollector,
     )
 }
 

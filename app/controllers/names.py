@@ -14,6 +14,7 @@ CRD = "crd"
 RESOURCE_QUOTA = "resourcequota"
 PVC_PROTECTION = "pvc-protection"
 PV_PROTECTION = "pv-protection"
+POD_GC = "podgc"
 
 KNOWN = (
     CSR_SIGNING,
@@ -28,6 +29,7 @@ KNOWN = (
     RESOURCE_QUOTA,
     PVC_PROTECTION,
     PV_PROTECTION,
+    POD_GC,
 )
 #: off unless named (the reference's tokencleaner); bootstrapsigner is on here: cluster-info must be signed
 DISABLED_BY_DEFAULT = frozenset({TOKEN_CLEANER})

@@ -1,8 +1,12 @@
-"""What a delete answers and checks: preconditions, the garbage collector's finalizers, the body of a delete."""
+"""What a delete answers and checks: preconditions, the garbage collector's finalizers, the body of a delete,
+and graceful deletion (pods bound to a node stay terminating until their node agent deletes them with grace 0)."""
 
 from __future__ import annotations
 
-from ..catalog import ResourceType
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from ..catalog import ResourceType, Strategy
 from ..errors import Conflict
 from ..storage.store import Stored
 from .options import DeleteOptions
@@ -56,3 +60,61 @@ def add_gc_finalizer(md: dict, opts: DeleteOptions) -> None:
     finalizers = list(md.get("finalizers") or [])
     if finalizer not in finalizers:
         md["finalizers"] = [*finalizers, finalizer]
+
+
+@dataclass(frozen=True)
+class Graceful:
+    """What a delete does about grace (the reference's BeforeDelete): `pending` answers the object as it is (a
+    graceful deletion is under way and the request does not shorten it); `graceful` writes the object with the
+    deletionTimestamp and deletionGracePeriodSeconds now in its metadata, and removes it only when `seconds` is 0."""
+
+    graceful: bool = False
+    pending: bool = False
+    seconds: int = 0
+
+
+def before_delete(strategy: Strategy, obj: dict, opts: DeleteOptions, now: datetime | None = None) -> Graceful:
+    """Set the graceful deletion's timestamp and grace on `obj` (in place) as the reference does."""
+    md = obj.setdefault("metadata", {})
+    now = (now or datetime.now(UTC)).replace(microsecond=0)
+    requested = opts.grace_period_seconds
+    if requested is not None and requested < 0:
+        requested = 1  # negative values mean the shortest graceful deletion, as the reference's
+    if md.get("deletionTimestamp"):
+        current = int(md.get("deletionGracePeriodSeconds") or 0)
+        if strategy.delete_grace_period(obj, requested) is None or current <= 0:
+            return Graceful()  # terminating without grace: finalizers hold it, or it goes now
+        if requested is None or requested >= current:
+            return Graceful(pending=True)  # a grace period may only be shortened
+        period = requested
+        moved = _parse_time(md["deletionTimestamp"]) - timedelta(seconds=current) + timedelta(seconds=period)
+        if moved < now:
+            moved, period = now, (1 if period else 0)  # the whole grace has passed: the least graceful one
+        md["deletionTimestamp"], md["deletionGracePeriodSeconds"] = _format_time(moved), period
+        return Graceful(graceful=True, seconds=period)
+    granted = strategy.delete_grace_period(obj, requested)
+    if granted is None:
+        return Graceful()
+    md["deletionTimestamp"] = _format_time(now + timedelta(seconds=granted))
+    md["deletionGracePeriodSeconds"] = granted
+    if int(md.get("generation") or 0) > 0:
+        md["generation"] = int(md["generation"]) + 1
+    return Graceful(graceful=True, seconds=granted)
+
+
+def removed_by_update(old_md: dict, new_md: dict, pending_finalizers: list[str]) -> bool:
+    """A write of a terminating object removes it once nothing holds it, unless its graceful deletion (grace
+    above 0) is under way: then its owner removes it with a delete of grace 0 (the reference's
+    ShouldDeleteDuringUpdate)."""
+    if not new_md.get("deletionTimestamp") or pending_finalizers:
+        return False
+    return int(old_md.get("deletionGracePeriodSeconds") or 0) <= 0
+
+
+def _parse_time(text: str) -> datetime:
+    parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _format_time(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

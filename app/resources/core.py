@@ -215,6 +215,13 @@ class PodStrategy(KindStrategy):
             return [forbidden("spec", POD_SPEC_UPDATE_MSG)]
         return []
 
+    def delete_grace_period(self, obj: Obj, requested: int | None) -> int | None:
+        """The client's grace, else the pod's own; 0 when no node agent runs it (unscheduled or finished)."""
+        period = requested if requested is not None else dig(obj, "spec", "terminationGracePeriodSeconds", default=0)
+        if not dig(obj, "spec", "nodeName", default="") or dig(obj, "status", "phase") in ("Succeeded", "Failed"):
+            return 0
+        return 1 if int(period or 0) < 0 else int(period or 0)
+
 
 def _mutable_pod_spec(spec: object) -> object:
     """The pod spec with the fields an update may change blanked out."""

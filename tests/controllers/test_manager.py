@@ -28,6 +28,7 @@ NAMESPACED = (
     "resourcequota",
     "pvc-protection",
     "pv-protection",
+    "podgc",
 )
 
 
@@ -52,6 +53,7 @@ NAMESPACED = (
                 "resourcequota",
                 "pvc-protection",
                 "pv-protection",
+                "podgc",
             ),
         ),
         ("csrsigning", ("csrsigning",)),

@@ -4,7 +4,10 @@ drain's evictions within PodDisruptionBudgets, with the reference's answers; `ku
 from __future__ import annotations
 
 import subprocess
+import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -195,6 +198,29 @@ def test_discovery_lists_the_subresources_as_the_reference(any_server: RunningSe
     assert resources["bindings"]["verbs"] == ["create"] and resources["bindings"]["namespaced"] is True
 
 
+@contextmanager
+def node_agent_finishing_deletions(server: RunningServer, ns: str) -> Iterator[None]:
+    """What the node agent of the drained node does: delete each terminating pod with grace 0 (its containers
+    stopped), which ends the graceful deletion an eviction starts."""
+    done = threading.Event()
+
+    def run() -> None:
+        while not done.wait(0.1):
+            for item in server.get(f"/api/v1/namespaces/{ns}/pods").json()["items"]:
+                if item["metadata"].get("deletionTimestamp"):
+                    server.session.delete(
+                        f"/api/v1/namespaces/{ns}/pods/{item['metadata']['name']}?gracePeriodSeconds=0"
+                    )
+
+    agent = threading.Thread(target=run, daemon=True)
+    agent.start()
+    try:
+        yield
+    finally:
+        done.set()
+        agent.join()
+
+
 def test_kubectl_drain_evicts_the_node_s_pods_and_waits_for_the_budget(kubectl: str, server: RunningServer, tmp_path):
     ns = f"drain-{uuid.uuid4().hex[:8]}"
     node = f"node-{uuid.uuid4().hex[:6]}"
@@ -205,13 +231,14 @@ def test_kubectl_drain_evicts_the_node_s_pods_and_waits_for_the_budget(kubectl: 
     budget(server, ns, "web", allowed=1, app="web")
 
     def drain() -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [kubectl, "--kubeconfig", str(server.kubeconfig), "drain", node, "--force", "--timeout", "3s"],
-            capture_output=True,
-            text=True,
-            timeout=90,
-            check=False,
-        )
+        with node_agent_finishing_deletions(server, ns):
+            return subprocess.run(
+                [kubectl, "--kubeconfig", str(server.kubeconfig), "drain", node, "--force", "--timeout", "3s"],
+                capture_output=True,
+                text=True,
+                timeout=90,
+                check=False,
+            )
 
     done = drain()
     # one web pod may go, the other is held by the budget: kubectl retries the 429 until its timeout

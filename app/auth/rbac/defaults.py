@@ -28,6 +28,7 @@ IN_SERVER_CONTROLLERS = (
     "resourcequota-controller",
     "pvc-protection-controller",
     "pv-protection-controller",
+    "pod-garbage-collector",
 )
 
 
