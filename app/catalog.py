@@ -74,6 +74,11 @@ class Strategy:
         """What still holds the object after a delete: metadata.finalizers, plus kind-specific ones."""
         return list((obj.get("metadata") or {}).get("finalizers") or [])
 
+    def delete_grace_period(self, obj: Obj, requested: int | None) -> int | None:
+        """Seconds a delete leaves the object terminating before its owner removes it (the reference's
+        CheckGracefulDelete, app/registry/deletion.py); None: the kind has no graceful deletion."""
+        return None
+
 
 @dataclass(frozen=True)
 class CreateCall:
@@ -270,6 +275,8 @@ class Catalog:
         self._types: dict[tuple[str, str, str], ResourceType] = {}
         #: every declared type, served or not: a disabled storage version still stores the served ones
         self._known: dict[tuple[str, str, str], ResourceType] = {}
+        #: brings the custom kinds up to the store's current revision (installed by the live catalog)
+        self._catch_up: Callable[[], None] | None = None
         for rt in types:
             self.add(rt)
 
@@ -298,6 +305,25 @@ class Catalog:
             if rt.custom is not None and rt.custom.served:
                 served[key] = rt
         self._known, self._types = known, served
+
+    def install_catch_up(self, catch_up: Callable[[], None] | None) -> None:
+        """Hand down what brings the custom kinds up to the store (the live catalog lives above this module)."""
+        self._catch_up = catch_up
+
+    def catch_up(self) -> None:
+        """Hear of every CRD established by now before saying a kind or group is not served: a client that saw
+        Established may ask any worker or replica next (bounded; nothing without a live catalog)."""
+        catch_up = self._catch_up
+        if catch_up is not None:
+            catch_up()
+
+    def lookup_fresh(self, group: str, version: str, plural: str) -> ResourceType | None:
+        """lookup, caught up with the store first when it misses a custom group's kind (the core has none)."""
+        rt = self._types.get((group, version, plural))
+        if rt is None and group:
+            self.catch_up()
+            rt = self._types.get((group, version, plural))
+        return rt
 
     def known_type(self, group: str, version: str, plural: str) -> ResourceType:
         """A declared type, served or not (KeyError when none is declared)."""

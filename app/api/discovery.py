@@ -260,12 +260,17 @@ def get_api() -> Response:
 @bp.get("/apis")
 @bp.get("/apis/")
 def get_apis() -> Response:
+    services().catalog.catch_up()  # no miss to notice here: a group Established elsewhere must be listed
     return _respond(api_group_list(services().catalog, aggregated_versions(), group_priority))
 
 
 @bp.get("/apis/<group>")
 def get_group(group: str) -> Response:
-    doc = api_group(services().catalog, group, aggregated_versions())
+    catalog = services().catalog
+    doc = api_group(catalog, group, aggregated_versions())
+    if doc is None:
+        catalog.catch_up()  # a group Established elsewhere, not heard of here yet
+        doc = api_group(catalog, group, aggregated_versions())
     if doc is None:
         raise RouteNotFound()
     return _respond(doc)
@@ -285,7 +290,11 @@ def get_group_version(group: str, version: str) -> Response:
 
 
 def _resource_list(group: str, version: str) -> Response:
-    doc = api_resource_list(services().catalog, group, version)
+    catalog = services().catalog
+    doc = api_resource_list(catalog, group, version)
+    if doc is None and group:
+        catalog.catch_up()  # a group version Established elsewhere, not heard of here yet
+        doc = api_resource_list(catalog, group, version)
     if doc is None:
         raise RouteNotFound()
     return _respond(doc)

@@ -75,7 +75,7 @@ def _request_info(rest: str, group: str, version: str) -> RequestInfo:
 
 
 def handle(group: str, version: str, info: RequestInfo) -> Response:
-    rt = services().catalog.lookup(group, version, info.resource)
+    rt = services().catalog.lookup_fresh(group, version, info.resource)  # a CRD Established elsewhere: served
     if rt is None:
         raise RouteNotFound()
     if info.namespace is not None and not rt.namespaced:
@@ -371,7 +371,7 @@ def _apply(rt: ResourceType, ns: str | None, name: str, sub: str | None, rep: Re
         raise BadRequest("PatchOptions is invalid: fieldManager: Required value: is required for apply patch")
     manager = _manager()
     try:
-        applied = yamldoc.load(read_body(request))
+        applied = yamldoc.load(read_body(request), float64=True)  # sigs.k8s.io/yaml.Unmarshal into a map
     except yaml.YAMLError as exc:
         raise BadRequest(f"error decoding YAML: {exc}") from None
     result, created = services().registry.apply(

@@ -27,11 +27,13 @@ from ..schema.types import (
     Field,
     ListOf,
     MapOf,
+    Scalar,
     Struct,
 )
 from .fieldpath import FIELD, KEY, FieldSet, Path, PathElement, field_pe, index_pe, path_string
 from .typeinfo import DEDUCED, BadItem, TypedError, TypeNode, effective, node_for, root_node
 from .values import MISSING
+from .wrongtype import container_problem, scalar_problem
 
 # Go struct types behind these scalars are always serialized (omitempty never drops a struct).
 _STRUCT_SCALARS: dict[Any, Any] = {
@@ -182,6 +184,14 @@ def _validate(value: Any, node: TypeNode, path: Path, problems: list[tuple[str, 
                 problems.append((path_string(path), f"duplicate entries for key {pe}"))
             seen.add(pe)
             _validate(item, item_node, path + (pe,), problems)
+    elif problem := _wrong_type(node, value):
+        problems.append((path_string(path), problem))
+
+
+def _wrong_type(node: TypeNode, value: Any) -> str | None:
+    if node.kind == "scalar":
+        return scalar_problem(node.elem, value) if isinstance(node.elem, Scalar) else None
+    return container_problem(node.kind, value)
 
 
 # -- set helpers that need the schema ---------------------------------------------------------------

@@ -10,7 +10,7 @@ objects are granular maps, lists and scalars are atomic leaves.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, Literal
 
 from ..schema.meta import ObjectMeta
@@ -120,13 +120,19 @@ def root_node(struct: Struct | None) -> TypeNode:
     return TypeNode("struct", struct=struct, atomic=struct.struct_type == "atomic", top_level=True)
 
 
+@cache
+def _scalar_node(spec: Scalar) -> TypeNode:
+    """A leaf that knows its type, so an applied value of another JSON type is refused (typed/validate.go)."""
+    return TypeNode("scalar", elem=spec)
+
+
 @lru_cache(maxsize=4096)
 def node_for(spec: TypeSpec | None, field: Field | None) -> TypeNode:
     """The node of a value of type `spec`, declared by `field` (None: a map value or list item)."""
     if spec is None or spec in _FREE_FORM:
         return DEDUCED
     if isinstance(spec, Scalar):
-        return SCALAR
+        return _scalar_node(spec)
     marker = field.map_type if field is not None else None
     if isinstance(spec, Struct):
         atomic = marker == "atomic" or (marker is None and spec.struct_type == "atomic")

@@ -1,11 +1,15 @@
 """The live catalog: every worker serves the kinds of the established CustomResourceDefinitions.
 
 It follows the CRDs through the change log (the same hub that feeds watches, so a CRD written through another
-worker or replica is picked up as fast as a watch event) and swaps the catalog's custom kinds whole."""
+worker or replica is picked up as fast as a watch event) and swaps the catalog's custom kinds whole. A request the
+catalog cannot serve first catches up with the store (`catch_up`): a client that saw a CRD Established on one worker
+is served by every other one at once, as the reference sets Established only once its handler serves the CRD."""
 
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable
 
 import orjson
@@ -23,6 +27,8 @@ repeated = RepeatedErrors(log)
 
 #: CRD object -> the ResourceTypes it defines (app.resources.custom.types_from_crd with a Naming)
 TypesOf = Callable[[dict], list[ResourceType]]
+#: how long a request waits for its catch-up before it answers 404 all the same (a slow or absent database)
+CATCH_UP_TIMEOUT = 5.0
 
 
 def established(crd: dict) -> bool:
@@ -37,11 +43,33 @@ class CustomCatalog(BackgroundThread):
     name = "custom-catalog"
 
     def __init__(
-        self, registry: Registry, hub: WatchHub, crds: ResourceType, types_of: TypesOf, retry: float = 1.0
+        self,
+        registry: Registry,
+        hub: WatchHub,
+        crds: ResourceType,
+        types_of: TypesOf,
+        retry: float = 1.0,
+        catch_up_timeout: float = CATCH_UP_TIMEOUT,
     ) -> None:
         super().__init__()
         self.registry, self.hub, self.crds, self.types_of, self.retry = registry, hub, crds, types_of, retry
+        self.catch_up_timeout = catch_up_timeout
         self._subscription: Subscription | None = None
+        #: every CRD change at or below this store revision is in the catalog
+        self._applied = 0
+        self._swap = threading.Lock()  # one list-and-swap at a time: an older listing never replaces a newer one
+        #: CRD text as stored -> the kinds it defines (None: not established or not convertible), last listing's
+        self._types_by_text: dict[str, list[ResourceType] | None] = {}
+        # catch-up rounds: one at a time per process, every request that missed meanwhile shares the next one
+        self._rounds = threading.Condition()
+        self._started = self._finished = 0
+        self._in_round = False
+        self.waiting = 0  # requests waiting for a round another one runs
+        registry.catalog.install_catch_up(self.catch_up)  # also without the thread: then misses alone catch up
+
+    def stop(self) -> None:
+        self.registry.catalog.install_catch_up(None)
+        super().stop()
 
     def wake(self) -> None:
         subscription = self._subscription
@@ -50,21 +78,64 @@ class CustomCatalog(BackgroundThread):
 
     def refresh(self) -> None:
         """Serve exactly the kinds of the established CRDs (a CRD that does not convert is left out, logged)."""
-        types: list[ResourceType] = []
-        for raw in self.registry.list(self.crds, None, ListOptions()).items:
-            crd = orjson.loads(raw)
-            if not established(crd):
-                continue
-            try:
-                types += self.types_of(crd)
-            except (KeyError, TypeError, ValueError) as err:  # validated on write; an older server's leftovers
-                repeated.log(
-                    logging.WARNING,
-                    "custom resource definition %s is not served",
-                    (crd.get("metadata") or {}).get("name"),
-                    error=err,
-                )
-        self.registry.catalog.set_custom(types)
+        with self._swap:
+            listed = self.registry.list(self.crds, None, ListOptions())
+            if listed.revision < self._applied:
+                return  # another thread swapped in a newer listing meanwhile
+            known, types = self._types_by_text, []
+            fresh: dict[str, list[ResourceType] | None] = {}
+            for raw in listed.items:
+                defined = known[raw] if raw in known else self._types_of_text(raw)
+                fresh[raw] = defined
+                types += defined or []
+            self.registry.catalog.set_custom(types)
+            self._types_by_text, self._applied = fresh, listed.revision
+
+    def _types_of_text(self, raw: str) -> list[ResourceType] | None:
+        crd = orjson.loads(raw)
+        if not established(crd):
+            return None
+        try:
+            return self.types_of(crd)
+        except (KeyError, TypeError, ValueError) as err:  # validated on write; an older server's leftovers
+            repeated.log(
+                logging.WARNING,
+                "custom resource definition %s is not served",
+                (crd.get("metadata") or {}).get("name"),
+                error=err,
+            )
+            return None
+
+    def catch_up(self) -> None:
+        """Bring the catalog up to the store's current revision, read after the caller arrived (bounded by
+        catch_up_timeout). Concurrent callers share one round: a 404 storm costs one query at a time."""
+        deadline = time.monotonic() + self.catch_up_timeout
+        with self._rounds:
+            wanted = self._started + 1  # a round started before this call may have read the store too early
+            while self._finished < wanted:
+                if not self._in_round:
+                    self._in_round, self._started = True, self._started + 1
+                    break
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self.waiting += 1
+                try:
+                    self._rounds.wait(left)
+                finally:
+                    self.waiting -= 1
+            else:
+                return
+            mine = self._started
+        try:
+            if self.registry.storage.current_revision() > self._applied:
+                self.refresh()
+        except Exception as err:  # noqa: BLE001 - the request answers as it would have; the database may be down
+            repeated.log(logging.ERROR, "custom catalog catch-up failed", error=err)
+        finally:
+            with self._rounds:
+                self._in_round, self._finished = False, mine
+                self._rounds.notify_all()
 
     def run(self) -> None:
         while not self.stopping.is_set():
@@ -83,6 +154,14 @@ class CustomCatalog(BackgroundThread):
             while not self.stopping.is_set() and not subscription.overflowed and not subscription.closed:
                 if subscription.take(self.retry):
                     self.refresh()
+                self._heard_up_to(self.hub.caught_up_revision(subscription))
         finally:
             self._subscription = None
             self.hub.unsubscribe(subscription)
+
+    def _heard_up_to(self, revision: int | None) -> None:
+        """The hub gave us every CRD change up to `revision` and we refreshed after each: a catch-up at or below it
+        needs no listing."""
+        if revision is not None:
+            with self._swap:
+                self._applied = max(self._applied, revision)

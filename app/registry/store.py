@@ -39,7 +39,7 @@ from ..storage.store import KeyExists, KeyNotFound, RevisionCompacted, RevisionM
 from . import meta
 from .admission import CREATE, DELETE, Attributes, Chain
 from .admitting import admit_as_is, admit_update, carry_system_fields, metadata_of, review_options, sub_kind
-from .deletion import add_gc_finalizer, check_preconditions, deleted_body
+from .deletion import add_gc_finalizer, before_delete, check_preconditions, deleted_body, removed_by_update
 from .filters import GENERIC_FIELDS, Filter
 from .keys import collection_prefix, object_key
 from .options import ContinueToken, DeleteOptions, ListOptions, parse_revision
@@ -132,7 +132,10 @@ class Registry:
         labels = parse_label_selector(opts.label_selector)
         fields = parse_field_selector(opts.field_selector)
         supported = set(GENERIC_FIELDS) | set(rt.strategy.field_selectors)
-        fields.check_supported(supported, generic_only=not rt.strategy.field_selectors)
+        if rt.custom is not None and not rt.namespaced:  # crConverter.ConvertFieldLabel refuses it there
+            supported.discard("metadata.namespace")
+        # custom kinds answer "field label not supported" (apiextensions-apiserver conversion/converter.go)
+        fields.check_supported(supported, generic_only=not rt.strategy.field_selectors and rt.custom is None)
         return Filter(labels, fields)
 
     def list(self, rt: ResourceType, namespace: str | None, opts: ListOptions) -> ListResult:
@@ -686,7 +689,7 @@ class Registry:
         if dry_run:
             return self.served(rt, new)
         try:
-            if md.get("deletionTimestamp") and not srt.strategy.pending_finalizers(new):
+            if removed_by_update(metadata_of(old), md, srt.strategy.pending_finalizers(new)):
                 self.storage.delete(key, current)
                 return self.served(rt, new)
             return self.served(rt, self.storage.update(key, new, current).decode())
@@ -723,17 +726,20 @@ class Registry:
             )
             self.admission.admit(attrs)
             self.admission.validate(attrs)
-            if md.get("deletionTimestamp"):
-                return self.served(rt, obj), False
             terminating = copy.deepcopy(obj)
             tmd = metadata_of(terminating)
-            tmd["deletionTimestamp"] = meta.now_rfc3339()
-            tmd["deletionGracePeriodSeconds"] = 0
+            grace = before_delete(srt.strategy, terminating, opts)
+            if md.get("deletionTimestamp") and not grace.graceful:
+                if grace.pending or not removed_by_update(md, md, srt.strategy.pending_finalizers(obj)):
+                    return self.served(rt, obj), False
+            elif not grace.graceful:
+                tmd["deletionTimestamp"] = meta.now_rfc3339()
+                tmd["deletionGracePeriodSeconds"] = 0
             srt.strategy.prepare_for_delete(terminating)
             add_gc_finalizer(tmd, opts)
             try:
-                if srt.strategy.pending_finalizers(terminating):
-                    if int(tmd.get("generation") or 0) > 0:
+                if srt.strategy.pending_finalizers(terminating) or grace.seconds > 0:
+                    if not grace.graceful and int(tmd.get("generation") or 0) > 0:
                         tmd["generation"] = int(tmd["generation"]) + 1
                     if opts.dry_run:
                         return self.served(rt, terminating), False

@@ -58,6 +58,12 @@ def _where(path: str) -> str:
     return path or "body"
 
 
+def _type_invalid(path: str, value: Any, wanted: str) -> FieldError:
+    """kube-openapi's InvalidType as apiextensions reports it: field.TypeInvalid with the value's type name."""
+    got = _type_of(value)
+    return FieldError("FieldValueTypeInvalid", path, f'{_where(path)} in body must be of type {wanted}: "{got}"', got)
+
+
 _POSIX_CLASSES = {
     "alpha": "a-zA-Z",
     "digit": "0-9",
@@ -129,20 +135,18 @@ class Validator:
         return errors
 
     def _check(self, value: Any, schema: Schema, path: str, errors: list[FieldError]) -> None:
+        int_or_string = bool(schema.get(self.ext.int_or_string))
         if value is None:
-            if not schema.get("nullable") and schema.get("type") and not schema.get(self.ext.preserve_unknown_fields):
-                errors.append(invalid(path, "null", f'{_where(path)} in body must be of type {schema["type"]}: "null"'))
+            typed = schema.get("type") or int_or_string
+            if not schema.get("nullable") and typed and not schema.get(self.ext.preserve_unknown_fields):
+                errors.append(_type_invalid(path, value, "integer,string" if int_or_string else schema["type"]))
             return
-        if schema.get(self.ext.int_or_string):
+        if int_or_string:  # the reference's conversion types it ["integer", "string"] (validation.go)
             if not isinstance(value, (str, int)) or isinstance(value, bool):
-                errors.append(
-                    invalid(
-                        path, value, f'{_where(path)} in body must be of type integer or string: "{_type_of(value)}"'
-                    )
-                )
+                errors.append(_type_invalid(path, value, "integer,string"))
                 return
         elif (wanted := schema.get("type")) and not _matches_type(value, wanted):
-            errors.append(invalid(path, value, f'{_where(path)} in body must be of type {wanted}: "{_type_of(value)}"'))
+            errors.append(_type_invalid(path, value, wanted))
             return
         self._check_enum(value, schema, path, errors)
         if isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -540,6 +540,19 @@ def test_type_mismatch_is_refused(api_version: str, kind: str, message: str) -> 
             '.spec.template.spec.containers: duplicate entries for key [name="nginx"]',
         ),
         (lambda c: c["spec"].update(replicass=1), ".spec.replicass: field not declared in schema"),
+        # structured-merge-diff typed/validate.go and helpers.go, Go's fmt verbs on the value's wrapper
+        (lambda c: c["spec"].update(replicas="3"), ".spec.replicas: expected numeric (int or float), got string"),
+        (lambda c: c["spec"].update(paused=1), ".spec.paused: expected boolean, got &{1}"),
+        (
+            lambda c: c["spec"]["template"]["spec"]["containers"][0].update(image=7),
+            '.spec.template.spec.containers[name="nginx"].image: expected string, '
+            "got &value.valueUnstructured{Value:7}",
+        ),
+        (lambda c: c["spec"].update(selector="app=web"), ".spec.selector: expected map, got &{app=web}"),
+        (
+            lambda c: c["spec"].update(strategy={"rollingUpdate": {"maxSurge": [1]}}),
+            ".spec.strategy.rollingUpdate.maxSurge: expected any scalar, got &{[1]}",
+        ),
         (
             lambda c: c["spec"]["template"]["spec"]["containers"].append({"image": "x"}),
             (

@@ -149,9 +149,8 @@ def test_an_unknown_field_with_any_name_is_warned_about_in_a_valid_header(server
 def test_base64_with_characters_outside_ascii_is_invalid_not_a_crash(server: RunningServer, path: str, body: dict):
     """Found by bench/fuzz.py: Python's base64 decoder refuses non-ASCII text with a ValueError of its own."""
     made = server.session.post(f"/api/v1/namespaces/default/{path}", json={"metadata": {"name": "b64"}, **body})
-    assert made.status_code == 422, made.text
-    cause = made.json()["details"]["causes"][0]
-    assert cause["message"].startswith("Invalid value: illegal base64 data"), cause
+    assert made.status_code == 400, made.text  # a decode error, as Go's base64 decoder reports it
+    assert "illegal base64 data at input byte" in made.json()["message"], made.text
 
 
 def test_names_with_a_nul_character_are_not_found_or_invalid(any_server: RunningServer):

@@ -47,7 +47,6 @@ CASES = [
         "FieldValueInvalid",
     ),
     ("signature does not verify", _set("request", b64(_tampered())), "spec.request", "FieldValueInvalid"),
-    ("request not base64", _set("request", "***"), "spec.request", "FieldValueInvalid"),
     ("signer missing", _set("signerName", None), "spec.signerName", "FieldValueRequired"),
     ("legacy signer", _set("signerName", NAMING.key("legacy-unknown")), "spec.signerName", "FieldValueInvalid"),
     ("usages missing", _set("usages", None), "spec.usages", "FieldValueRequired"),
@@ -65,6 +64,16 @@ def test_create_validation(client: Any, case: str, change: Callable[[dict], None
     assert response.status_code == 422, response.json
     causes = [(c["field"], c["reason"]) for c in response.json["details"]["causes"]]
     assert causes == [(field, reason)]
+
+
+def test_a_request_that_is_not_base64_is_a_decode_error(client: Any) -> None:
+    """spec.request is []byte in the reference: bad base64 fails decoding (400), before validation."""
+    body = csr_body("bad")
+    body["spec"]["request"] = "***"
+    response = client.post(CSRS, json=body)
+    assert response.status_code == 400, response.json
+    assert response.json["reason"] == "BadRequest"
+    assert "illegal base64 data at input byte 0" in response.json["message"]
 
 
 def test_valid_request_is_created_pending_with_the_requester_stamped(client: Any) -> None:

@@ -56,18 +56,18 @@ def test_defaults_fill_missing_fields_only():
     ("spec", "expected"),
     [
         ({"size": 0}, ["spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1"]),
-        ({"size": "a"}, ['spec.size: Invalid value: "a": spec.size in body must be of type integer: "string"']),
+        ({"size": "a"}, ['spec.size: Invalid value: "string": spec.size in body must be of type integer: "string"']),
         (
             {"tags": ["a", "b", "a"]},
             ["spec.tags: Too many: 3: must have at most 2 items", 'spec.tags[2]: Duplicate value: "a"'],
         ),
         (
             {"either": 1.5},
-            [('spec.either: Invalid value: 1.5: spec.either in body must be of type integer or string: "number"')],
+            [('spec.either: Invalid value: "number": spec.either in body must be of type integer,string: "number"')],
         ),
         (
             {"labels": {"k": 1}},
-            [('spec.labels.k: Invalid value: 1: spec.labels.k in body must be of type string: "integer"')],
+            [('spec.labels.k: Invalid value: "integer": spec.labels.k in body must be of type string: "integer"')],
         ),
     ],
 )

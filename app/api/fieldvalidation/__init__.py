@@ -2,24 +2,24 @@
 
 Findings use the reference's words and paths: `unknown field "spec.template.spec.containers[0].imagee"`,
 `duplicate field "spec.replicas"`. The `fieldValidation` parameter decides what they become:
-Strict -> 422 Invalid with one cause per field (the message keeps the reference's strict decoding
-text); Warn (the default) -> one `Warning` header each; Ignore -> nothing. In every mode unknown
-fields are dropped before the object is stored, as the reference's typed decoder drops them, and a
-value of the wrong type is a 422 (the object cannot be decoded). Kinds without a declaration are
-checked in metadata only. Protobuf bodies cannot carry unknown fields or repeated keys.
+Strict -> on POST/PUT the reference's decode error, 400 BadRequest `<Kind> in version "v1" cannot be handled as
+a <Kind>: strict decoding error: unknown field "x", ...` (create.go/update.go, transformDecodeError), on PATCH a
+422 Invalid with one cause per field; Warn (the default) -> one `Warning` header each; Ignore -> nothing. In every
+mode unknown fields are dropped before the object is stored, as the reference's typed decoder drops them, and a
+value of the wrong type is a decode error in Go's words (400 on POST/PUT, 422 on PATCH). Kinds without a
+declaration are checked in metadata only. Protobuf bodies cannot carry unknown fields or repeated keys.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import BadRequest, FieldError, Invalid
 from ...registry.patch import MERGE_PATCH, STRATEGIC_MERGE_PATCH, apply_patch
 from ...schema import meta
-from ...schema import types as t
 from ...schema.types import Struct
 from .duplicates import duplicates, json_duplicates
 from .patch import prune_patch
@@ -42,18 +42,19 @@ class Checked:
     obj: Any  # the object without unknown fields
     findings: list[Finding]
     errors: list[FieldError]  # type errors: fatal in every mode
+    decode_errors: list[str] = field(default_factory=list)  # the same, in the reference decoder's words
 
 
 def walk(schema: Struct | None, obj: Any, repeated: list[str]) -> Checked:
     """Check `obj` against `schema` (or only its metadata when there is none)."""
     walker = Walker(frozenset(repeated))
     if schema is not None and isinstance(obj, dict):
-        return Checked(walker.struct(schema, obj, ""), walker.findings, walker.errors)
+        return Checked(walker.struct(schema, obj, ""), walker.findings, walker.errors, walker.decode_errors)
     md = obj.get("metadata") if isinstance(obj, dict) else None
     if isinstance(md, dict):
         obj = {**obj, "metadata": walker.struct(meta.ObjectMeta, md, "metadata")}
     outside = [Finding("duplicate", p) for p in repeated if not p.startswith(("metadata.", "metadata["))]
-    return Checked(obj, outside + walker.findings, walker.errors)
+    return Checked(obj, outside + walker.findings, walker.errors, walker.decode_errors)
 
 
 def check_object(schema: Struct | None, obj: Any, body: bytes, media: str) -> Checked:
@@ -68,7 +69,23 @@ def unknown(path: str) -> Finding:
 
 
 def enforce(mode: str, checked: Checked, kind: str, group: str, version: str, name: str = "") -> list[str]:
-    """Raise for type errors and (in Strict) findings; return the warnings of Warn."""
+    """A POST/PUT body: raise the reference's decode error (400) for a type error or, in Strict, the findings;
+    return the warnings of Warn. A type error wins: the decoder stops before it reports unknown fields."""
+    handled = f'{kind} in version "{version}" cannot be handled as a {kind}: '
+    if checked.errors:
+        first = checked.decode_errors[0] if checked.decode_errors else str(checked.errors[0])
+        raise BadRequest(handled + first)
+    if not checked.findings or mode == "Ignore":
+        return []
+    texts = list(dict.fromkeys(f.text for f in checked.findings))
+    if mode == "Strict":
+        raise BadRequest(handled + "strict decoding error: " + ", ".join(texts))
+    return texts
+
+
+def _enforce_patch(mode: str, checked: Checked, kind: str, group: str, version: str, name: str) -> list[str]:
+    """A patched object: type errors and (in Strict) findings are 422 Invalid, as the reference's patch handler
+    answers them (patch.go wraps decode errors of the patched object in NewInvalid)."""
     if checked.errors:
         strict = [finding_error(f) for f in checked.findings] if mode == "Strict" else []
         raise Invalid(kind, group, name, strict + checked.errors)
@@ -77,7 +94,6 @@ def enforce(mode: str, checked: Checked, kind: str, group: str, version: str, na
     texts = list(dict.fromkeys(f.text for f in checked.findings))
     if mode == "Strict":
         error = Invalid(kind, group, name, [finding_error(f) for f in checked.findings])
-        # the issue asks for 422 with causes; the message stays the reference's 400 text
         error.message = (
             f'{kind} in version "{version}" cannot be handled as a {kind}: strict decoding error: ' + ", ".join(texts)
         )
@@ -113,7 +129,7 @@ def check_patch(
         [f for f in after.findings if f not in old_findings],
         [e for e in after.errors if str(e) not in old_errors],
     )
-    warnings = enforce(mode, checked, kind, group, version, name)
+    warnings = _enforce_patch(mode, checked, kind, group, version, name)
     if any(f.what == "unknown" for f in checked.findings):
         body = prune_patch(schema, patch_type, body)
     return body, warnings
@@ -136,7 +152,7 @@ def check_schemaless_patch(
     before = set(unknown_of(current))
     findings = [Finding("duplicate", p) for p in json_duplicates(body)] if patch_type == MERGE_PATCH else []
     findings += [unknown(p) for p in unknown_of(patched) if p not in before]
-    return enforce(mode, Checked(patched, findings, []), kind, group, version, name)
+    return _enforce_patch(mode, Checked(patched, findings, []), kind, group, version, name)
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
@@ -150,41 +166,10 @@ def warning_header(text: str) -> str:
     return f'299 - "{escaped}"'.encode().decode("latin-1")
 
 
-#: JSON value types as Go's encoding/json names them in "cannot unmarshal <type>"
-_GO_JSON_TYPES = {
-    "boolean": "bool",
-    "integer": "number",
-    "number": "number",
-    "string": "string",
-    "array": "array",
-    "object": "object",
-    "null": "null",
-}
-
-
-def _go_type(spec: Any) -> str:
-    if isinstance(spec, Struct):
-        return f"v1.{spec.name}"
-    if isinstance(spec, t.ListOf):
-        return "[]" + _go_type(spec.item)
-    if isinstance(spec, t.MapOf):
-        return "map[string]" + _go_type(spec.value)
-    return {t.INT64: "int64", t.INT32: "int32", t.BOOL: "bool", t.DOUBLE: "float64"}.get(spec, "string")
-
-
 def check_options(schema: Struct, obj: dict) -> None:
     """An options body (DeleteOptions, ...) decodes into its typed struct: a value of the wrong type is 400
     BadRequest in Go's wording, as the reference's decoder reports it."""
     walker = Walker()
     walker.struct(schema, obj, "")
-    for error in walker.errors:
-        spec: Any = schema
-        for part in error.field.replace("[", ".[").split("."):
-            if isinstance(spec, Struct) and part in spec.json_fields:
-                spec = spec.json_fields[part][-1].type
-            elif isinstance(spec, t.ListOf) and part.startswith("["):
-                spec = spec.item
-        got = _GO_JSON_TYPES.get(str(error.value), "value")
-        raise BadRequest(
-            f"json: cannot unmarshal {got} into Go struct field {schema.name}.{error.field} of type {_go_type(spec)}"
-        )
+    if walker.decode_errors:
+        raise BadRequest(walker.decode_errors[0])

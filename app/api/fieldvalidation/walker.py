@@ -12,6 +12,7 @@ from ...schema import types as t
 from ...schema.scalars import parse_rfc3339
 from ...schema.wire import ProtobufError
 from .duplicates import join
+from .gotext import unmarshal_text
 
 #: Keys every kind's JSON carries besides its declared fields.
 TYPE_KEYS = frozenset({"apiVersion", "kind"})
@@ -76,12 +77,22 @@ class Walker:
     directives: bool = False  # keep strategic merge patch directives (`$patch`, `$setElementOrder/x`)
     findings: list[Finding] = field(default_factory=list)
     errors: list[FieldError] = field(default_factory=list)
+    decode_errors: list[str] = field(default_factory=list)  # the same errors in the reference decoder's words
+    _owner: str = ""  # the innermost struct's Go type name and the struct fields down to here, for those words
+    _fields: list[str] = field(default_factory=list)
 
     def _seen(self, path: str) -> None:
         if path in self.duplicates:
             self.findings.append(Finding("duplicate", path))
 
     def struct(self, struct: t.Struct, value: dict, path: str) -> dict:
+        outer, self._owner = self._owner, struct.name
+        try:
+            return self._struct(struct, value, path)
+        finally:
+            self._owner = outer
+
+    def _struct(self, struct: t.Struct, value: dict, path: str) -> dict:
         out: dict = {}
         for key, item in value.items():
             here = join(path, key)
@@ -91,7 +102,7 @@ class Walker:
             if struct.kind and key in TYPE_KEYS:
                 self._seen(here)
                 if item is not None and not isinstance(item, str):
-                    self.errors.append(type_error(here, item, "string"))
+                    self._fail(type_error(here, item, "string"), t.STRING, item, key)
                 out[key] = item
                 continue
             fields = struct.json_fields.get(key) if isinstance(key, str) else None
@@ -99,7 +110,9 @@ class Walker:
                 self.findings.append(Finding("unknown", here))  # a repeated unknown key is only unknown
                 continue
             self._seen(here)
+            self._fields.append(key)
             out[key] = self.value(fields[-1].type, item, here)
+            self._fields.pop()
         return out
 
     def value(self, spec: t.TypeSpec, value: Any, path: str) -> Any:
@@ -107,15 +120,15 @@ class Walker:
             return None  # null decodes to the zero value of any Go type
         if isinstance(spec, t.Struct):
             if not isinstance(value, dict):
-                return self._wrong(path, value, "object")
+                return self._wrong(spec, path, value, "object")
             return self.struct(spec, value, path)
         if isinstance(spec, t.ListOf):
             if not isinstance(value, list):
-                return self._wrong(path, value, "array")
+                return self._wrong(spec, path, value, "array")
             return [self.value(spec.item, item, f"{path}[{i}]") for i, item in enumerate(value)]
         if isinstance(spec, t.MapOf):
             if not isinstance(value, dict):
-                return self._wrong(path, value, "object")
+                return self._wrong(spec, path, value, "object")
             out = {}
             for key, item in value.items():
                 here = join(path, key)
@@ -123,14 +136,19 @@ class Walker:
                 out[key] = self.value(spec.value, item, here)
             return out
         if (error := scalar_error(spec, value, path)) is not None:
-            self.errors.append(error)
+            self._fail(error, spec, value)
         elif spec == t.BYTES:
             return without_line_breaks(value)  # stored as Go re-encodes the decoded bytes
         return value
 
-    def _wrong(self, path: str, value: Any, expected: str) -> Any:
-        self.errors.append(type_error(path, value, expected))
+    def _wrong(self, spec: t.TypeSpec, path: str, value: Any, expected: str) -> Any:
+        self._fail(type_error(path, value, expected), spec, value)
         return value
+
+    def _fail(self, error: FieldError, spec: t.TypeSpec, value: Any, key: str | None = None) -> None:
+        self.errors.append(error)
+        fields = [*self._fields, key] if key is not None else self._fields
+        self.decode_errors.append(unmarshal_text(spec, value, self._owner, fields))
 
 
 def without_line_breaks(text: str) -> str:
