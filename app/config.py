@@ -556,6 +556,14 @@ OPTIONS: tuple[Option, ...] = (
         "controllers to run: '*' (default-on ones), 'name' enables, '-name' disables (e.g. '*,tokencleaner')",
     ),
     Option(
+        "simulate_nodes",
+        defaults.SIMULATE_NODES,
+        _int_in(0, 100000),
+        "N",
+        "simulate a cluster of N nodes: Node objects, node agents, a scheduler and workload controllers that make "
+        "Deployments, Jobs, ... move (docs/simulation.md); 0: a plain API server",
+    ),
+    Option(
         "cluster_signing_cert_file",
         defaults.CLUSTER_SIGNING_CERT_FILE,
         _existing_file,
@@ -704,6 +712,7 @@ class Settings:
     enable_admission_plugins: tuple[str, ...] | None = None
     disable_admission_plugins: tuple[str, ...] | None = None
     controllers: str = defaults.CONTROLLERS
+    simulate_nodes: int = defaults.SIMULATE_NODES
     cluster_signing_cert_file: str | None = None
     cluster_signing_key_file: str | None = None
     cluster_signing_duration: float = parse_duration(defaults.CLUSTER_SIGNING_DURATION)
@@ -892,6 +901,7 @@ def flask_config(settings: Settings) -> dict[str, Any]:
         "RUNTIME_CONFIG": settings.runtime_config or (),
         "ADMISSION_PLUGINS": settings.admission_plugins,
         "CONTROLLERS": settings.controllers,
+        "SIMULATE_NODES": settings.simulate_nodes,
         "CLUSTER_SIGNING_CERT_FILE": settings.cluster_signing_cert_file or settings.pki_file(defaults.CA_CERT),
         "CLUSTER_SIGNING_KEY_FILE": settings.cluster_signing_key_file or settings.pki_file(defaults.CA_KEY),
         "CLUSTER_SIGNING_DURATION": float(settings.cluster_signing_duration),

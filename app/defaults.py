@@ -36,6 +36,7 @@ AUTHORIZATION_WEBHOOK_CACHE_UNAUTHORIZED_TTL = "30s"
 
 # Controllers run inside the server (app/controllers).
 CONTROLLERS = "*"  # every default-on controller (tokencleaner is off unless named)
+SIMULATE_NODES = 0  # a plain API server: nothing runs workloads (docs/simulation.md)
 CLUSTER_SIGNING_CERT_FILE: str | None = None  # None: the generated cluster CA signs CSRs
 CLUSTER_SIGNING_KEY_FILE: str | None = None
 CLUSTER_SIGNING_DURATION = "8760h"  # one year

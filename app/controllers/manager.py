@@ -23,6 +23,7 @@ from .names import parse_controllers
 from .namespacedefaults import RootCaPublisher, ServiceAccountController
 from .podgc import PodGarbageCollector
 from .resourcequota import ResourceQuotaController
+from .simulation import SIMULATION_CONTROLLERS
 from .storageprotection import PvcProtection, PvProtection
 from .tokencleaner import TokenCleaner
 
@@ -47,8 +48,15 @@ BUILDERS: dict[str, type[Controller]] = {
         PvcProtection,
         PvProtection,
         PodGarbageCollector,
+        *SIMULATION_CONTROLLERS,
     )
 }
+
+
+def simulation_controllers(settings: dict) -> tuple[str, ...]:
+    """The simulated cluster's controllers, all of them when --simulate-nodes is above 0 (--controllers does not
+    name them: the simulation is one switch)."""
+    return tuple(c.name for c in SIMULATION_CONTROLLERS) if int(settings.get("SIMULATE_NODES") or 0) > 0 else ()
 
 
 def lease_name(ctx: Context, controller: str) -> str:
@@ -125,7 +133,7 @@ def ensure_namespaced_policy(ctx: Context) -> None:
 def install_controllers(app: Flask) -> None:
     """Wire the controllers into `app`: `CONTROLLERS` (from --controllers; absent: none, as in test apps)."""
     svc = app.extensions["orch"]
-    enabled = parse_controllers(str(app.config.get("CONTROLLERS") or ""))
+    enabled = parse_controllers(str(app.config.get("CONTROLLERS") or "")) + simulation_controllers(app.config)
     if not enabled and not app.config.get("SERVER_URL"):
         return
     ctx = Context(
