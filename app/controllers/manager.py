@@ -32,25 +32,24 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-BUILDERS: dict[str, type[Controller]] = {
-    c.name: c
-    for c in (
-        CsrSigning,
-        CsrApproving,
-        CsrCleaner,
-        TokenCleaner,
-        BootstrapSigner,
-        GarbageCollector,
-        ServiceAccountController,
-        RootCaPublisher,
-        CrdController,
-        ResourceQuotaController,
-        PvcProtection,
-        PvProtection,
-        PodGarbageCollector,
-        *SIMULATION_CONTROLLERS,
-    )
-}
+#: every controller a process may run: the controller manager's, then the simulated cluster's
+ALL_CONTROLLERS: tuple[type[Controller], ...] = (
+    CsrSigning,
+    CsrApproving,
+    CsrCleaner,
+    TokenCleaner,
+    BootstrapSigner,
+    GarbageCollector,
+    ServiceAccountController,
+    RootCaPublisher,
+    CrdController,
+    ResourceQuotaController,
+    PvcProtection,
+    PvProtection,
+    PodGarbageCollector,
+    *SIMULATION_CONTROLLERS,
+)
+BUILDERS: dict[str, type[Controller]] = {c.name: c for c in ALL_CONTROLLERS}
 
 
 def simulation_controllers(settings: dict) -> tuple[str, ...]:
