@@ -130,12 +130,16 @@ class GarbageCollector(Controller):
     def _follow_owners(self, item: Item, by_uid: dict[str, Item]) -> None:
         if item.md.get("deletionTimestamp") and FOREGROUND_FINALIZER not in item.finalizers():
             return  # already going
-        gone, waiting, alive, unknown = [], [], [], []
+        gone: list[dict] = []
+        alive: list[dict] = []
+        waiting, unknown = [], []
         for ref in item.refs():
             owner = by_uid.get(str(ref.get("uid", "")))
             if self._kind_of(ref) is None:
                 unknown.append(ref)
-            elif owner is None or (owner.namespace not in (None, item.namespace)):
+            elif owner is None:  # alive when made after the sync read its kind: the next sync sees it
+                (gone if self._dangling(ref, item) else alive).append(ref)
+            elif owner.namespace not in (None, item.namespace):
                 gone.append(ref)
             elif owner.md.get("deletionTimestamp") and FOREGROUND_FINALIZER in owner.finalizers():
                 waiting.append(ref)
@@ -149,6 +153,14 @@ class GarbageCollector(Controller):
             return
         if gone:  # some owners live on: forget the ones that are gone
             self._update_refs(item, [r for r in item.refs() if r not in gone])
+
+    def _dangling(self, ref: dict, item: Item) -> bool:
+        """The reference's isDangling: an owner missing from the sync's lists is read live before its dependents
+        go (each kind is listed in turn, so an owner created after its kind was read looks missing)."""
+        rt = self._kind_of(ref)
+        assert rt is not None
+        current = self.client.find(rt, item.namespace if rt.namespaced else None, str(ref.get("name", "")))
+        return current is None or (current.get("metadata") or {}).get("uid") != ref.get("uid")
 
     def _finish_owner(self, owner: Item, dependents: list[Item]) -> None:
         finalizers = owner.finalizers()

@@ -77,3 +77,23 @@ def test_owners_named_while_a_sync_reads_are_kept_by_it(cclient: Any, ctx: Conte
     gc._everything = read_before_the_dependent_existed  # type: ignore[method-assign]
     gc.sync()
     assert gc.owners is not None and owner["metadata"]["uid"] in gc.owners
+
+
+def test_an_owner_made_after_its_kind_was_listed_keeps_its_dependents(cclient: Any, ctx: Context) -> None:
+    """A sync lists kind after kind: an owner created between two lists is missing from them, and is read live
+    before its dependents are deleted (the reference's isDangling)."""
+    owner = make(cclient, "fresh-owner")
+    dependent = make(cclient, "fresh-dependent", owner)
+    gc = GarbageCollector(ctx)
+    listed = gc._everything
+
+    def lists_without_the_owner() -> list:
+        return [item for item in listed() if item.uid != owner["metadata"]["uid"]]
+
+    gc._everything = lists_without_the_owner  # type: ignore[method-assign]
+    gc.sync()
+    assert cclient.get(f"{CONFIGMAPS}/fresh-dependent").json["metadata"]["uid"] == dependent["metadata"]["uid"]
+    assert cclient.delete(f"{CONFIGMAPS}/fresh-owner").status_code == 200
+    make(cclient, "fresh-owner")  # same name, another uid: the dependent's owner is gone all the same
+    gc.sync()
+    assert cclient.get(f"{CONFIGMAPS}/fresh-dependent").status_code == 404
