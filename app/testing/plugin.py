@@ -5,6 +5,7 @@ Configuration (pytest.ini / pyproject `[tool.pytest.ini_options]`):
   orch_crds          CRD files or directories (one per line, relative to the rootdir), installed and Established
   orch_server_args   further orch-apiserver flags
   orch_database_url  a database URL (default: SQLite in a temporary directory); `--orch-database-url` overrides it
+  orch_simulate_nodes  N > 0: a simulated cluster of N nodes (docs/simulation.md): pods get scheduled and run
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("orch_crds", "CRD files or directories to install before tests", type="linelist", default=[])
     parser.addini("orch_server_args", "extra orch-apiserver flags for the test server", type="args", default=[])
     parser.addini("orch_database_url", "database URL of the test server (default: SQLite)", default="")
+    parser.addini("orch_simulate_nodes", "simulated nodes of the test server (0: a plain API server)", default="0")
     parser.addoption("--orch-database-url", default=None, help="database URL of the orch-apiserver test server")
 
 
@@ -42,6 +44,7 @@ def orch_apiserver(pytestconfig: pytest.Config) -> Iterator[TestServer]:
         crds=crds,
         database_url=database_url,
         args=pytestconfig.getini("orch_server_args"),
+        simulate_nodes=int(pytestconfig.getini("orch_simulate_nodes") or 0),
     )
     with server:
         yield server

@@ -28,6 +28,7 @@ from .manifests import Manifests
 DEFAULT_API_DOMAIN = "k8s.io"
 READY_TIMEOUT = 30.0
 CRD_TIMEOUT = 30.0
+NODES_TIMEOUT = 30.0
 
 
 class TestServerError(RuntimeError):
@@ -64,7 +65,9 @@ class TestServer:
 
     api_domain: `k8s.io` (stock clients' names) or `orch.io`; crds: CRD files or directories installed and
     waited for (Established) before the server is handed out; database_url: SQLite in the data directory
-    when None, else e.g. a PostgreSQL URL (its schema is created or upgraded); args: further server flags.
+    when None, else e.g. a PostgreSQL URL (its schema is created or upgraded); args: further server flags;
+    simulate_nodes: N > 0 runs the simulated cluster (docs/simulation.md) and hands the server out once its N nodes
+    are Ready, so pods a test creates get scheduled and run.
     """
 
     __test__ = False  # not a pytest test class
@@ -76,8 +79,10 @@ class TestServer:
         database_url: str | None = None,
         args: Sequence[str] = (),
         data_dir: str | None = None,
+        simulate_nodes: int = 0,
     ) -> None:
         self.api_domain = api_domain
+        self.simulate_nodes = simulate_nodes
         self.crds = [Path(p) for p in crds]
         self.database_url = database_url
         self.args = list(args)
@@ -126,6 +131,8 @@ class TestServer:
         ]
         if self.database_url:
             argv += ["--database-url", self.database_url]
+        if self.simulate_nodes:
+            argv += ["--simulate-nodes", str(self.simulate_nodes)]
         try:
             settings = parse_settings(argv + self.args, environ={})  # ORCH_* of the caller's shell stay out
         except SystemExit:  # argparse has printed why to stderr
@@ -152,6 +159,8 @@ class TestServer:
         worker_booted(self._app)  # the controllers and bootstrap hooks, as in a gunicorn worker
         self._manifests = Manifests(self.kubeconfig, self.api_domain)
         self._wait_ready()
+        if self.simulate_nodes:
+            self._wait_nodes_ready()  # before the baseline: a reset keeps the simulated nodes
         if self.crds:
             self.apply_crds(self.crds)
         self._baseline = self._snapshot()
@@ -265,6 +274,35 @@ class TestServer:
             last = f"/readyz answered {status}: {body[:500]}"
             time.sleep(0.01)
         raise TestServerError(f"not ready after {READY_TIMEOUT:.0f} s; {last}")
+
+    def _wait_nodes_ready(self) -> None:
+        from ..controllers.simulation.cluster import simulated_label
+        from ..naming import Naming
+
+        label = simulated_label(Naming(self.api_domain))
+        deadline = time.monotonic() + NODES_TIMEOUT
+        ready = 0
+        while time.monotonic() < deadline:
+            status, body = self.manifests.raw_get(f"/api/v1/nodes?labelSelector={label}%3Dtrue")
+            ready = _ready_simulated_nodes(body, label) if status == 200 else 0
+            if ready >= self.simulate_nodes:
+                return
+            time.sleep(0.02)
+        raise TestServerError(f"{ready} of {self.simulate_nodes} simulated nodes Ready after {NODES_TIMEOUT:.0f} s")
+
+
+def _ready_simulated_nodes(body: str, label: str) -> int:
+    """How many simulated nodes of a NodeList are Ready and schedulable (not-ready taint gone)."""
+    import orjson
+
+    count = 0
+    for node in orjson.loads(body).get("items") or []:
+        ready = any(
+            c.get("type") == "Ready" and c.get("status") == "True" for c in node.get("status", {}).get("conditions", [])
+        )
+        tainted = any(t.get("key", "").endswith("/not-ready") for t in node.get("spec", {}).get("taints") or [])
+        count += ready and not tainted and node["metadata"].get("labels", {}).get(label) == "true"
+    return count
 
 
 def _fresh(data: str) -> dict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from orch_apiserver.auth.rbac.defaults import DefaultPolicy, reference_renamer
+from orch_apiserver.auth.rbac.defaults import SIMULATION_CONTROLLER_ROLES, DefaultPolicy, reference_renamer
 from orch_apiserver.naming import Naming
 
 REFERENCE, OURS = DefaultPolicy(Naming("k8s.io")), DefaultPolicy(Naming())
@@ -80,6 +80,8 @@ EXPECTED_CLUSTER_ROLES = {
             "ttl-controller",
         )
     ),
+    # ours: the simulated cluster's controllers (docs/simulation.md)
+    *(f"system:controller:{c}" for c in SIMULATION_CONTROLLER_ROLES),
 }
 
 

@@ -29,7 +29,33 @@ IN_SERVER_CONTROLLERS = (
     "pvc-protection-controller",
     "pv-protection-controller",
     "pod-garbage-collector",
+    "replicaset-controller",  # these two with --simulate-nodes (app/controllers/simulation/workloads.py)
+    "deployment-controller",
+    "statefulset-controller",  # these six with --simulate-nodes (app/controllers/simulation/batch.py)
+    "daemon-set-controller",
+    "job-controller",
+    "cronjob-controller",
+    "endpointslice-controller",
+    "endpoint-controller",
 )
+#: the simulated cluster's controllers (--simulate-nodes, docs/simulation.md): service account -> rules in the
+#: reference's spelling, as ref.CONTROLLER_ROLES; each gets `system:controller:<account>` and its Lease
+SIMULATION_CONTROLLER_ROLES: dict[str, list[ref.Rule]] = {
+    "sim-node-agent": [
+        ("core", "nodes", f"{ref.GLW} create update patch delete"),
+        ("core", "nodes/status", "patch update"),
+        ("coordination.k8s.io", "leases", f"{ref.GLW} create update delete"),
+        ("core", "pods", f"{ref.GLW} delete"),
+        ("core", "pods/status", "patch update"),
+        ref.EVENTS,
+    ],
+    "sim-scheduler": [
+        ("core", "nodes pods", ref.GLW),
+        ("core", "pods/binding bindings", "create"),
+        ("core", "pods/status", "patch update"),
+        ref.EVENTS,
+    ],
+}
 
 
 def _r(groups: list[str], resources: list[str], verbs: list[str], names: list[str] | None = None) -> dict:
@@ -189,12 +215,15 @@ class DefaultPolicy:
     # -- the policy: the reference's, then what this server adds -------------------------------------------
 
     def cluster_roles(self) -> list[dict]:
-        return self.reference_cluster_roles()
+        simulation = SIMULATION_CONTROLLER_ROLES.items()
+        return self.reference_cluster_roles() + [
+            self._role(f"system:controller:{name}", self._rules(rules)) for name, rules in simulation
+        ]
 
     def cluster_role_bindings(self) -> list[dict]:
         certs = self.naming.group("certificates")
         # kubeadm's grants for token-bootstrapping nodes (its kubeadm:kubelet-bootstrap and node-autoapprove)
-        return self.reference_cluster_role_bindings() + [
+        kubeadm = [
             self._binding("system:node-bootstrapper", "system:node-bootstrapper", [BOOTSTRAPPERS_GROUP]),
             self._binding(
                 f"system:{certs}:certificatesigningrequests:nodeclient",
@@ -202,6 +231,8 @@ class DefaultPolicy:
                 [BOOTSTRAPPERS_GROUP],
             ),
         ]
+        simulation = [self._account_binding(f"system:controller:{name}", name) for name in SIMULATION_CONTROLLER_ROLES]
+        return self.reference_cluster_role_bindings() + kubeadm + simulation
 
     def roles(self) -> list[dict]:
         """The reference's Roles of the system and public namespaces, plus this server's own."""
@@ -242,7 +273,13 @@ class DefaultPolicy:
                 "system::leader-locking-controllers",
                 [
                     self._subject(a)
-                    for a in (CERTIFICATE_CONTROLLER, BOOTSTRAP_SIGNER, TOKEN_CLEANER, *IN_SERVER_CONTROLLERS)
+                    for a in (
+                        CERTIFICATE_CONTROLLER,
+                        BOOTSTRAP_SIGNER,
+                        TOKEN_CLEANER,
+                        *IN_SERVER_CONTROLLERS,
+                        *SIMULATION_CONTROLLER_ROLES,
+                    )
                 ],
             ),
             bind(

@@ -3,5 +3,17 @@
 from __future__ import annotations
 
 from ..base import Controller
+from .cronjob import CronJobController
+from .daemonset import DaemonSetController
+from .endpoints import EndpointsController, EndpointSliceController
+from .job import JobController
+from .statefulset import StatefulSetController
 
-BATCH_CONTROLLERS: tuple[type[Controller], ...] = ()
+BATCH_CONTROLLERS: tuple[type[Controller], ...] = (
+    StatefulSetController,
+    DaemonSetController,
+    JobController,
+    CronJobController,
+    EndpointSliceController,
+    EndpointsController,
+)
