@@ -7,7 +7,6 @@ items only the live side has keep their place, and shared items follow the appli
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from ..schema.types import Struct
@@ -19,7 +18,7 @@ from .values import MISSING
 
 def merge(live: Any, applied: Any, node: TypeNode) -> Any:
     """The merged value (MISSING when neither side has one). Raises TypedError for duplicate keys
-    on the applied side."""
+    on the applied side. Leaves and atomic values are the inputs' own (not copies): read it, never change it."""
     return _merge(live, applied, node, ())
 
 
@@ -28,7 +27,7 @@ def _merge(lhs: Any, rhs: Any, node: TypeNode, path: Path) -> Any:
     if how != "leaf" and not _nonempty(lhs) and not _nonempty(rhs):
         how = "leaf"
     if how == "leaf":
-        return copy.deepcopy(rhs if rhs is not MISSING else lhs)
+        return rhs if rhs is not MISSING else lhs
     if how == "list":
         merged = _merge_items(lhs if isinstance(lhs, list) else [], rhs if isinstance(rhs, list) else [], node, path)
         return merged if merged else MISSING

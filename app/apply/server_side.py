@@ -8,7 +8,6 @@ values change are conflicts (409) unless forced, and forcing takes them over (ru
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 from typing import Any
 
@@ -42,11 +41,10 @@ from .steps import (
     record_changes,
     take_changes,
     with_managed_fields,
-    without_managed_fields,
 )
 from .typed import ensure_named_fields, fieldset_of, typed_view, validate_applied, zero_object
 from .typeinfo import TypedError, TypeNode, root_node
-from .values import MISSING, same
+from .values import MISSING, json_copy, same
 
 
 def _check_applied(applied: Any, api_version: str, kind: str) -> None:
@@ -70,6 +68,8 @@ def _prune(merged: Any, managed: Managed, last: ManagerEntry | None, node: TypeN
     applier's new config included) still owns it; items of others' making are kept."""
     if last is None or not last.fields:
         return merged
+    if last.fields.paths <= managed[last.identity].fields.paths:
+        return merged  # nothing dropped: every item removed below is owned again by the applier, so comes back
     last_named = ensure_named_fields(last.fields, node)
     pruned = _present(remove_fields(merged, last_named, node))
     owned = FieldSet()
@@ -80,6 +80,16 @@ def _prune(merged: Any, managed: Managed, last: ManagerEntry | None, node: TypeN
     pruned = _present(remove_fields(merged, merged_named - keep, node))
     dangling = (merged_named - ensure_named_fields(fieldset_of(pruned, node), node)) & last_named
     return _present(remove_fields(merged, dangling, node))
+
+
+def _without_managed_fields(live: dict[str, Any] | None) -> dict[str, Any]:
+    """`live` without managedFields, sharing everything else with it (no copy of a large object)."""
+    if live is None:
+        return {}
+    meta = live.get("metadata")
+    if not isinstance(meta, dict) or "managedFields" not in meta:
+        return live
+    return {**live, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
 
 
 def _present(value: Any) -> Any:
@@ -102,7 +112,8 @@ def apply(
 
     Raises ManagedFieldsInApply / ApplyTypeMismatch (400), ApplyInvalidObject (400, e.g. duplicate
     keys or an undeclared field), ManagedFieldsUndecodable (500) and ApplyConflict (409) unless
-    `force`. When nothing changes, the live object comes back with only its managedFields updated.
+    `force`. When nothing changes, the live object comes back with only its managedFields updated. Never changes
+    `live` or `applied`, and the result shares no dict or list with them (a retry may pass them again).
     """
     if kind is None:  # a schemaless kind is checked by apiVersion alone unless the caller names it
         kind = (
@@ -117,7 +128,7 @@ def apply(
         managed = decode_managed_fields(meta_of(live).get("managedFields"))
     except ManagedFieldsError as exc:
         raise ManagedFieldsUndecodable(str(exc)) from None
-    base = without_managed_fields(live)
+    base = _without_managed_fields(live)  # read only: the result is copied from it, or built fresh
     try:
         validate_applied(applied, struct)
         base_view = typed_view(base, struct)
@@ -147,7 +158,7 @@ def apply(
         managed[ident] = ManagerEntry(
             manager, APPLY, api_version, mine.fields - STRIPPED, stamp if changed else mine.time, sub
         )
-    result = copy.deepcopy(drop_nulls(merged, node) if changed else base)
+    result = drop_nulls(merged, node) if changed else json_copy(base)  # fresh containers either way
     return with_managed_fields(result, managed)
 
 

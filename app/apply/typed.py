@@ -102,11 +102,14 @@ def item_pes(node: TypeNode, items: list[Any], path: Path) -> list[PathElement]:
 
 
 def typed_view(obj: Any, struct: Struct | None) -> Any:
-    """A copy of `obj` with the fields the reference's typed object always carries filled in."""
+    """`obj` with the fields the reference's typed object always carries filled in: new containers where something
+    may be filled, `obj`'s own values elsewhere (free-form subtrees are shared): read it, never change it."""
     return _fill(obj, root_node(struct))
 
 
 def _fill(value: Any, node: TypeNode) -> Any:
+    if node.plain:
+        return value
     if isinstance(value, dict):
         out = {key: _fill(child, node.child(key)) for key, child in value.items()}
         if node.kind == "struct" and not node.open:

@@ -10,7 +10,7 @@ objects are granular maps, lists and scalars are atomic leaves.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from typing import Any, Literal
 
 from ..schema.meta import ObjectMeta
@@ -59,21 +59,31 @@ class TypeNode:
     def child(self, key: str) -> TypeNode:
         """The type of a struct field / map value reached by `key`."""
         if self.kind == "struct":
-            assert self.struct is not None
-            return _struct_children(self.struct, self.top_level).get(key, DEDUCED)
+            return self._children.get(key, DEDUCED)
         if self.kind == "map":
             return node_for(self.elem, None)
         return DEDUCED
 
     def declares(self, key: str) -> bool:
         """Whether `key` is a named struct field (the reference's FindField)."""
-        if self.kind != "struct":
-            return False
+        return self.kind == "struct" and key in self._children
+
+    @cached_property
+    def _children(self) -> dict[str, TypeNode]:
+        """A struct's fields by JSON key, kept on the node: walks ask for them once per object node."""
         assert self.struct is not None
-        return key in _struct_children(self.struct, self.top_level)
+        return _struct_children(self.struct, self.top_level)
 
     def item(self) -> TypeNode:
         return node_for(self.elem, None)
+
+    @cached_property
+    def plain(self) -> bool:
+        """Whether no value of this type has fields its typed view fills in (no struct beneath): the view is the
+        value itself, and walks that only fill can skip it."""
+        if self.kind in ("scalar", "deduced"):
+            return True
+        return self.kind in ("map", "list") and self.item().plain
 
     def item_pe(self, item: Any) -> PathElement:
         """The element naming one item of an associative list (raises ValueError as the reference)."""

@@ -76,6 +76,23 @@ def unwrap(val: Val) -> Any:
 
 def same(a: Any, b: Any) -> bool:
     """The reference's value equality (1 == 1.0, True != 1, maps compare key by key)."""
+    return a == b and _same_given_equal(a, b)  # this equality implies Python's, which runs at C speed
+
+
+def _same_given_equal(a: Any, b: Any) -> bool:
+    """`same` for values Python finds equal (or identical): only bools among numbers and NaNs can still differ."""
+    kind = type(a)
+    if kind is not type(b):
+        return _same_mixed(a, b)
+    if kind is dict:
+        return all(_same_given_equal(value, b[key]) for key, value in a.items())
+    if kind is list:
+        return all(_same_given_equal(x, y) for x, y in zip(a, b))
+    return a == b if kind is float else True  # a NaN is never equal, even to itself
+
+
+def _same_mixed(a: Any, b: Any) -> bool:
+    """`same` for values of different Python types (int and float, a bool and a number, subclasses)."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, (int, float)) or isinstance(b, (int, float)):

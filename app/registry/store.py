@@ -480,7 +480,7 @@ class Registry:
             live = self.served(rt, current.decode()) if current is not None else None
             new = apply_fields(
                 live,
-                copy.deepcopy(applied),
+                applied,  # apply never changes it, nor shares it with its result: retries reuse it
                 manager,
                 self.apply_schema(rt),
                 rt.group_version,

@@ -4,7 +4,12 @@ treats them in custom resources); free-form subtrees (preserve-unknown-fields, u
 
 from __future__ import annotations
 
+import hashlib
+import threading
+import weakref
 from typing import Any
+
+import orjson
 
 from ..schema import meta
 from ..schema.types import (
@@ -23,6 +28,12 @@ from ..schema.types import (
 from .crd_schema import ROOT_FIELDS, Extensions
 
 _SCALARS = {"string": STRING, "integer": INT64, "number": DOUBLE, "boolean": BOOL}
+#: declarations of the schemas served now (a large CRD's takes ~60 ms and ~8,000 fields to build), by the schema's
+#: digest: weak, so a deleted or changed CRD's declaration goes with its kinds, not after 64 others (up to ~3 MiB each)
+_built: weakref.WeakValueDictionary[tuple[bytes, Extensions, str, str], Struct] = weakref.WeakValueDictionary()
+_lock = threading.Lock()
+#: how many declarations were built (not found in the cache): tests count conversions with it
+stats = {"builds": 0}
 
 
 class _Builder:
@@ -74,7 +85,26 @@ class _Builder:
 
 
 def typed_declaration(schema: dict, ext: Extensions, group_version: str, kind: str) -> Struct:
-    """The whole object's declaration: ObjectMeta, then the schema's top-level properties."""
+    """The whole object's declaration: ObjectMeta, then the schema's top-level properties. Built once per distinct
+    schema (a CRD's status or metadata changing does not rebuild it): the result is shared, never change it."""
+    try:
+        text = orjson.dumps(schema)  # keeps the order of properties, which the fields follow
+    except TypeError:  # what orjson cannot write (an integer beyond 64 bits) is converted every time
+        return _declaration(schema, ext, group_version, kind)
+    key = (hashlib.blake2b(text, digest_size=16).digest(), ext, group_version, kind)
+    with _lock:
+        found = _built.get(key)
+        if found is not None:
+            return found
+    struct = _declaration(schema, ext, group_version, kind)
+    with _lock:
+        _built[key] = struct
+    return struct
+
+
+def _declaration(schema: dict, ext: Extensions, group_version: str, kind: str) -> Struct:
+    with _lock:
+        stats["builds"] += 1
     builder = _Builder(ext, f"custom/{group_version}")
     properties = {k: v for k, v in (schema.get("properties") or {}).items() if k not in ROOT_FIELDS}
     fields = [Field("metadata", 1, meta.ObjectMeta)]
