@@ -7,6 +7,7 @@ is served by every other one at once, as the reference sets Established only onc
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
@@ -29,6 +30,10 @@ repeated = RepeatedErrors(log)
 TypesOf = Callable[[dict], list[ResourceType]]
 #: how long a request waits for its catch-up before it answers 404 all the same (a slow or absent database)
 CATCH_UP_TIMEOUT = 5.0
+
+
+def _digest(text: str | bytes) -> bytes:
+    return hashlib.blake2b(text.encode() if isinstance(text, str) else text, digest_size=16).digest()
 
 
 def established(crd: dict) -> bool:
@@ -58,8 +63,12 @@ class CustomCatalog(BackgroundThread):
         #: every CRD change at or below this store revision is in the catalog
         self._applied = 0
         self._swap = threading.Lock()  # one list-and-swap at a time: an older listing never replaces a newer one
-        #: CRD text as stored -> the kinds it defines (None: not established or not convertible), last listing's
-        self._types_by_text: dict[str, list[ResourceType] | None] = {}
+        #: digest of a CRD's stored text -> digest of what defines its kinds, last listing's (None: not served);
+        #: digests, not the texts: a listing's texts (managedFields and all) are not kept between refreshes
+        self._definition_of: dict[bytes, bytes | None] = {}
+        #: definition digest -> the kinds it defines, last listing's: a write that changes only the CRD's status
+        #: conditions or metadata keeps the same ResourceTypes (and every cache keyed by them), one generation
+        self._types_by_definition: dict[bytes, list[ResourceType]] = {}
         # catch-up rounds: one at a time per process, every request that missed meanwhile shares the next one
         self._rounds = threading.Condition()
         self._started = self._finished = 0
@@ -82,19 +91,39 @@ class CustomCatalog(BackgroundThread):
             listed = self.registry.list(self.crds, None, ListOptions())
             if listed.revision < self._applied:
                 return  # another thread swapped in a newer listing meanwhile
-            known, types = self._types_by_text, []
-            fresh: dict[str, list[ResourceType] | None] = {}
+            known, types = self._definition_of, []
+            fresh: dict[bytes, bytes | None] = {}
+            built: dict[bytes, list[ResourceType]] = {}
             for raw in listed.items:
-                defined = known[raw] if raw in known else self._types_of_text(raw)
-                fresh[raw] = defined
-                types += defined or []
+                text_key = _digest(raw)
+                definition = known[text_key] if text_key in known else self._definition_of_text(raw, built)
+                fresh[text_key] = definition
+                if definition is not None:
+                    if definition not in built:
+                        built[definition] = self._types_by_definition[definition]
+                    types += built[definition]
             self.registry.catalog.set_custom(types)
-            self._types_by_text, self._applied = fresh, listed.revision
+            self._definition_of, self._types_by_definition, self._applied = fresh, built, listed.revision
 
-    def _types_of_text(self, raw: str) -> list[ResourceType] | None:
+    def _definition_of_text(self, raw: str, built: dict[bytes, list[ResourceType]]) -> bytes | None:
+        """The definition digest of a CRD text not seen in the last listing, its kinds built (into `built`) unless
+        the last listing had them: what types_of reads (spec, accepted names), not the status conditions."""
         crd = orjson.loads(raw)
         if not established(crd):
             return None
+        try:  # in stored order: a reordered schema is a new definition (fields follow the order)
+            definition = _digest(orjson.dumps([crd.get("spec"), (crd.get("status") or {}).get("acceptedNames")]))
+        except TypeError:  # what orjson cannot write (an integer beyond 64 bits): this text alone is the key
+            definition = _digest(raw)
+        if definition in built or definition in self._types_by_definition:
+            return definition
+        defined = self._types_of(crd)
+        if defined is None:
+            return None
+        built[definition] = defined
+        return definition
+
+    def _types_of(self, crd: dict) -> list[ResourceType] | None:
         try:
             return self.types_of(crd)
         except (KeyError, TypeError, ValueError) as err:  # validated on write; an older server's leftovers

@@ -1,4 +1,6 @@
-"""Built documents, cached per catalog: rebuilt only when the catalog's set of types changes."""
+"""Built documents, cached per catalog: rebuilt only when the catalog's set of types changes (the v3 documents
+only for the groups whose types changed). One generation is kept: a catalog change drops the previous documents
+and every encoding made of them (protobuf, gzip)."""
 
 from __future__ import annotations
 
@@ -52,12 +54,25 @@ class _Built:
     v2: Encoded | None = None
 
     def matches(self, types: tuple[ResourceType, ...], domain: str) -> bool:
-        return (
-            domain == self.domain and len(types) == len(self.types) and all(a is b for a, b in zip(types, self.types))
-        )
+        return domain == self.domain and _same(types, self.types)
+
+
+def _same(a: tuple[ResourceType, ...], b: tuple[ResourceType, ...]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+@dataclass
+class _GroupVersions:
+    """The v3 documents of one group's versions, kept while the group's types stay the same objects: a CRD change
+    rebuilds its own group's documents, not the ~40 built-in ones (a kind's document may name a sibling version)."""
+
+    types: tuple[ResourceType, ...]
+    docs: dict[str, Encoded | None] = field(default_factory=dict)
 
 
 _cache: weakref.WeakKeyDictionary[Catalog, _Built] = weakref.WeakKeyDictionary()
+#: per catalog and domain: group -> its documents; groups no longer served are dropped at the next build
+_v3_groups: weakref.WeakKeyDictionary[Catalog, dict[tuple[str, str], _GroupVersions]] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
 
@@ -73,11 +88,23 @@ def _built(catalog: Catalog, naming: Naming) -> _Built:
 def v3_documents(catalog: Catalog, naming: Naming) -> _Built:
     entry = _built(catalog, naming)
     if entry.index is None:
+        with _lock:
+            previous = _v3_groups.get(catalog, {})
+        groups: dict[tuple[str, str], _GroupVersions] = {}
         for group, versions in catalog.group_versions().items():
+            members = tuple(rt for rt in entry.types if rt.group == group)
+            kept = previous.get((naming.domain, group))
+            built = kept if kept is not None and _same(members, kept.types) else _GroupVersions(members)
+            groups[(naming.domain, group)] = built
             for version in versions:
-                doc = build_v3_document(catalog, naming, group, version)
-                if doc is not None:
-                    entry.v3[gv_path(group, version)] = Encoded.of(doc)
+                path = gv_path(group, version)
+                if path not in built.docs:
+                    doc = build_v3_document(catalog, naming, group, version)
+                    built.docs[path] = None if doc is None else Encoded.of(doc)
+                if (encoded := built.docs[path]) is not None:
+                    entry.v3[path] = encoded
+        with _lock:
+            _v3_groups[catalog] = {**{k: v for k, v in previous.items() if k[0] != naming.domain}, **groups}
         entry.index = Encoded.of(v3_index({p: e.hash for p, e in entry.v3.items()}))
     return entry
 
