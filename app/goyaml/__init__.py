@@ -9,6 +9,7 @@ import orjson
 import yaml
 
 from .bounds import YamlTooComplex, check_expansion
+from .jsonfast import load_json
 from .loader import new_loader
 from .scalars import GoYamlError
 from .values import to_json
@@ -27,6 +28,9 @@ def compose(text: str | bytes) -> yaml.Node | None:
 
 def load(text: str | bytes, float64: bool = False) -> Any:
     """The first document as JSON values (None when there is none); `float64` as values.to_json."""
+    fast = load_json(text, float64)  # a JSON object (kubectl's apply bodies): no node graph needed
+    if fast is not None:
+        return fast
     node = compose(text)
     return None if node is None else _value(node, float64)
 
@@ -49,7 +53,11 @@ def _next_node(reader: Any) -> yaml.Node | None:
         node = reader.get_node() if reader.check_node() else None
     except RecursionError:
         raise YamlTooComplex("yaml: exceeded max depth") from None
-    if node is not None:
+    except yaml.MarkedYAMLError as err:  # newer libyaml bounds nesting in its scanner, in its own words
+        if "nesting depth" in str(err.problem):
+            raise YamlTooComplex("yaml: exceeded max depth") from None
+        raise
+    if node is not None and reader.anchored:  # no anchor, no alias: the graph is a tree of the document's size
         check_expansion(node)
     return node
 

@@ -32,21 +32,36 @@ class _GoResolver(BaseResolver):
         return super().resolve(kind, value, implicit)
 
 
-class _PureLoader(Reader, Scanner, Parser, Composer, _GoResolver):
+class _AnchorComposer(Composer):
+    """Records whether the last composed document defined an anchor: without one it has no alias, so its node graph
+    is a tree whose expanded size is its size (bounds.check_expansion can be skipped)."""
+
+    anchored = False
+
+    def compose_document(self) -> Any:
+        self.get_event()  # type: ignore[attr-defined]  # the parser's, mixed in beside
+        node = self.compose_node(None, None)  # type: ignore[arg-type]
+        self.get_event()  # type: ignore[attr-defined]
+        self.anchored = bool(self.anchors)
+        self.anchors = {}
+        return node
+
+
+class _PureLoader(Reader, Scanner, Parser, _AnchorComposer, _GoResolver):
     def __init__(self, stream: str | bytes) -> None:
         Reader.__init__(self, stream)
         Scanner.__init__(self)
         Parser.__init__(self)
-        Composer.__init__(self)
+        _AnchorComposer.__init__(self)
         _GoResolver.__init__(self)
 
 
 if LIBYAML:
 
-    class _FastLoader(Composer, CParser, _GoResolver):  # Composer first: its methods replace libyaml's composer
+    class _FastLoader(_AnchorComposer, CParser, _GoResolver):  # Composer first: its methods replace libyaml's
         def __init__(self, stream: str | bytes) -> None:
             CParser.__init__(self, stream)
-            Composer.__init__(self)
+            _AnchorComposer.__init__(self)
             _GoResolver.__init__(self)
 
 

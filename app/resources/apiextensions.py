@@ -14,6 +14,7 @@ from ..errors import FieldError, forbidden, invalid, not_supported, required
 from ..naming import Naming
 from .common import KindStrategy, dig
 from .crd_cel import GATE, drop_rules, has_rules, rule_errors
+from .crd_memo import MEMO, digest
 from .crd_schema import Extensions, Validator, go_regex
 
 SCOPES = ["Cluster", "Namespaced"]
@@ -163,6 +164,30 @@ def _embedded(schema: Any, ext: Extensions) -> bool:
 
 
 def _root_schema_errors(schema: Any, path: str, ext: Extensions) -> list[FieldError]:
+    """Validity depends on the schema's content, the path and the CEL gate only: a schema found valid once is not
+    walked again (an unchanged schema on update); errors are always computed afresh."""
+    key = digest(schema) if isinstance(schema, dict) else None
+    memo_key = ("valid", key, path, ext.product, features.enabled(GATE))
+    if key is not None and MEMO.get(memo_key)[0]:
+        return []
+    errors = _walk_root_schema(schema, path, ext)
+    if key is not None and not errors:
+        MEMO.put(memo_key, True)
+    return errors
+
+
+def _has_rules(schema: Any, ext: Extensions) -> bool:
+    key = digest(schema) if isinstance(schema, dict) else None
+    if key is None:
+        return has_rules(schema, ext)
+    found, answer = MEMO.get(("rules", key, ext.product))
+    if not found:
+        answer = has_rules(schema, ext)
+        MEMO.put(("rules", key, ext.product), answer)
+    return bool(answer)
+
+
+def _walk_root_schema(schema: Any, path: str, ext: Extensions) -> list[FieldError]:
     if schema is None:
         return [required(path, "schemas are required")]
     errors = _schema_errors(schema, path, ext)
@@ -238,10 +263,11 @@ class CustomResourceDefinitionStrategy(KindStrategy):
     def _drop_disabled_fields(self, obj: Obj, old: Obj | None) -> None:
         """CEL rules are dropped while their gate is off, unless the stored CRD already has some (as the
         reference: a server never strips what an earlier configuration stored)."""
-        if features.enabled(GATE) or (old is not None and any(has_rules(s, self.ext) for s in _schemas(old))):
+        if features.enabled(GATE) or (old is not None and any(_has_rules(s, self.ext) for s in _schemas(old))):
             return
         for schema in _schemas(obj):
-            drop_rules(schema, self.ext)
+            if _has_rules(schema, self.ext):  # else dropping changes nothing
+                drop_rules(schema, self.ext)
 
     @staticmethod
     def _record_storage_version(obj: Obj) -> None:
