@@ -1,14 +1,12 @@
 """What the simulated nodes, their node agent and the scheduler share: settings, node names and addresses,
-micro-times, events, and a client that can POST to a subresource (pods/binding)."""
+micro-times, and a client that can POST to a subresource (pods/binding)."""
 
 from __future__ import annotations
 
 import ipaddress
-import uuid
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ...errors import ApiError
 from ..base import Client, Context
 
 if TYPE_CHECKING:
@@ -84,10 +82,6 @@ def micro_time(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def rfc3339(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def parse_time(text: object) -> datetime | None:
     try:
         return datetime.fromisoformat(str(text))
@@ -109,38 +103,3 @@ class SimClient(Client):
             201,
             lambda: self.ctx.registry.create_in_subresource(rt, namespace, name, sub, body, manager=self.manager),
         )
-
-
-def record_event(
-    client: Client, pod: dict, event_type: str, reason: str, message: str, component: str, now: datetime
-) -> None:
-    """A core v1 Event about a pod, as `kubectl describe pod` lists it."""
-    md = pod.get("metadata") or {}
-    namespace = str(md.get("namespace") or "default")
-    stamp = rfc3339(now)
-    event = {
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {"name": f"{md.get('name')}.{uuid.uuid4().hex[:16]}", "namespace": namespace},
-        "involvedObject": {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "namespace": namespace,
-            "name": md.get("name"),
-            "uid": md.get("uid"),
-            "resourceVersion": md.get("resourceVersion"),
-        },
-        "type": event_type,
-        "reason": reason,
-        "message": message,
-        "source": {"component": component},
-        "reportingComponent": component,
-        "reportingInstance": component,
-        "firstTimestamp": stamp,
-        "lastTimestamp": stamp,
-        "count": 1,
-    }
-    try:
-        client.create(client.ctx.kind("", "events"), namespace, event)
-    except ApiError:
-        pass  # best effort, as the reference's recorder: e.g. the namespace is terminating

@@ -14,7 +14,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..base import Context
-from .batchkit import (
+from .cron import Schedule, ScheduleError, parse
+from .job import is_finished
+from .workload_common import (
     SimulationController,
     by_namespace,
     controller_ref,
@@ -25,13 +27,11 @@ from .batchkit import (
     parse_time,
     plain_kind,
     record_event,
+    rfc3339,
     spec,
     status,
-    timestamp,
     write_status,
 )
-from .cron import Schedule, ScheduleError, parse
-from .job import is_finished
 
 #: the most schedule times looked at between two syncs (the reference gives up counting misses at 100)
 MAX_STEPS = 100_000
@@ -98,7 +98,7 @@ class CronJobController(SimulationController):
                 if job_result(job) == "Complete" and completed is not None:
                     last = parse_time(new.get("lastSuccessfulTime"))
                     if last is None or completed > last:
-                        new["lastSuccessfulTime"] = timestamp(completed)
+                        new["lastSuccessfulTime"] = rfc3339(completed)
             elif uid not in ref_uids:
                 active_refs.append(self._ref(job))  # ours but not listed: created before a lost status write
         self._set_active(new, active_refs)
@@ -186,7 +186,7 @@ class CronJobController(SimulationController):
             message = f"Created job {meta(made).get('name')}"
             record_event(self.client, cronjob, "Normal", "SuccessfulCreate", message, COMPONENT)
         self._set_active(new, active_refs)
-        new["lastScheduleTime"] = timestamp(scheduled)
+        new["lastScheduleTime"] = rfc3339(scheduled)
 
     def _job(self, cronjob: dict, scheduled: datetime) -> dict:
         template = spec(cronjob).get("jobTemplate") or {}
@@ -199,7 +199,7 @@ class CronJobController(SimulationController):
                 "labels": copy.deepcopy(tmd.get("labels") or {}),
                 "annotations": {
                     **copy.deepcopy(tmd.get("annotations") or {}),
-                    self.scheduled_key: timestamp(scheduled),
+                    self.scheduled_key: rfc3339(scheduled),
                 },
                 "ownerReferences": [controller_ref(cronjob)],
             },

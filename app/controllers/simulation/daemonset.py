@@ -11,7 +11,8 @@ from typing import Any
 
 from ...registry.keys import collection_prefix
 from ..base import Context
-from .batchkit import (
+from .nodefit import add_tolerations, daemon_tolerations, fits, pin_to_node
+from .workload_common import (
     REVISION_HASH_LABEL,
     SimulationController,
     by_namespace,
@@ -23,8 +24,8 @@ from .batchkit import (
     owned,
     plain_kind,
     pod_from_template,
+    pod_ready,
     prune_revisions,
-    ready,
     record_event,
     spec,
     status,
@@ -32,7 +33,6 @@ from .batchkit import (
     terminating,
     write_status,
 )
-from .nodefit import add_tolerations, daemon_tolerations, fits, pin_to_node
 
 
 def _node_of(pod: dict) -> str:
@@ -153,7 +153,7 @@ class DaemonSetController(SimulationController):
             return
         budget = _max_unavailable((update.get("rollingUpdate") or {}).get("maxUnavailable", 1), len(wanted))
         current = {n: [p for p in on_node.get(n, []) if not terminating(p)] for n in wanted}
-        unavailable = sum(1 for n in wanted if not any(ready(p) for p in current[n]))
+        unavailable = sum(1 for n in wanted if not any(pod_ready(p) for p in current[n]))
         for node in sorted(wanted):
             if unavailable >= budget:
                 return
@@ -169,7 +169,7 @@ class DaemonSetController(SimulationController):
 
         scheduled = [n for n in wanted if node_pods(n)]
         misscheduled = [n for n in on_node if n and n not in wanted and node_pods(n)]
-        ready_nodes = [n for n in scheduled if any(ready(p) for p in node_pods(n))]
+        ready_nodes = [n for n in scheduled if any(pod_ready(p) for p in node_pods(n))]
         updated = [
             n
             for n in scheduled

@@ -10,7 +10,7 @@ from typing import Any
 
 from ...errors import Conflict, NotFound
 from ..base import Context
-from .batchkit import (
+from .workload_common import (
     SimulationController,
     by_namespace,
     controller_ref,
@@ -19,7 +19,7 @@ from .batchkit import (
     finished,
     meta,
     owned,
-    ready,
+    pod_ready,
     spec,
     status,
     terminating,
@@ -130,7 +130,7 @@ class EndpointSliceController(SimulationController):
 
     def _endpoint(self, service: dict, pod: dict) -> dict:
         gone = terminating(pod)
-        serving = ready(pod) or bool(spec(service).get("publishNotReadyAddresses"))
+        serving = pod_ready(pod) or bool(spec(service).get("publishNotReadyAddresses"))
         endpoint: dict[str, Any] = {
             "addresses": [status(pod)["podIP"]],
             "conditions": {"ready": serving and not gone, "serving": serving, "terminating": gone},
@@ -236,7 +236,7 @@ class EndpointsController(SimulationController):
             if hostname := _hostname(service, pod):
                 address["hostname"] = hostname
             group = groups.setdefault(ports, {"addresses": [], "notReadyAddresses": []})
-            group["addresses" if ready(pod) or publish else "notReadyAddresses"].append(address)
+            group["addresses" if pod_ready(pod) or publish else "notReadyAddresses"].append(address)
         subsets = []
         for ports, group in sorted(groups.items()):
             subset: dict[str, Any] = {k: sorted(v, key=lambda a: a["ip"]) for k, v in group.items() if v}

@@ -9,20 +9,20 @@ from datetime import datetime
 from typing import Any
 
 from ..base import Context
-from .batchkit import (
+from .workload_common import (
     SimulationController,
-    active,
     create_quietly,
     delete_quietly,
     meta,
     owned,
     parse_time,
     plain_kind,
+    pod_active,
     pod_from_template,
     record_event,
+    rfc3339,
     spec,
     status,
-    timestamp,
     write_status,
 )
 
@@ -43,7 +43,7 @@ def is_finished(job: dict) -> bool:
 
 def set_condition(conditions: list[dict], kind: str, value: str, reason: str, message: str, now: datetime) -> None:
     """Add or update one condition; its transition time moves only when its status changes."""
-    stamp = timestamp(now)
+    stamp = rfc3339(now)
     for cond in conditions:
         if cond.get("type") == kind:
             if cond.get("status") != value:
@@ -108,7 +108,7 @@ class JobController(SimulationController):
         js, old = spec(job), status(job)
         new: dict[str, Any] = {k: v for k, v in old.items() if k not in ("active", "succeeded", "failed")}
         conditions: list[dict] = [dict(c) for c in old.get("conditions") or []]
-        running = [p for p in pods if active(p)]
+        running = [p for p in pods if pod_active(p)]
         succeeded = [p for p in pods if status(p).get("phase") == "Succeeded"]
         failed = [p for p in pods if status(p).get("phase") == "Failed"]
         indexed = js.get("completionMode") == "Indexed"
@@ -135,8 +135,8 @@ class JobController(SimulationController):
             return
         if (condition(job, "Suspended") or {}).get("status") == "True":
             set_condition(conditions, "Suspended", "False", "JobResumed", "Job resumed", now)
-            new["startTime"] = timestamp(now)  # the deadline counts from the resume
-        new.setdefault("startTime", timestamp(now))
+            new["startTime"] = rfc3339(now)  # the deadline counts from the resume
+        new.setdefault("startTime", rfc3339(now))
         failure = self._failure(js, new, n_failed + restarts, now)
         if failure:
             for pod in running:
@@ -158,7 +158,7 @@ class JobController(SimulationController):
                 if cond["type"] == "Complete":
                     cond.pop("reason", None)
                     cond.pop("message", None)
-            new["completionTime"] = timestamp(now)
+            new["completionTime"] = rfc3339(now)
             record_event(self.client, job, "Normal", "Completed", "Job completed", COMPONENT)
             self._write(job, new, conditions, [], n_succeeded, n_failed, indexed, done_indexes)
             return

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ...errors import Conflict, NotFound
 from ..base import Context, Controller
 from . import cluster
+from .workload_common import rfc3339
 
 if TYPE_CHECKING:
     from ...catalog import ResourceType
@@ -130,7 +131,7 @@ class PodLifecycle(Controller):
 
     def _running(self, pod: dict, now: datetime, used: dict[str, set[str]]) -> dict:
         status = dict(pod.get("status") or {})
-        stamp = cluster.rfc3339(now)
+        stamp = rfc3339(now)
         pod_ip, host_ip = self._pod_ip(pod, used)
         uid = pod["metadata"]["uid"]
         spec = pod.get("spec") or {}
@@ -171,7 +172,7 @@ class PodLifecycle(Controller):
 
     def _finished(self, pod: dict, now: datetime) -> dict:
         status = dict(pod.get("status") or {})
-        stamp = cluster.rfc3339(now)
+        stamp = rfc3339(now)
         failed = (pod["metadata"].get("annotations") or {}).get(self.fail) == "true"
         code, reason = (1, "Error") if failed else (0, "Completed")
         statuses = []

@@ -1,10 +1,10 @@
-"""Whether a pod may run on a node as the DaemonSet controller decides it (the reference's
-predicates for daemon pods): nodeSelector, required node affinity, and taints against tolerations."""
+"""Whether a pod may run on a node, as the DaemonSet controller and the scheduler both decide it (the reference's
+predicates): nodeSelector, required node affinity, and taints against tolerations."""
 
 from __future__ import annotations
 
 from ...naming import Naming
-from .batchkit import meta, spec
+from .workload_common import meta, spec
 
 _EXECUTE_TAINTS = ("not-ready", "unreachable")
 _PRESSURE_TAINTS = ("disk-pressure", "memory-pressure", "pid-pressure", "unschedulable")
@@ -29,6 +29,8 @@ def add_tolerations(pod_spec: dict, extra: list[dict]) -> None:
 
 def tolerates(tolerations: list[dict], taint: dict) -> bool:
     for t in tolerations:
+        if not isinstance(t, dict):
+            continue
         if t.get("effect") and t.get("effect") != taint.get("effect"):
             continue
         if t.get("operator") == "Exists":
@@ -68,16 +70,22 @@ def _term(term: dict, node: dict) -> bool:
     return all(_expression(e, labels) for e in expressions) and all(_expression(e, fields) for e in matches)
 
 
-def fits(pod_spec: dict, node: dict) -> bool:
-    """The node matches the pod's nodeSelector and required node affinity, and its NoSchedule/NoExecute taints
-    are tolerated."""
+def matches_node(pod_spec: dict, node: dict) -> bool:
+    """The node matches the pod's nodeSelector and required node affinity."""
     labels = meta(node).get("labels") or {}
     if any(labels.get(k) != v for k, v in (pod_spec.get("nodeSelector") or {}).items()):
         return False
     required = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
         "requiredDuringSchedulingIgnoredDuringExecution"
     )
-    if isinstance(required, dict) and not any(_term(t, node) for t in required.get("nodeSelectorTerms") or []):
+    terms = (required.get("nodeSelectorTerms") or []) if isinstance(required, dict) else None
+    return terms is None or any(_term(t, node) for t in terms if isinstance(t, dict))
+
+
+def fits(pod_spec: dict, node: dict) -> bool:
+    """The node matches the pod's nodeSelector and required node affinity, and its NoSchedule/NoExecute taints
+    are tolerated."""
+    if not matches_node(pod_spec, node):
         return False
     tolerations = pod_spec.get("tolerations") or []
     return all(

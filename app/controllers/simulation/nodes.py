@@ -16,6 +16,7 @@ from ..base import Context, Controller
 from . import cluster
 from .kubelet import PodLifecycle
 from .scheduler import Scheduler
+from .workload_common import rfc3339
 
 if TYPE_CHECKING:
     from ...catalog import ResourceType
@@ -117,7 +118,7 @@ class SimulatedNodes(Controller):
             "ephemeral-storage": "100Gi",
         }
         old = {c.get("type"): c for c in (node.get("status") or {}).get("conditions") or [] if isinstance(c, dict)}
-        stamp = cluster.rfc3339(now)
+        stamp = rfc3339(now)
         conditions = []
         for kind, status, reason, message in CONDITIONS:
             previous = old.get(kind) or {}

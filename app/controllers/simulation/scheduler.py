@@ -17,6 +17,8 @@ from ...registry import meta
 from ...resources.defaults import parse_quantity
 from ..base import Context, Controller
 from . import cluster
+from .nodefit import matches_node, tolerates
+from .workload_common import record_event
 
 if TYPE_CHECKING:
     from ...catalog import ResourceType
@@ -51,64 +53,6 @@ class NodeState:
 def _scored(spec: dict, requests: dict[str, Decimal]) -> dict[str, Decimal]:
     containers = len(spec.get("containers") or []) or 1
     return {name: requests.get(name) or default * containers for name, default in NON_ZERO.items()}
-
-
-def _tolerates(tolerations: list, taint: dict) -> bool:
-    for t in tolerations:
-        if not isinstance(t, dict):
-            continue
-        if t.get("effect") and t.get("effect") != taint.get("effect"):
-            continue
-        if t.get("operator") == "Exists":
-            if not t.get("key") or t.get("key") == taint.get("key"):
-                return True
-        elif t.get("key") == taint.get("key") and (t.get("value") or "") == (taint.get("value") or ""):
-            return True
-    return False
-
-
-def _matches_expression(values: dict, expr: dict) -> bool:
-    key, op, wanted = expr.get("key"), expr.get("operator"), [str(v) for v in expr.get("values") or []]
-    present = key in values
-    value = str(values.get(key, ""))
-    if op == "In":
-        return present and value in wanted
-    if op == "NotIn":
-        return not present or value not in wanted
-    if op == "Exists":
-        return present
-    if op == "DoesNotExist":
-        return not present
-    if op in ("Gt", "Lt") and present and len(wanted) == 1:
-        try:
-            mine, theirs = int(value), int(wanted[0])
-        except ValueError:
-            return False
-        return mine > theirs if op == "Gt" else mine < theirs
-    return False
-
-
-def _matches_term(node: dict, term: dict) -> bool:
-    expressions, fields = term.get("matchExpressions") or [], term.get("matchFields") or []
-    if not expressions and not fields:
-        return False  # an empty term matches no node, as the reference reads it
-    labels = (node.get("metadata") or {}).get("labels") or {}
-    name = {"metadata.name": (node.get("metadata") or {}).get("name")}
-    return all(_matches_expression(labels, e) for e in expressions) and all(
-        _matches_expression(name, f) for f in fields
-    )
-
-
-def matches_affinity(pod: dict, node: dict) -> bool:
-    spec = pod.get("spec") or {}
-    labels = (node.get("metadata") or {}).get("labels") or {}
-    if any(labels.get(k) != v for k, v in (spec.get("nodeSelector") or {}).items()):
-        return False
-    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
-        "requiredDuringSchedulingIgnoredDuringExecution"
-    ) or {}
-    terms = required.get("nodeSelectorTerms")
-    return terms is None or any(_matches_term(node, t) for t in terms if isinstance(t, dict))
 
 
 class Scheduler(Controller):
@@ -188,22 +132,22 @@ class Scheduler(Controller):
             return  # bound, deleted or replaced meanwhile
         best.add(requests, _scored(spec, requests))
         message = f"Successfully assigned {md.get('namespace')}/{md['name']} to {node}"
-        cluster.record_event(self.client, pod, "Normal", "Scheduled", message, cluster.SCHEDULER_NAME, self.now())
+        self._event(pod, "Normal", "Scheduled", message)
 
     def _filter(self, pod: dict, requests: dict[str, Decimal], state: NodeState) -> list[str]:
         """Why the node does not fit (the first failing filter's reasons), [] when it does."""
         spec, node = pod.get("spec") or {}, state.node
         node_spec = node.get("spec") or {}
         tolerations = spec.get("tolerations") or []
-        if node_spec.get("unschedulable") and not _tolerates(
+        if node_spec.get("unschedulable") and not tolerates(
             tolerations, {"key": self.unschedulable_taint, "effect": "NoSchedule"}
         ):
             return [UNSCHEDULABLE]
         for taint in node_spec.get("taints") or []:
             untolerated = isinstance(taint, dict) and taint.get("effect") in ("NoSchedule", "NoExecute")
-            if untolerated and not _tolerates(tolerations, taint):
+            if untolerated and not tolerates(tolerations, taint):
                 return [f"node(s) had taint {{{taint.get('key')}: {taint.get('value') or ''}}}, {UNTOLERATED}"]
-        if not matches_affinity(pod, node):
+        if not matches_node(spec, node):
             return [AFFINITY]
         failed = []
         if state.pods + 1 > state.allocatable("pods"):
@@ -245,6 +189,10 @@ class Scheduler(Controller):
             self.client.update(self.pods, md.get("namespace"), {**pod, "status": status}, "status")
         except (Conflict, NotFound):
             return
-        cluster.record_event(
-            self.client, pod, "Warning", "FailedScheduling", message, cluster.SCHEDULER_NAME, self.now()
-        )
+        self._event(pod, "Warning", "FailedScheduling", message)
+
+    def _event(self, pod: dict, event_type: str, reason: str, message: str) -> None:
+        """An Event about the pod, as `kubectl describe pod` lists it."""
+        involved = {**pod, "apiVersion": "v1", "kind": "Pod"}
+        name = cluster.SCHEDULER_NAME
+        record_event(self.client, involved, event_type, reason, message, name, now=self.now(), instance=name)

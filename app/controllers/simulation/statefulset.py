@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from ..base import Context
-from .batchkit import (
+from .workload_common import (
     REVISION_HASH_LABEL,
     SimulationController,
     by_namespace,
@@ -21,8 +21,8 @@ from .batchkit import (
     owned,
     plain_kind,
     pod_from_template,
+    pod_ready,
     prune_revisions,
-    ready,
     record_event,
     running_and_ready,
     spec,
@@ -189,7 +189,7 @@ class StatefulSetController(SimulationController):
             "readyReplicas": ready_count,
             "currentReplicas": currents,
             "updatedReplicas": updated,
-            "availableReplicas": sum(1 for p in pods if ready(p) and not terminating(p)),
+            "availableReplicas": sum(1 for p in pods if pod_ready(p) and not terminating(p)),
             "currentRevision": current,
             "updateRevision": update,
             "collisionCount": 0,

@@ -1,19 +1,25 @@
-"""What the ReplicaSet and Deployment controllers share: a per-namespace work queue fed by the watch, a client
-that can patch, events, conditions, pod readiness and the reference's int-or-percent arithmetic."""
+"""What the simulation's workload controllers share (ReplicaSet, Deployment, StatefulSet, DaemonSet, Job, CronJob,
+endpoints): object accessors, owner references, selectors, pod states as the reference's controllers read them,
+template hashes, ControllerRevisions, status writes, events and the two loop shapes (a per-namespace work queue and
+a level-triggered controller)."""
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import logging
 import math
 import threading
 import time
-from collections.abc import Callable
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ...errors import ApiError
+from ...errors import AlreadyExists, ApiError, Conflict, NotFound
 from ...registry.keys import collection_prefix
 from ...registry.patch import MERGE_PATCH
 from ...selectors import label_selector_from_object
@@ -27,13 +33,21 @@ log = logging.getLogger(__name__)
 
 #: the resync of a controller without anything due (the reference's informers resync rarely, if ever)
 IDLE_RESYNC_SECONDS = 30.0
+#: the label of a ControllerRevision's hash on the pods of a StatefulSet or DaemonSet (no domain: upstream's too)
+REVISION_HASH_LABEL = "controller-revision-hash"
+#: characters of the reference's SafeEncodeString (no vowels, no look-alikes)
+_SAFE = "bcdfghjklmnpqrstvwxz2456789"
+
+
+def plain_kind(ctx: Context, group: str, plural: str) -> ResourceType:
+    """A kind of a group without the domain (apps, batch): `Context.kind` names groups under the domain."""
+    rt = ctx.registry.catalog.lookup(group, "v1", plural)
+    assert rt is not None, f"{plural}.{group} is not in the catalog"
+    return rt
 
 
 def apps_kind(ctx: Context, plural: str) -> ResourceType:
-    """An `apps/v1` kind (the apps group carries no domain, unlike what `Context.kind` names)."""
-    rt = ctx.registry.catalog.lookup("apps", "v1", plural)
-    assert rt is not None, f"{plural}.apps is not in the catalog"
-    return rt
+    return plain_kind(ctx, "apps", plural)
 
 
 def rfc3339(when: datetime) -> str:
@@ -69,15 +83,8 @@ def controller_of(obj: dict) -> dict | None:
 
 
 def owner_reference(kind: str, owner: dict) -> dict:
-    md = meta(owner)
-    return {
-        "apiVersion": "apps/v1",
-        "kind": kind,
-        "name": md["name"],
-        "uid": md["uid"],
-        "controller": True,
-        "blockOwnerDeletion": True,
-    }
+    """The controller reference to an apps/v1 owner of `kind`."""
+    return {**controller_ref(owner), "apiVersion": "apps/v1", "kind": kind}
 
 
 def compile_selector(selector: object) -> Callable[[dict], bool]:
@@ -135,8 +142,164 @@ def pod_available(pod: dict, min_ready_seconds: int, now: datetime) -> bool:
 
 
 def pod_active(pod: dict) -> bool:
-    """Neither finished nor being deleted (the reference's FilterActivePods)."""
-    return status(pod).get("phase") not in ("Succeeded", "Failed") and not meta(pod).get("deletionTimestamp")
+    """Neither finished nor being deleted (the reference's IsPodActive / FilterActivePods)."""
+    return not finished(pod) and not terminating(pod)
+
+
+def controller_ref(owner: dict) -> dict:
+    md = meta(owner)
+    return {
+        "apiVersion": owner.get("apiVersion", ""),
+        "kind": owner.get("kind", ""),
+        "name": md.get("name", ""),
+        "uid": md.get("uid", ""),
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+
+
+def controlled_by(obj: dict, uid: str) -> bool:
+    return any(r.get("controller") and r.get("uid") == uid for r in meta(obj).get("ownerReferences") or [])
+
+
+def owned(objects: Iterable[dict], owner: dict) -> list[dict]:
+    uid = meta(owner).get("uid", "")
+    namespace = meta(owner).get("namespace")
+    return [o for o in objects if meta(o).get("namespace") == namespace and controlled_by(o, uid)]
+
+
+def by_namespace(objects: Iterable[dict]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = defaultdict(list)
+    for obj in objects:
+        out[str(meta(obj).get("namespace") or "")].append(obj)
+    return out
+
+
+def selects(selector: object, labels: dict | None) -> bool:
+    """Whether a workload's structured selector selects `labels` (a malformed or absent one selects nothing)."""
+    if not isinstance(selector, dict):
+        return False
+    try:
+        return label_selector_from_object(selector).matches(labels or {})
+    except ApiError:
+        return False
+
+
+def terminating(pod: dict) -> bool:
+    return bool(meta(pod).get("deletionTimestamp"))
+
+
+def finished(pod: dict) -> bool:
+    return status(pod).get("phase") in ("Succeeded", "Failed")
+
+
+def running_and_ready(pod: dict) -> bool:
+    return status(pod).get("phase") == "Running" and pod_ready(pod)
+
+
+def template_hash(template: object, collisions: int = 0) -> str:
+    """A short, stable hash of a pod template as the reference's ComputeHash spells them (safe characters)."""
+    data = orjson.dumps(template, option=orjson.OPT_SORT_KEYS) + str(collisions).encode()
+    number = int.from_bytes(hashlib.blake2b(data, digest_size=4).digest(), "big")
+    out = ""
+    while len(out) < 10:
+        number, digit = divmod(number, len(_SAFE))
+        out += _SAFE[digit]
+        if not number:
+            break
+    return out
+
+
+def pod_from_template(template: dict, owner: dict, labels: dict | None = None) -> dict:
+    """A pod of `owner` from its template: template metadata and spec, the controller reference."""
+    tmd = meta(template)
+    pod: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "labels": {**(tmd.get("labels") or {}), **(labels or {})},
+            "ownerReferences": [controller_ref(owner)],
+        },
+        "spec": copy.deepcopy(spec(template)),
+    }
+    if tmd.get("annotations"):
+        pod["metadata"]["annotations"] = copy.deepcopy(tmd["annotations"])
+    if tmd.get("finalizers"):
+        pod["metadata"]["finalizers"] = list(tmd["finalizers"])
+    return pod
+
+
+def write_status(client: Client, rt: ResourceType, obj: dict, new_status: dict) -> None:
+    """Write `new_status` through the status subresource when it differs (a newer object wins the next round)."""
+    if status(obj) == new_status:
+        return
+    try:
+        client.update(rt, meta(obj).get("namespace"), {**obj, "status": new_status}, subresource="status")
+    except (Conflict, NotFound):
+        pass
+
+
+def delete_quietly(client: Client, rt: ResourceType, obj: dict, propagation: str | None = None) -> bool:
+    md = meta(obj)
+    try:
+        client.delete(rt, md.get("namespace"), md.get("name", ""), md.get("uid", ""), propagation=propagation)
+    except (Conflict, NotFound):
+        return False  # gone or replaced meanwhile
+    return True
+
+
+def create_quietly(client: Client, rt: ResourceType, namespace: str, obj: dict) -> dict | None:
+    try:
+        return client.create(rt, namespace, obj)
+    except AlreadyExists:
+        return None
+    except ApiError as err:  # quota, admission or validation: the owner retries on its next round
+        log.info("%s: creating %s in %s refused: %s", client.manager, rt.plural, namespace, err)
+        return None
+
+
+def ensure_revision(client: Client, rt: ResourceType, owner: dict, revisions: list[dict], hash_: str, name: str) -> int:
+    """The ControllerRevision of `owner`'s current template (created when missing, numbered after the others):
+    `kubectl rollout history/undo` read them."""
+    highest = max((int(r.get("revision") or 0) for r in revisions), default=0)
+    for rev in revisions:
+        if meta(rev).get("name") != name:
+            continue
+        number = int(rev.get("revision") or 0)
+        if number < highest:  # a template brought back (rollout undo) becomes the latest revision again
+            try:
+                client.update(rt, meta(rev).get("namespace"), {**rev, "revision": highest + 1})
+            except (Conflict, NotFound):
+                return number
+            return highest + 1
+        return number
+    number = highest + 1
+    template = copy.deepcopy(spec(owner).get("template") or {})
+    template["$patch"] = "replace"
+    body = {
+        "apiVersion": "apps/v1",
+        "kind": "ControllerRevision",
+        "metadata": {
+            "name": name,
+            "namespace": meta(owner).get("namespace"),
+            "labels": {**(meta(spec(owner).get("template") or {}).get("labels") or {}), REVISION_HASH_LABEL: hash_},
+            "ownerReferences": [controller_ref(owner)],
+        },
+        "data": {"spec": {"template": template}},
+        "revision": number,
+    }
+    create_quietly(client, rt, str(meta(owner).get("namespace")), body)
+    return number
+
+
+def prune_revisions(client: Client, rt: ResourceType, owner: dict, revisions: list[dict], live: set[str]) -> None:
+    """Delete the oldest revisions no pod uses beyond spec.revisionHistoryLimit."""
+    limit = int(spec(owner).get("revisionHistoryLimit") or 10)
+    unused = sorted(
+        (r for r in revisions if meta(r).get("name") not in live), key=lambda r: int(r.get("revision") or 0)
+    )
+    for rev in unused[: max(len(unused) - limit, 0)]:
+        delete_quietly(client, rt, rev)
 
 
 class PatchingClient(Client):
@@ -232,31 +395,64 @@ class NamespaceQueue(Controller):
 
     def record(self, obj: dict, kind: str, event_type: str, reason: str, message: str) -> None:
         """A core/v1 Event about `obj`, as the reference's recorder writes it; failures only logged."""
-        md = meta(obj)
-        now = self.now()
-        event: dict[str, Any] = {
-            "apiVersion": "v1",
-            "kind": "Event",
-            "metadata": {"name": f"{md.get('name')}.{time.time_ns():x}", "namespace": md.get("namespace")},
-            "involvedObject": {
-                "apiVersion": "apps/v1",
-                "kind": kind,
-                "name": md.get("name"),
-                "namespace": md.get("namespace"),
-                "uid": md.get("uid"),
-                "resourceVersion": md.get("resourceVersion"),
-            },
-            "reason": reason,
-            "message": message,
-            "type": event_type,
-            "source": {"component": self.component},
-            "firstTimestamp": rfc3339(now),
-            "lastTimestamp": rfc3339(now),
-            "count": 1,
-            "reportingComponent": self.component,
-            "reportingInstance": "",
-        }
-        try:
-            self.client.create(self.ctx.kind("", "events"), md.get("namespace"), event)
-        except ApiError as err:
-            log.info("event %s for %s/%s not recorded: %s", reason, md.get("namespace"), md.get("name"), err)
+        involved = {**obj, "apiVersion": "apps/v1", "kind": kind}
+        record_event(self.client, involved, event_type, reason, message, self.component, instance="")
+
+
+class SimulationController(Controller):
+    """A level-triggered simulation controller: event-driven, changes within `min_sync_interval` taken together."""
+
+    resync_seconds = 10.0
+    min_sync_interval = 0.05
+    #: the owner kinds whose children's changes matter (checked in the change's text, cheaply)
+    owner_kinds: tuple[str, ...] = ()
+
+    def relevant(self, change: Change) -> bool:
+        if not self.owner_kinds:
+            return True
+        text = change.data or change.prev or ""
+        return any(f'"{kind}"' in text for kind in self.owner_kinds)
+
+
+def record_event(
+    client: Client,
+    obj: dict,
+    event_type: str,
+    reason: str,
+    message: str,
+    component: str,
+    *,
+    now: datetime | None = None,
+    instance: str | None = None,
+) -> None:
+    """A core v1 Event about `obj` from `component`, as the reference's recorder writes it (best effort)."""
+    md = meta(obj)
+    namespace = str(md.get("namespace") or "default")
+    stamp = rfc3339(now or client.ctx.clock())
+    event: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"{md.get('name')}.{uuid.uuid4().hex[:16]}", "namespace": namespace},
+        "involvedObject": {
+            "apiVersion": obj.get("apiVersion"),
+            "kind": obj.get("kind"),
+            "namespace": namespace,
+            "name": md.get("name"),
+            "uid": md.get("uid"),
+            "resourceVersion": md.get("resourceVersion"),
+        },
+        "type": event_type,
+        "reason": reason,
+        "message": message,
+        "source": {"component": component},
+        "reportingComponent": component,
+        "firstTimestamp": stamp,
+        "lastTimestamp": stamp,
+        "count": 1,
+    }
+    if instance is not None:
+        event["reportingInstance"] = instance
+    try:
+        client.create(client.ctx.kind("", "events"), namespace, event)
+    except ApiError as err:  # best effort, as the reference's recorder: e.g. the namespace is terminating
+        log.info("event %s for %s/%s not recorded: %s", reason, namespace, md.get("name"), err)
