@@ -29,8 +29,15 @@ class Strategy:
     allow_create_on_update: bool = False
     #: field selectors beyond metadata.name / metadata.namespace: selector label -> getter.
     field_selectors: ClassVar[dict[str, Callable[[Obj], str]]] = {}
+    #: an unsupported field selector answers "field label not supported" (the reference's per-kind converters)
+    #: even when the kind has no selectors of its own; else the generic list of metadata fields is named
+    field_label_errors: bool = False
     #: status is cleared on create (most kinds; nodes keep what the client sent).
     reset_status_on_create: bool = True
+
+    def unselectable_fields(self, namespaced: bool) -> frozenset[str]:
+        """Generic field selectors this kind refuses (none for built-in kinds)."""
+        return frozenset()
 
     def prepare_for_create(self, obj: Obj) -> None:
         """Runs on create before validation: apply defaults, reset what clients may not set."""

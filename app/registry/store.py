@@ -131,11 +131,9 @@ class Registry:
     def make_filter(self, rt: ResourceType, opts: ListOptions) -> Filter:
         labels = parse_label_selector(opts.label_selector)
         fields = parse_field_selector(opts.field_selector)
-        supported = set(GENERIC_FIELDS) | set(rt.strategy.field_selectors)
-        if rt.custom is not None and not rt.namespaced:  # crConverter.ConvertFieldLabel refuses it there
-            supported.discard("metadata.namespace")
-        # custom kinds answer "field label not supported" (apiextensions-apiserver conversion/converter.go)
-        fields.check_supported(supported, generic_only=not rt.strategy.field_selectors and rt.custom is None)
+        strategy = rt.strategy
+        supported = (set(GENERIC_FIELDS) | set(strategy.field_selectors)) - strategy.unselectable_fields(rt.namespaced)
+        fields.check_supported(supported, generic_only=not strategy.field_selectors and not strategy.field_label_errors)
         return Filter(labels, fields)
 
     def list(self, rt: ResourceType, namespace: str | None, opts: ListOptions) -> ListResult:

@@ -44,6 +44,12 @@ class CustomResourceStrategy(KindStrategy):
     def unknown_fields(self, obj: Obj) -> list[str]:
         return unknown_fields(obj, self.schema, self.ext)
 
+    #: apiextensions-apiserver's crConverter.ConvertFieldLabel words every refusal so
+    field_label_errors = True
+
+    def unselectable_fields(self, namespaced: bool) -> frozenset[str]:
+        return frozenset() if namespaced else frozenset({"metadata.namespace"})
+
 
 def _path(text: str) -> list[str]:
     """`.spec.replicas` -> ["spec", "replicas"] (the simple JSON paths scale subresources use)."""
