@@ -11,6 +11,7 @@ import json
 from decimal import Decimal
 from typing import Any
 
+from ..schema.scalars import json_kind
 from ..schema.types import BOOL, BYTES, DOUBLE, INT32, INT64, INT_OR_STRING, MICRO_TIME, QUANTITY, STRING, TIME, Scalar
 
 NUMERIC = (INT32, INT64, DOUBLE)
@@ -48,21 +49,20 @@ def container_problem(kind: str, value: Any) -> str | None:
     return None
 
 
+#: %T of a value decoded from JSON into interface{}, by its JSON kind
+_GO_TYPES = {
+    "boolean": "bool",
+    "integer": "int64",
+    "number": "float64",
+    "string": "string",
+    "array": "[]interface {}",
+    "object": "map[string]interface {}",
+    "null": "<nil>",
+}
+
+
 def go_type_name(value: Any) -> str:
-    """%T of a value decoded from JSON into interface{}."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "[]interface {}"
-    if isinstance(value, dict):
-        return "map[string]interface {}"
-    return "<nil>"
+    return _GO_TYPES[json_kind(value)]
 
 
 def go_float(value: float) -> str:

@@ -258,3 +258,21 @@ CODECS: dict[t.Scalar, ScalarCodec] = {
     t.OBJECT: ScalarCodec(LEN, _raw_encoder(True), _decode_raw, None, struct_like=True),
 }
 assert set(CODECS) == set(t.SCALARS), "every DSL scalar needs a codec"
+
+
+def json_kind(value: Any) -> str:
+    """A decoded JSON value's kind in the schema validator's words: boolean, integer, number, string, array, object
+    or null (bool tested before int: Python's True is an int). Go's spellings of the same kinds map from these."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "null"

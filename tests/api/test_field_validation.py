@@ -11,6 +11,7 @@ from orch_apiserver.api.fieldvalidation.duplicates import json_duplicates, yaml_
 from orch_apiserver.naming import Naming
 from orch_apiserver.resources import build_catalog
 from orch_apiserver.schema import encode_object, schema_for
+from orch_apiserver.schema.scalars import json_kind
 
 from tests.kinds import OWN_TESTS
 
@@ -118,7 +119,7 @@ def test_type_errors_name_the_expected_type(path: tuple[str, ...], value: object
     [error] = checked.errors
     dotted = ".".join(path)
     assert error.reason == "FieldValueTypeInvalid" and error.field == dotted
-    got = fieldvalidation.walker.type_name(value)
+    got = json_kind(value)
     assert str(error) == f'{dotted}: Invalid value: "{got}": {dotted} in body must be of type {expected}: "{got}"'
 
 

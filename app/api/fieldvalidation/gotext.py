@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...schema import types as t
+from ...schema.scalars import json_kind
 from ...schema.types import Struct
 
 QUANTITY_FORMAT = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
@@ -44,17 +45,10 @@ def go_type(spec: Any) -> str:
 
 def json_value(value: Any, spec: Any = None) -> str:
     """Go's name for the JSON value: `string`, `bool`, ...; a number an integer type cannot hold is `number 1.5`."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
+    kind = json_kind(value)
+    if kind in ("integer", "number"):
         return f"number {value}" if spec in (t.INT32, t.INT64) else "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "null"
+    return "bool" if kind == "boolean" else kind
 
 
 def unmarshal_text(spec: Any, value: Any, owner: str, fields: list[str]) -> str:

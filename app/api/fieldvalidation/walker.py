@@ -9,7 +9,7 @@ from typing import Any
 
 from ...errors import FieldError, invalid
 from ...schema import types as t
-from ...schema.scalars import parse_rfc3339
+from ...schema.scalars import json_kind, parse_rfc3339
 from ...schema.wire import ProtobufError
 from .duplicates import join
 from .gotext import unmarshal_text
@@ -47,25 +47,8 @@ def finding_error(finding: Finding) -> FieldError:
     return StrictFieldError(reason, finding.path, text=finding.text)
 
 
-def type_name(value: Any) -> str:
-    """The JSON type of a value, as the reference's schema validator names it."""
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "null"
-
-
 def type_error(path: str, value: Any, expected: str) -> FieldError:
-    got = type_name(value)
+    got = json_kind(value)
     return FieldError("FieldValueTypeInvalid", path, f'{path} in body must be of type {expected}: "{got}"', got)
 
 
