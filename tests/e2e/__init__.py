@@ -220,6 +220,27 @@ def start_server(
     raise AssertionError("unreachable")
 
 
+@contextlib.contextmanager
+def server_on(store: str, data_dir: Path, args: Sequence[str] = ()) -> Iterator[RunningServer]:
+    """A server with `args` on `store` ("sqlite", or "postgresql": a migrated scratch database), stopped on exit."""
+    if store == "sqlite":
+        running = start_server(data_dir, list(args))
+        try:
+            yield running
+        finally:
+            running.stop()
+        return
+    from orch_apiserver.storage.schema import ensure_schema
+
+    with scratch_database() as url:
+        ensure_schema(url, upgrade=True)
+        running = start_server(data_dir, list(args), database_url=url)
+        try:
+            yield running
+        finally:
+            running.stop()
+
+
 def scratch_database_base_url() -> str:
     """Where scratch databases are created: ORCH_TEST_DATABASE_URL (.ci/run exports it) or the local default."""
     return os.environ.get("ORCH_TEST_DATABASE_URL") or DEFAULT_TEST_DATABASE_URL

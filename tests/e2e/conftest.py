@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from . import LOG_TAIL, SHARED_SERVER_ARGS, RunningServer, scratch_database, start_server, unavailable
+from . import LOG_TAIL, SHARED_SERVER_ARGS, RunningServer, scratch_database, server_on, start_server, unavailable
 
 
 @pytest.fixture(scope="session")
@@ -50,19 +50,10 @@ def k8s_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServ
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def k8s(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     """A server of the reference's domain on each store, its own for each test module."""
-    data = tmp_path_factory.mktemp(f"k8s-{request.param}")
-    if request.param == "sqlite":
-        running = start_server(data, ["--api-domain", "k8s.io"])
+    with server_on(
+        request.param, tmp_path_factory.mktemp(f"k8s-{request.param}"), ["--api-domain", "k8s.io"]
+    ) as running:
         yield running
-        running.stop()
-        return
-    from orch_apiserver.storage.schema import ensure_schema
-
-    with scratch_database() as url:
-        ensure_schema(url, upgrade=True)
-        running = start_server(data, ["--api-domain", "k8s.io"], database_url=url)
-        yield running
-        running.stop()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

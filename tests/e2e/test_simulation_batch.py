@@ -13,7 +13,7 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes import config
 
-from . import RunningServer, poll, scratch_database, start_server
+from . import RunningServer, poll, server_on
 
 pytestmark = pytest.mark.e2e
 
@@ -26,19 +26,8 @@ TEMPLATE = {
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def cluster(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    data = tmp_path_factory.mktemp(f"sim-batch-{request.param}")
-    if request.param == "sqlite":
-        running = start_server(data, SIM_ARGS)
+    with server_on(request.param, tmp_path_factory.mktemp(f"sim-batch-{request.param}"), SIM_ARGS) as running:
         yield running
-        running.stop()
-        return
-    from orch_apiserver.storage.schema import ensure_schema
-
-    with scratch_database() as url:
-        ensure_schema(url, upgrade=True)
-        running = start_server(data, SIM_ARGS, database_url=url)
-        yield running
-        running.stop()
 
 
 class Cluster:

@@ -16,7 +16,7 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes import config
 
-from . import RunningServer, poll, scratch_database, start_server
+from . import RunningServer, poll, server_on
 
 pytestmark = pytest.mark.e2e
 
@@ -25,19 +25,8 @@ SIM_ARGS = ["--api-domain", "k8s.io", "--simulate-nodes", "3"]
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def sim(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    data = tmp_path_factory.mktemp(f"sim-{request.param}")
-    if request.param == "sqlite":
-        running = start_server(data, SIM_ARGS)
+    with server_on(request.param, tmp_path_factory.mktemp(f"sim-{request.param}"), SIM_ARGS) as running:
         yield running
-        running.stop()
-        return
-    from orch_apiserver.storage.schema import ensure_schema
-
-    with scratch_database() as url:
-        ensure_schema(url, upgrade=True)
-        running = start_server(data, SIM_ARGS, database_url=url)
-        yield running
-        running.stop()
 
 
 @pytest.fixture(scope="module")

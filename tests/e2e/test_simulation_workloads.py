@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from . import RunningServer, poll, scratch_database, start_server
+from . import RunningServer, poll, server_on
 from .test_kubectl import Kubectl, kubectl_for
 
 pytestmark = pytest.mark.e2e
@@ -23,19 +23,8 @@ ROLLOUT_TIMEOUT = "60s"
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def sim(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     """A simulated cluster of three nodes on each store, its own for this module."""
-    data = tmp_path_factory.mktemp(f"sim-{request.param}")
-    if request.param == "sqlite":
-        running = start_server(data, SIMULATED)
+    with server_on(request.param, tmp_path_factory.mktemp(f"sim-{request.param}"), SIMULATED) as running:
         yield running
-        running.stop()
-        return
-    from orch_apiserver.storage.schema import ensure_schema
-
-    with scratch_database() as url:
-        ensure_schema(url, upgrade=True)
-        running = start_server(data, SIMULATED, database_url=url)
-        yield running
-        running.stop()
 
 
 @dataclass
