@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.e2e import RunningServer, start_server, stop_process
+from tests.e2e import RunningServer, poll, start_server, stop_process
 
 DELAY = "6s"  # long enough for the checks made during the delay on a busy machine
 POLL_LIMIT = 30.0
@@ -41,6 +41,8 @@ def _fresh_get(server: RunningServer, path: str) -> requests.Response:
 def test_sigterm_fails_readiness_serves_through_the_delay_then_ends_watches_and_exits_0(delayed_server) -> None:
     server = delayed_server
     assert "[+]poststarthook/rbac/bootstrap-roles ok" in _fresh_get(server, "/readyz?verbose").text
+    # both workers booted (their post-start hooks count on /livez): ready on several fresh connections in a row
+    poll(lambda: all(_fresh_get(server, "/readyz").status_code == 200 for _ in range(6)), timeout=POLL_LIMIT)
     watch = server.new_session().get("/api/v1/namespaces?watch=true", stream=True, timeout=60)
     assert watch.status_code == 200
     lines = watch.iter_lines()
