@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import contextvars
 import fcntl
 import ipaddress
 import os
@@ -16,7 +17,7 @@ import yaml
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ed448, ed25519, rsa
+from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
 from cryptography.hazmat.primitives.asymmetric import types as keytypes
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
@@ -25,6 +26,12 @@ CA_LIFETIME = timedelta(days=3650)
 LEAF_LIFETIME = timedelta(days=365)
 CLOCK_SKEW = timedelta(minutes=5)  # backdate so peers with a slightly slow clock accept fresh certificates
 RENEW_BEFORE = timedelta(days=1)  # a reused leaf must stay valid at least this long
+
+#: The keys `new_key` makes: RSA (every real server), or EC P-256 inside `throwaway_keys()` (the test server's
+#: throw-away PKI: a P-256 key takes well under a millisecond to make, a 2048-bit RSA key 30-150 ms)
+_THROWAWAY_KEYS: contextvars.ContextVar[bool] = contextvars.ContextVar("orch_pki_throwaway_keys", default=False)
+
+NewKey = rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey
 
 
 class PkiError(Exception):
@@ -108,7 +115,19 @@ def _digest(key: keytypes.CertificateIssuerPrivateKeyTypes) -> hashes.SHA256 | N
     return None if isinstance(key, (ed25519.Ed25519PrivateKey, ed448.Ed448PrivateKey)) else hashes.SHA256()
 
 
-def new_key() -> rsa.RSAPrivateKey:
+@contextlib.contextmanager
+def throwaway_keys() -> Iterator[None]:
+    """Keys made in this block (this thread or task only) are EC P-256 instead of RSA: app/testing's servers."""
+    token = _THROWAWAY_KEYS.set(True)
+    try:
+        yield
+    finally:
+        _THROWAWAY_KEYS.reset(token)
+
+
+def new_key() -> NewKey:
+    if _THROWAWAY_KEYS.get():
+        return ec.generate_private_key(ec.SECP256R1())
     return rsa.generate_private_key(public_exponent=65537, key_size=KEY_BITS)
 
 
@@ -118,7 +137,7 @@ def _name(common_name: str, organizations: Sequence[str] = ()) -> x509.Name:
 
 
 def _builder(
-    subject: x509.Name, issuer: x509.Name, public_key: rsa.RSAPublicKey, lifetime: timedelta
+    subject: x509.Name, issuer: x509.Name, public_key: keytypes.CertificatePublicKeyTypes, lifetime: timedelta
 ) -> x509.CertificateBuilder:
     start = now_utc() - CLOCK_SKEW
     return (
@@ -145,11 +164,11 @@ def create_ca(common_name: str, lifetime: timedelta = CA_LIFETIME) -> CertKey:
     return CertKey(cert, key)
 
 
-def _key_usage(cert_sign: bool = False) -> x509.KeyUsage:
+def _key_usage(cert_sign: bool = False, encipher: bool = True) -> x509.KeyUsage:
     return x509.KeyUsage(
         digital_signature=True,
         content_commitment=False,
-        key_encipherment=not cert_sign,
+        key_encipherment=encipher and not cert_sign,
         data_encipherment=False,
         key_agreement=False,
         key_cert_sign=cert_sign,
@@ -159,11 +178,15 @@ def _key_usage(cert_sign: bool = False) -> x509.KeyUsage:
     )
 
 
-def _sign_leaf(ca: CertKey, builder: x509.CertificateBuilder, usage: x509.ObjectIdentifier) -> x509.Certificate:
+def _sign_leaf(
+    ca: CertKey, builder: x509.CertificateBuilder, usage: x509.ObjectIdentifier, key: NewKey
+) -> x509.Certificate:
     ski = ca.cert.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).value
+    # keyEncipherment is RSA's key exchange; an EC key only signs (RFC 5480)
+    encipher = isinstance(key, rsa.RSAPrivateKey)
     return (
         builder.add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(_key_usage(), critical=True)
+        .add_extension(_key_usage(encipher=encipher), critical=True)
         .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
         .add_extension(x509.AuthorityKeyIdentifier.from_issuer_subject_key_identifier(ski), critical=False)
         .sign(ca.key, _digest(ca.key))
@@ -187,7 +210,7 @@ def issue_serving_cert(
     builder = _builder(_name(common_name), ca.cert.subject, key.public_key(), lifetime).add_extension(
         x509.SubjectAlternativeName(san_entries(hosts)), critical=False
     )
-    return CertKey(_sign_leaf(ca, builder, ExtendedKeyUsageOID.SERVER_AUTH), key)
+    return CertKey(_sign_leaf(ca, builder, ExtendedKeyUsageOID.SERVER_AUTH, key), key)
 
 
 def issue_client_cert(
@@ -195,12 +218,12 @@ def issue_client_cert(
     common_name: str,
     organizations: Sequence[str] = (),
     lifetime: timedelta = LEAF_LIFETIME,
-    key: rsa.RSAPrivateKey | None = None,
+    key: NewKey | None = None,
 ) -> CertKey:
     """A clientAuth certificate: user = CN, groups = each O, as the x509 authenticator reads them."""
     key = key or new_key()
     builder = _builder(_name(common_name, organizations), ca.cert.subject, key.public_key(), lifetime)
-    return CertKey(_sign_leaf(ca, builder, ExtendedKeyUsageOID.CLIENT_AUTH), key)
+    return CertKey(_sign_leaf(ca, builder, ExtendedKeyUsageOID.CLIENT_AUTH, key), key)
 
 
 def is_current(cert: x509.Certificate, now: datetime | None = None, margin: timedelta = RENEW_BEFORE) -> bool:

@@ -3,7 +3,10 @@
 
 Reports the fixture's set-up as pytest measures it (`--durations`: the first test's setup phase, which starts the
 session's server; imports of the server's modules included) and the whole pytest process, median, min and max,
-with the machine's load average before and after. Run: `python bench/fixture_setup.py [--runs 10]`.
+the pytest process's CPU time (user + system: what the load does not change much), with the machine's load average
+before and after. PYTHONDONTWRITEBYTECODE is left out of the runs' environment: a user's second run finds the
+byte-code the first one wrote (with it set, an editable install compiles every module of the server at each run).
+Run: `python bench/fixture_setup.py [--runs 10]`.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -25,8 +29,19 @@ from tests.e2e.test_packaging import user_project
 SETUP_LINE = re.compile(r"^([0-9.]+)s setup\s+tests/test_mine\.py::", re.M)
 
 
-def one_run(project: Path) -> tuple[float, float]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ORCH_", "PYTEST_", "FLASK_"))}
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def one_run(project: Path) -> tuple[float, float, float]:
+    """(fixture set-up, whole process, the process's CPU time), in seconds."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ORCH_", "PYTEST_", "FLASK_")) and k != "PYTHONDONTWRITEBYTECODE"
+    }
+    cpu = _children_cpu()
     began = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=0", "--durations-min=0"],
@@ -38,12 +53,13 @@ def one_run(project: Path) -> tuple[float, float]:
         check=False,
     )
     whole = time.perf_counter() - began
+    cpu = _children_cpu() - cpu
     if done.returncode != 0:
         raise SystemExit(f"the project's test failed:\n{done.stdout[-3000:]}{done.stderr[-2000:]}")
     match = SETUP_LINE.search(done.stdout)
     if match is None:
         raise SystemExit(f"no setup duration in pytest's output:\n{done.stdout[-3000:]}")
-    return float(match.group(1)), whole
+    return float(match.group(1)), whole, cpu
 
 
 def summary(name: str, values: list[float]) -> str:
@@ -62,13 +78,15 @@ def main() -> None:
         project = user_project(Path(directory) / "project")
         one_run(project)  # warm the page cache and byte-code caches as a user's second run would be
         print(f"machine load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        setups, wholes = [], []
+        setups, wholes, cpus = [], [], []
         for _ in range(args.runs):
-            setup, whole = one_run(project)
+            setup, whole, cpu = one_run(project)
             setups.append(setup)
             wholes.append(whole)
+            cpus.append(cpu)
         print(summary("fixture set-up", setups))
         print(summary("whole pytest process", wholes))
+        print(summary("its CPU (user+sys)", cpus))
         print(f"machine load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -13,6 +13,7 @@ import pytest
 import yaml
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from orch_apiserver import pki
 from orch_apiserver.config import Settings, settings_from_env
@@ -92,6 +93,19 @@ def test_client_cert_has_cn_organizations_and_client_auth(ca: pki.CertKey) -> No
     assert list(eku) == [ExtendedKeyUsageOID.CLIENT_AUTH]
     assert not pair.cert.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
     assert pki.signed_by(pair.cert, ca.cert) and not pki.signed_by(pair.cert, pki.create_ca("x").cert)
+
+
+def test_throwaway_keys_are_ec_inside_the_block_and_a_real_servers_stay_rsa() -> None:
+    with pki.throwaway_keys():  # the test server's PKI (app/testing)
+        ca = pki.create_ca("test-ca")
+        serving = pki.issue_serving_cert(ca, "server", ["127.0.0.1"])
+    assert isinstance(ca.key, ec.EllipticCurvePrivateKey) and isinstance(serving.key, ec.EllipticCurvePrivateKey)
+    assert pki.signed_by(serving.cert, ca.cert)
+    usage = serving.cert.extensions.get_extension_for_class(x509.KeyUsage).value
+    assert usage.digital_signature and not usage.key_encipherment  # an EC key signs, it does not encipher
+    assert isinstance(pki.new_key(), rsa.RSAPrivateKey)
+    rsa_usage = pki.issue_client_cert(ca, "admin").cert.extensions.get_extension_for_class(x509.KeyUsage).value
+    assert rsa_usage.key_encipherment
 
 
 def test_client_cert_reuse_and_regeneration(tmp_path: Path, ca: pki.CertKey) -> None:

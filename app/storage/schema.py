@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, text
+
+if TYPE_CHECKING:  # alembic (~0.15 s to import) is imported where a migration or revision check runs
+    from alembic.config import Config
 
 
 class SchemaOutdated(Exception):
@@ -30,6 +30,8 @@ def migrations_dir() -> Path:
 
 
 def alembic_config(database_url: str) -> Config:
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(migrations_dir()))
     cfg.set_main_option("sqlalchemy.url", database_url.replace("%", "%%"))
@@ -37,6 +39,8 @@ def alembic_config(database_url: str) -> Config:
 
 
 def current_revision(database_url: str) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
     engine = create_engine(database_url)
     try:
         with engine.connect() as conn:
@@ -54,6 +58,9 @@ def upgrade(database_url: str) -> tuple[str | None, str | None]:
 
     On PostgreSQL the whole step holds an advisory lock: replicas whose entry points migrate at the same time
     wait for the first one, then find nothing to do."""
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+
     engine = create_engine(database_url)
     try:
         with engine.connect() as conn:
@@ -73,6 +80,9 @@ def upgrade(database_url: str) -> tuple[str | None, str | None]:
 
 def ensure_schema(database_url: str, upgrade: bool) -> None:
     """Bring the schema to head when allowed (SQLite), else refuse an old schema (PostgreSQL)."""
+    from alembic import command
+    from alembic.script import ScriptDirectory
+
     cfg = alembic_config(database_url)
     head = ScriptDirectory.from_config(cfg).get_current_head()
     current = current_revision(database_url)

@@ -23,6 +23,7 @@ from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from .log import ServerLog
 from .manifests import Manifests
+from .schema_cache import seed_sqlite
 
 #: Stock clients speak the reference's names, so a test server defaults to the k8s.io domain.
 DEFAULT_API_DOMAIN = "k8s.io"
@@ -111,12 +112,12 @@ class TestServer:
         return self
 
     def _start(self) -> None:
-        from .. import create_app, defaults
+        from .. import create_app, defaults, pki
         from .. import server as serving
+        from ..auth.sakeys import ensure_signing_key
         from ..cli import parse_settings
         from ..config import flask_config
         from ..shutdown import worker_booted
-        from ..storage.schema import ensure_schema
 
         self.port = _free_port(self.host)
         argv = [
@@ -138,8 +139,14 @@ class TestServer:
         except SystemExit:  # argparse has printed why to stderr
             raise TestServerError(f"invalid server flags {self.args!r} (the reason is printed above)") from None
         self.settings = settings
-        self.kubeconfig = serving.prepare(settings).kubeconfig
-        ensure_schema(settings.resolved_database_url, upgrade=True)
+        with pki.throwaway_keys():  # EC P-256, not RSA: made in no time (docs/testing.md says what else differs)
+            self.kubeconfig = serving.prepare(settings).kubeconfig
+            ensure_signing_key(settings.service_account_signing_key)
+        sqlite_file = None if settings.database_url else os.path.join(settings.data_path, defaults.SQLITE_FILE)
+        if not (sqlite_file and seed_sqlite(sqlite_file)):
+            from ..storage.schema import ensure_schema
+
+            ensure_schema(settings.resolved_database_url, upgrade=True)
         self._app = create_app(flask_config(settings))
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.minimum_version = ssl.TLSVersion.TLSv1_2
@@ -265,15 +272,20 @@ class TestServer:
         return {stored.key: stored.data for stored in self._services().storage.list("/").items}
 
     def _wait_ready(self) -> None:
+        from ..lifecycle import post_start_hooks
+
         deadline = time.monotonic() + READY_TIMEOUT
-        last = ""
-        while time.monotonic() < deadline:
+        hooks = post_start_hooks(self._app)
+        while not hooks.finished and time.monotonic() < deadline:
+            # watched in-process first: each /readyz poll (a TLS handshake, a request) took CPU from the hooks
+            time.sleep(0.002)
+        while True:  # then /readyz itself decides, as for any server
             status, body = self.manifests.raw_get("/readyz")
             if status == 200:
                 return
-            last = f"/readyz answered {status}: {body[:500]}"
+            if time.monotonic() >= deadline:
+                raise TestServerError(f"not ready after {READY_TIMEOUT:.0f} s; /readyz answered {status}: {body[:500]}")
             time.sleep(0.01)
-        raise TestServerError(f"not ready after {READY_TIMEOUT:.0f} s; {last}")
 
     def _wait_nodes_ready(self) -> None:
         from ..controllers.simulation.cluster import simulated_label
