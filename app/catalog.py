@@ -29,6 +29,9 @@ class Strategy:
     allow_create_on_update: bool = False
     #: field selectors beyond metadata.name / metadata.namespace: selector label -> getter.
     field_selectors: ClassVar[dict[str, Callable[[Obj], str]]] = {}
+    #: field selectors watches are indexed by (the reference's indexers, e.g. a pod's spec.nodeName): a watch
+    #: selecting one value of such a field is offered only the changes whose old or new object has that value
+    index_fields: ClassVar[tuple[str, ...]] = ()
     #: an unsupported field selector answers "field label not supported" (the reference's per-kind converters)
     #: even when the kind has no selectors of its own; else the generic list of metadata fields is named
     field_label_errors: bool = False

@@ -12,6 +12,7 @@ from typing import Any
 from . import defaults
 from .auth.authz import parse_modes
 from .durations import parse_duration
+from .memory import parse_byte_size
 
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$")
 
@@ -68,6 +69,13 @@ def _authorization_mode(text: str) -> str:
         raise ConfigError(str(err)) from None
 
 
+def _byte_size(text: str) -> int:
+    try:
+        return parse_byte_size(text)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+
+
 def _positive_duration(text: str) -> float:
     try:
         seconds = parse_duration(text)
@@ -76,6 +84,25 @@ def _positive_duration(text: str) -> float:
     if seconds <= 0:
         raise ConfigError(f"{text!r}: must be longer than 0s")
     return seconds
+
+
+def _history_retention(text: str) -> tuple[tuple[str, float], ...]:
+    """`leases=5m,events=1h,*=7d`: how long each kind's changes are kept (`*`: the rest, else --history-window);
+    Go durations plus whole days."""
+    rules = []
+    for item in _items(text):
+        kind, sep, duration = item.partition("=")
+        if not sep or not kind.strip():
+            raise ConfigError(f"{item!r}: expected <resource>[.<group>]=<duration> or *=<duration>")
+        days, d, rest = duration.strip().partition("d")  # Go durations stop at hours: `7d`, `1d12h` are ours
+        if d and days.isdigit():
+            seconds = int(days) * 86400 + (_positive_duration(rest) if rest else 0)
+            if seconds <= 0:
+                raise ConfigError(f"{item!r}: must be longer than 0s")
+        else:
+            seconds = _positive_duration(duration.strip())
+        rules.append((kind.strip(), float(seconds)))
+    return tuple(rules)
 
 
 def _bool(text: str) -> bool:
@@ -289,6 +316,21 @@ OPTIONS: tuple[Option, ...] = (
         "how long a connection may take for its TLS handshake and request head before it is closed",
     ),
     Option(
+        "request_timeout",
+        defaults.REQUEST_TIMEOUT,
+        _positive_duration,
+        "DURATION",
+        "a request that is not long-running (watch, log, exec, proxy...) and not answered this long after its head "
+        "arrived, its body included, is answered 504; the `timeout` parameter may shorten it",
+    ),
+    Option(
+        "idle_timeout",
+        defaults.IDLE_TIMEOUT,
+        _positive_duration,
+        "DURATION",
+        "how long an idle keep-alive connection is kept open between requests",
+    ),
+    Option(
         "max_requests_inflight",
         defaults.MAX_REQUESTS_INFLIGHT,
         _int_in(0, 1 << 20),
@@ -303,11 +345,36 @@ OPTIONS: tuple[Option, ...] = (
         "mutating requests queued or served at once (0: no limit); beyond: 429 with Retry-After",
     ),
     Option(
+        "enable_priority_and_fairness",
+        defaults.ENABLE_PRIORITY_AND_FAIRNESS,
+        _bool,
+        "BOOL",
+        "API Priority and Fairness: requests classified by FlowSchemas, seats and queues per priority level "
+        "(from the two in-flight limits, at most half of --threads per worker); false: the in-flight limits",
+        "bool",
+    ),
+    Option(
         "database_url",
         defaults.DATABASE_URL,
         _database_url,
         "URL",
         "SQLAlchemy URL (postgresql+psycopg://USER@HOST/DB); default: SQLite file orch.db in the data dir",
+    ),
+    Option(
+        "database_pool_size",
+        defaults.DATABASE_POOL_SIZE,
+        _int_in(1, 1000),
+        "N",
+        "database connections each worker keeps open between uses; under load it opens more, up to --threads "
+        f"+ {defaults.BACKGROUND_DATABASE_CONNECTIONS}, and closes them when returned (docs/operations.md)",
+    ),
+    Option(
+        "max_list_memory",
+        defaults.MAX_LIST_MEMORY,
+        _byte_size,
+        "SIZE",
+        "memory that list responses being built or sent may hold, all workers together (e.g. 512Mi, 2Gi; 0: no "
+        "limit); a list waits for its share, then 429",
     ),
     Option(
         "tls_cert_file",
@@ -358,6 +425,14 @@ OPTIONS: tuple[Option, ...] = (
         _positive_duration,
         "DURATION",
         "how long watch history and continue tokens last (Go duration: 90s, 5m, 1h30m)",
+    ),
+    Option(
+        "history_retention",
+        None,
+        _history_retention,
+        "RULES",
+        "history kept per kind, e.g. leases=5m,events=1h,*=7d (resource or resource.group; * the rest, else "
+        "--history-window)",
     ),
     Option("api_domain", defaults.API_DOMAIN, _api_domain, "DOMAIN", "domain of API groups and well-known names"),
     Option(
@@ -659,9 +734,15 @@ class Settings:
     authorization_mode: str
     history_window: float
     api_domain: str
+    history_retention: tuple[tuple[str, float], ...] | None = None
     read_header_timeout: float = parse_duration(defaults.READ_HEADER_TIMEOUT)
+    request_timeout: float = parse_duration(defaults.REQUEST_TIMEOUT)
+    idle_timeout: float = parse_duration(defaults.IDLE_TIMEOUT)
     max_requests_inflight: int = defaults.MAX_REQUESTS_INFLIGHT
     max_mutating_requests_inflight: int = defaults.MAX_MUTATING_REQUESTS_INFLIGHT
+    database_pool_size: int = defaults.DATABASE_POOL_SIZE
+    max_list_memory: int = parse_byte_size(defaults.MAX_LIST_MEMORY)
+    enable_priority_and_fairness: bool = defaults.ENABLE_PRIORITY_AND_FAIRNESS
     anonymous_auth: bool = defaults.ANONYMOUS_AUTH
     token_auth_file: str | None = None
     enable_bootstrap_token_auth: bool = defaults.ENABLE_BOOTSTRAP_TOKEN_AUTH
@@ -884,8 +965,15 @@ def flask_config(settings: Settings) -> dict[str, Any]:
     return {
         "DATA_DIR": settings.data_path,
         "DATABASE_URL": settings.resolved_database_url,
+        # (kept, most) connections per worker: its request threads and background loops (docs/operations.md)
+        "DATABASE_POOL": (
+            min(settings.database_pool_size, settings.threads + defaults.BACKGROUND_DATABASE_CONNECTIONS),
+            settings.threads + defaults.BACKGROUND_DATABASE_CONNECTIONS,
+        ),
+        "MAX_LIST_MEMORY": settings.max_list_memory // settings.workers,  # each worker's share
         "API_DOMAIN": settings.api_domain,
         "HISTORY_WINDOW_SECONDS": float(settings.history_window),
+        "HISTORY_RETENTION": settings.history_retention or (),
         "AUTHORIZATION_MODE": settings.authorization_mode,
         "SERVER_URL": settings.server_url,
         "CLUSTER_CA_CERT_FILE": settings.pki_file(defaults.CA_CERT),
@@ -902,6 +990,13 @@ def flask_config(settings: Settings) -> dict[str, Any]:
         "ADMISSION_PLUGINS": settings.admission_plugins,
         "CONTROLLERS": settings.controllers,
         "SIMULATE_NODES": settings.simulate_nodes,
+        "ENABLE_PRIORITY_AND_FAIRNESS": settings.enable_priority_and_fairness,
+        "APF_WORKER_SHARE": (
+            settings.max_requests_inflight,
+            settings.max_mutating_requests_inflight,
+            settings.workers,
+            settings.threads,
+        ),
         "CLUSTER_SIGNING_CERT_FILE": settings.cluster_signing_cert_file or settings.pki_file(defaults.CA_CERT),
         "CLUSTER_SIGNING_KEY_FILE": settings.cluster_signing_key_file or settings.pki_file(defaults.CA_KEY),
         "CLUSTER_SIGNING_DURATION": float(settings.cluster_signing_duration),

@@ -12,13 +12,16 @@ from . import defaults, features, pipeline
 from . import lifecycle as post_start
 from .api.errors import install_error_handlers
 from .api.fanout import SocketFanout
+from .api.render import LIST_MEMORY_KEY
 from .api.resources import custom_group_blueprint, group_version_blueprint
 from .auth.authz import parse_modes
 from .context import Services
 from .durations import parse_duration
+from .memory import ListMemory, tune_allocator
 from .naming import Naming
 from .observability import install_observability
 from .registry.custom_catalog import CustomCatalog
+from .registry.history import retention_rules
 from .registry.keys import resource_prefix
 from .registry.live_namespaces import LiveNamespaces
 from .registry.namespaces import NamespaceLifecycle
@@ -27,7 +30,7 @@ from .registry.store import Registry
 from .resources.crd_cel import GATE as CEL_GATE
 from .resources.custom import types_from_crd
 from .storage.hub import WatchHub
-from .storage.store import Compactor, Storage
+from .storage.store import Compactor, PoolSize, Storage
 from .versions import apply_runtime_config
 
 DEFAULTS: dict[str, Any] = {
@@ -42,6 +45,9 @@ DEFAULTS: dict[str, Any] = {
     "BACKGROUND": True,  # background threads (namespace lifecycle, compaction, watch hub)
     "AGGREGATION": True,  # the aggregation layer's Local APIServices, probes and published trust
     "ADMISSION_PLUGINS": None,  # None: the default ones (app/admission/plugins.py)
+    "DATABASE_POOL": (defaults.DATABASE_POOL_SIZE, defaults.THREADS + defaults.BACKGROUND_DATABASE_CONNECTIONS),
+    "MAX_LIST_MEMORY": 0,  # bytes of list responses in flight in this process (0: no limit; flags set a share)
+    "ENABLE_PRIORITY_AND_FAIRNESS": False,  # a bare app (tests of other parts) limits nothing; the flag's default is on
 }
 
 
@@ -66,7 +72,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     naming = Naming(app.config["API_DOMAIN"])
     catalog = build_catalog(naming)
     apply_runtime_config(catalog, app.config.get("RUNTIME_CONFIG") or (), naming)  # served versions
-    storage = Storage(app.config["DATABASE_URL"], float(app.config["HISTORY_WINDOW_SECONDS"]))
+    retention = dict(app.config.get("HISTORY_RETENTION") or ())  # `*`: the rest's window (else --history-window)
+    window = float(retention.pop("*", app.config["HISTORY_WINDOW_SECONDS"]))
+    rules = retention_rules(tuple(retention.items()), catalog)
+    storage = Storage(app.config["DATABASE_URL"], window, retention=rules, pool=PoolSize(*app.config["DATABASE_POOL"]))
     registry = Registry(storage, catalog, naming)
     poll = app.config["WATCH_POLL_INTERVAL"] or (0.05 if storage.is_sqlite else 0.25)
     hub = WatchHub(storage, poll_interval=float(poll))
@@ -78,6 +87,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         naming=naming, catalog=catalog, storage=storage, registry=registry, hub=hub, settings=dict(app.config)
     )
     app.extensions["orch"] = svc
+    tune_allocator()  # before the worker's threads start (app/memory.py)
+    app.extensions[LIST_MEMORY_KEY] = ListMemory(int(app.config["MAX_LIST_MEMORY"]), defaults.LIST_MEMORY_WAIT)
     lifecycle = NamespaceLifecycle(registry, catalog, naming)
     app.extensions["orch.lifecycle"] = lifecycle
     app.extensions[features.EXTENSION_KEY] = features.FeatureGates(app.config.get("FEATURE_GATES"))
@@ -97,6 +108,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             observe,
             pipeline.authenticate(lambda: app.extensions["orch.auth"]),  # per request: tests may swap either
             pipeline.impersonate(lambda: app.extensions["orch.auth"].authorizer, svc.naming),
+            pipeline.priority_and_fairness(_install_priority_and_fairness(app), svc.naming),
             pipeline.authorize(lambda: app.extensions["orch.authz"], skip_authorization),
             pipeline.admission_effects(),
         ],
@@ -299,6 +311,15 @@ def _install_authorization(app: Flask) -> Callable[[], bool]:
         return request.method == "GET" and _is_health_path(request.path)
 
     return probe_before_policy
+
+
+def _install_priority_and_fairness(app: Flask) -> Callable[[], Any]:
+    """This worker's API Priority and Fairness (app/flowcontrol), when enabled; what the pipeline step asks for."""
+    from . import flowcontrol
+    from .observability import observability
+
+    flowcontrol.install(app, observability(app).metrics)
+    return lambda: app.extensions.get(flowcontrol.EXTENSION_KEY)
 
 
 def _install_admission(app: Flask, svc: Services) -> None:

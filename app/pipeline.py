@@ -8,7 +8,10 @@
                        so 401s are counted and audited
     authenticate       the caller, from the --*-auth flags' authenticators (app/auth/setup.py)
     impersonate        the user the request acts as (Impersonate-* headers, authorized by the caller's rights)
-    max-in-flight      enforced before a request reaches the app: the worker answers 429 (app/worker.py)
+    max-in-flight      enforced before a request reaches the app: the worker answers 429 (app/worker.py); with
+                       --enable-priority-and-fairness the next step limits instead
+    priority and       the request classified by the FlowSchemas; it runs on a seat of its priority level, waits
+      fairness         in the level's queues, or gets 429 (app/flowcontrol, docs/flowcontrol.md)
     authorize          the request's attributes, then the --authorization-mode chain; 403 Forbidden otherwise
     admission effects  Warning headers and audit annotations the admission plugins add
     handler            the blueprint's view (app/api)
@@ -31,10 +34,15 @@ from .user import current_user
 if TYPE_CHECKING:
     from .auth.authz import Authorizer
     from .auth.context import Authentication
+    from .flowcontrol import PriorityAndFairness, Seat
     from .naming import Naming
 
 #: app.extensions key of the installed chain (its step names, for tests and docs)
 EXTENSION_KEY = "orch.pipeline"
+#: subresources the reference's priority-and-fairness filter lets through unlimited (long-running, not watches)
+UNLIMITED_SUBRESOURCES = frozenset({"log", "exec", "portforward", "attach", "proxy"})
+#: the reference's answer when APF turns a request away (Go's http.Error: plain text)
+TOO_MANY_REQUESTS = "Too many requests, please try again later.\n"
 
 Before = Callable[[RequestContext], None]
 After = Callable[[RequestContext, Any], Any]
@@ -157,3 +165,49 @@ def admission_effects() -> Step:
         return response
 
     return Step("admission effects", before, after)
+
+
+def priority_and_fairness(apf: Callable[[], PriorityAndFairness | None], naming: Naming) -> Step:
+    """API Priority and Fairness: a seat of the request's priority level, held until the response is made (a
+    watch: until it is set up, as the reference's v1.23 holds a watch's seat while it initialises); the
+    connect subresources (exec, log, proxy, ...) pass unlimited, as in the reference."""
+    from flask import abort, g
+    from werkzeug.wrappers import Response
+
+    from .auth.attributes import request_attributes
+
+    schema_header = f"X-{naming.product.capitalize()}-PF-FlowSchema-UID"
+    level_header = f"X-{naming.product.capitalize()}-PF-PriorityLevel-UID"
+
+    def before(ctx: RequestContext) -> None:
+        limiter = apf()
+        if limiter is None or ctx.user is None:
+            return
+        attrs = ctx.attributes = request_attributes(ctx.user, request.method, request.path, request.args, ctx.info)
+        if attrs.resource_request and attrs.subresource in UNLIMITED_SUBRESOURCES:
+            return
+        from .flowcontrol import RequestRejected
+
+        try:
+            seat = limiter.admit(attrs)
+        except RequestRejected as rejected:
+            answer = Response(TOO_MANY_REQUESTS, 429, {"Retry-After": "1", "X-Content-Type-Options": "nosniff"})
+            answer.content_type = "text/plain; charset=utf-8"
+            answer.headers[schema_header] = rejected.seat.schema.uid
+            answer.headers[level_header] = rejected.seat.level.uid
+            abort(answer)  # the reference's plain-text answer, not a Status
+        g.orch_apf_seat = seat
+        ctx.on_reset(lambda _token: limiter.release(seat), None)
+
+    def after(ctx: RequestContext, response: Any) -> Any:
+        seat: Seat | None = g.pop("orch_apf_seat", None)
+        if seat is not None:
+            response.headers[schema_header] = seat.schema.uid
+            response.headers[level_header] = seat.level.uid
+            if ctx.attributes is not None and ctx.attributes.verb == "watch":
+                limiter = apf()
+                if limiter is not None:
+                    limiter.release(seat)  # set up: the stream itself holds no seat
+        return response
+
+    return Step("priority and fairness", before, after)

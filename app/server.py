@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
 import socket
 import ssl
@@ -127,8 +128,10 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
         "worker_class": worker_class(
             settings.read_header_timeout,
             settings.workers,
-            settings.max_requests_inflight,
-            settings.max_mutating_requests_inflight,
+            # with APF on, its seats limit requests after authentication; the worker's blind limit stays off
+            0 if settings.enable_priority_and_fairness else settings.max_requests_inflight,
+            0 if settings.enable_priority_and_fairness else settings.max_mutating_requests_inflight,
+            request_timeout=settings.request_timeout,
         ),
         # open watches and idle keep-alive connections cost a descriptor, not a thread (app/worker.py)
         "worker_connections": defaults.WORKER_CONNECTIONS,
@@ -141,7 +144,7 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
         "preload_app": False,
         "timeout": defaults.WORKER_TIMEOUT,
         "graceful_timeout": defaults.GRACEFUL_TIMEOUT,
-        "keepalive": defaults.KEEPALIVE,
+        "keepalive": math.ceil(settings.idle_timeout),  # gunicorn takes whole seconds
         "limit_request_line": 0,  # long label/field selectors: bounded by BoundedRequest instead
         "proc_name": "orch-apiserver",
         # heartbeat files on tmpfs: a container's overlay filesystem can stall them into worker timeouts

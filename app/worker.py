@@ -3,7 +3,9 @@
 gunicorn's gthread worker gives each new connection a thread for its TLS handshake and request head, and
 each response a thread until its last byte, so slow or idle clients and every open watch hold threads. Here
 the loop does the handshake and reads the request head on non-blocking sockets, under one deadline
-(--read-header-timeout), and hands complete heads to the thread pool (gunicorn's parser still parses them).
+(--read-header-timeout), then the body of a request within the body limit, under the request's deadline
+(--request-timeout), and hands complete requests to the thread pool (gunicorn's parser still parses them). The
+loop also answers 504 for a request not answered by its deadline (app/deadlines.py).
 A streaming response may take its connection (`orch.detach`): its socket goes to the watch fan-out writer
 (app/api/fanout.py), the thread returns to the pool, and the writer gives the connection back to the loop
 (kept alive) or has it closed when the stream ends. A thread that answered the only request in flight waits a
@@ -14,6 +16,8 @@ through the loop per request). See docs/connections.md.
 from __future__ import annotations
 
 import errno
+import heapq
+import itertools
 import resource
 import select
 import selectors
@@ -37,7 +41,9 @@ from gunicorn.workers.gthread import TConn, ThreadWorker
 from . import defaults
 from .api.handoff import DETACH_KEY, Handoff
 from .auth.x509 import PEER_CERT_KEY
+from .deadlines import TIMEOUT_ANSWER, Deadline, GuardedSocket, request_timeout
 from .durations import parse_duration
+from .request_body import CONTINUE, BodyReader, body_reader
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -51,6 +57,11 @@ HEAD_ENDS = (b"\r\n\r\n", b"\n\n")
 HEARTBEAT_INTERVAL = 1.0
 #: seconds a thread that answered the only request in flight waits for that client's next request head
 LINGER = 0.005
+#: seconds a connection the loop answered and closes is still read (and the input dropped) after its write
+#: side is shut: a byte arriving after close() would reset it and could lose the answer (Go waits 500 ms)
+CLOSE_LINGER = 1.0
+#: deadlines kept before the heap is first rid of those of requests already answered
+DEADLINES_COMPACTED = 4096
 DETACHED = object()  # handle_request's result: the response took the connection
 PLAIN_HTTP_ANSWER = b"HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n"
 #: the reference's answer when its in-flight limit is reached: plain text, not a Status
@@ -92,6 +103,9 @@ def with_connection(app: WSGIApp) -> WSGIApp:
             environ.pop(PEER_CERT_KEY, None)
         offer = getattr(_request_local, "detach", None)
         response = getattr(start_response, "__self__", None)
+        deadline = getattr(_request_local, "deadline", None)
+        if deadline is not None and response is not None:  # a write after the loop answered 504 is dropped
+            response.sock = GuardedSocket(response.sock, deadline)
         if offer is not None and response is not None:
             environ[DETACH_KEY] = partial(offer, response)
         else:
@@ -117,6 +131,10 @@ class ApiConn(TConn):
         self.deadline = 0.0
         self.handshaking = False
         self.counted: str | None = None  # the in-flight limit this request counts against
+        self.line: tuple[str, Any, Any] | None = None  # the request line's method, attributes and query
+        self.body: BodyReader | None = None  # the body the loop is reading, once the head is complete
+        self.request_deadline: Deadline | None = None  # the current request's (None: long-running)
+        self.answer: bytes | None = None  # what the loop answers instead of handing the request on
         self.resume: Callable[[], None] | None = None  # what the loop does next, when a thread left it mid-way
 
     def init(self) -> None:
@@ -133,12 +151,19 @@ class ApiWorker(ThreadWorker):
     """gthread worker whose loop does TLS handshakes and reads request heads, and lets streams detach."""
 
     read_header_timeout: float = parse_duration(defaults.READ_HEADER_TIMEOUT)  # worker_class() sets the flag's
+    request_timeout: float = parse_duration(defaults.REQUEST_TIMEOUT)
     #: this worker's share of --max-requests-inflight / --max-mutating-requests-inflight (0: no limit)
     inflight_limits: ClassVar[dict[str, int]] = {"readOnly": 0, "mutating": 0}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.receiving: dict[ApiConn, None] = {}  # in deadline order (one timeout for all)
+        self.reading_bodies: set[ApiConn] = set()  # heads complete, bodies read by the loop
+        self.deadlines: list[tuple[float, int, Deadline]] = []  # a heap: requests' deadlines, ended ones too
+        self._deadlines_kept = DEADLINES_COMPACTED  # heap size at which the ended ones are taken out
+        self.deadlines_lock = threading.Lock()  # lingering threads start clocks too
+        self._deadline_order = itertools.count()
+        self.closing: dict[ApiConn, float] = {}  # answered by the loop, closing: when to close at the latest
         self.inflight = {"readOnly": 0, "mutating": 0}  # requests queued for or running on a thread
         self.inflight_lock = threading.Lock()
         self.lingering = 0  # threads waiting for their client's next request (LINGER)
@@ -212,6 +237,7 @@ class ApiWorker(ThreadWorker):
 
     def _receive(self, conn: ApiConn) -> None:
         conn.deadline = time.monotonic() + self.read_header_timeout
+        conn.line = None
         self.receiving[conn] = None
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_receiving, conn))
         self._on_receiving(conn, conn.sock)  # the first bytes are often there already
@@ -221,7 +247,12 @@ class ApiWorker(ThreadWorker):
             if conn.handshaking:
                 conn.sock.do_handshake()
                 conn.handshaking = False
-            complete = self._read_head(conn)
+            if conn.body is None:
+                complete = self._read_head(conn)
+                if complete and self._head_complete(conn):
+                    complete = self._read_body(conn)
+            else:
+                complete = self._read_body(conn)
         except ssl.SSLWantReadError:
             self.poller.modify(conn.sock, selectors.EVENT_READ, partial(self._on_receiving, conn))
             return
@@ -242,11 +273,138 @@ class ApiWorker(ThreadWorker):
             self._drop(conn)  # closed by the client before a request
             return
         self.poller.unregister(conn.sock)
-        del self.receiving[conn]
+        self.receiving.pop(conn, None)
+        self.reading_bodies.discard(conn)
+        conn.body = None
+        if conn.answer is not None:
+            answer, conn.answer = conn.answer, None
+            self._refuse(conn, answer)
+            return
         if not self._admit(conn):
             return
         conn.data_ready = True
         self.enqueue_req(conn)
+
+    def _head_complete(self, conn: ApiConn) -> bool:
+        """On the loop, the head just ended: start the request's clock; True when its body is to be read here."""
+        conn.answer = self._start_clock(conn)
+        if conn.answer is not None:
+            return False
+        reader = self._body_to_read(conn)
+        if reader is None:
+            return False
+        conn.body = reader
+        self.receiving.pop(conn, None)  # from now on the request's deadline applies, not the head's
+        self.reading_bodies.add(conn)
+        return True
+
+    def _receive_body(self, conn: ApiConn, reader: BodyReader) -> None:
+        """On the loop: read the rest of a body whose head a lingering thread read."""
+        conn.body = reader
+        self.reading_bodies.add(conn)
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_receiving, conn))
+        self._on_receiving(conn, conn.sock)
+
+    @staticmethod
+    def _body_to_read(conn: ApiConn) -> BodyReader | None:
+        """The body still to come of the request in `conn.head`, when the loop is to read it (within the body
+        limit, well framed); a client waiting for `100 Continue` is told to send it."""
+        reader, expects_continue = body_reader(conn.head)
+        state = reader.complete(conn.head) if reader is not None else True
+        if state is None and conn.request_deadline is not None:
+            conn.request_deadline.loop_may_write = False  # the thread reads the body from the socket itself
+        if state is not False:
+            return None
+        if expects_continue:
+            try:
+                conn.sock.send(CONTINUE)  # a few bytes into an empty send buffer
+            except (OSError, ssl.SSLError):
+                pass
+        return reader
+
+    @staticmethod
+    def _read_body(conn: ApiConn) -> bool:
+        """Read until the body is complete (True) or the client closes (False); raises when it must wait. A
+        body the loop stops reading (framing it leaves to gunicorn, or over the limit) is complete for it."""
+        reader = conn.body
+        assert reader is not None
+        while (state := reader.complete(conn.head)) is False:
+            data = conn.sock.recv(65536)
+            if not data:
+                return False
+            conn.head += data
+        if state is None and conn.request_deadline is not None:
+            conn.request_deadline.loop_may_write = False  # the thread reads the rest from the socket itself
+        return True
+
+    def _line(self, conn: ApiConn) -> tuple[str, Any, Any]:
+        """The method, attributes and query of the request line in `conn.head` (read once per request)."""
+        from . import observability
+
+        if conn.line is None:
+            method, target = request_line(bytes(conn.head[:8192]))
+            attrs, args = observability.line_attributes(method, target)
+            conn.line = method, attrs, args
+        return conn.line
+
+    def _start_clock(self, conn: ApiConn) -> bytes | None:
+        """Give a request that is not long-running its deadline, which the loop watches; the loop's answer
+        instead when its `timeout` parameter is not a duration (the reference's 400)."""
+        from . import observability
+        from .api.wire import error_response
+
+        conn.request_deadline = None
+        _method, attrs, args = self._line(conn)
+        if observability.is_long_running(attrs):
+            return None
+        try:
+            seconds = request_timeout(args, self.request_timeout)
+        except ValueError as err:
+            return error_response(400, str(err))
+        deadline = conn.request_deadline = Deadline(time.monotonic() + seconds, conn)
+        with self.deadlines_lock:
+            heapq.heappush(self.deadlines, (deadline.at, next(self._deadline_order), deadline))
+        return None
+
+    def _expire_deadlines(self) -> None:
+        """On the loop: answer 504 for each request past its deadline that nobody has begun to answer."""
+        now = time.monotonic()
+        due = []
+        with self.deadlines_lock:
+            while self.deadlines and self.deadlines[0][0] <= now:
+                due.append(heapq.heappop(self.deadlines)[2])
+            if len(self.deadlines) >= self._deadlines_kept:  # mostly answered requests': keep the others
+                self.deadlines = [entry for entry in self.deadlines if not entry[2].done]
+                heapq.heapify(self.deadlines)
+                self._deadlines_kept = max(DEADLINES_COMPACTED, 2 * len(self.deadlines))
+        for deadline in due:
+            conn = deadline.conn
+            if conn is None or conn.request_deadline is not deadline:
+                continue  # answered: the connection has moved on
+            if conn in self.reading_bodies:  # the body is late: the connection is still the loop's
+                deadline.expired = True
+                self.poller.unregister(conn.sock)
+                self.reading_bodies.discard(conn)
+                conn.body = None
+                self._answer_timeout(conn)
+                deadline.finish()
+                self._close_after_answer(conn)
+            elif deadline.expire():  # a thread has it, and has not written: its answer will be dropped
+                self._answer_timeout(conn)
+                try:  # on the descriptor below TLS: the thread's SSL object stays as it is
+                    socket.socket.shutdown(conn.sock, socket.SHUT_WR)
+                except OSError:
+                    pass
+
+    def _answer_timeout(self, conn: ApiConn) -> None:
+        from . import observability
+
+        method, attrs, args = self._line(conn)
+        observability.count_request_termination(getattr(self, "app_wsgi", None), method, attrs, args, 504)
+        try:
+            conn.sock.send(TIMEOUT_ANSWER)  # nothing was written yet: the send buffer takes it whole
+        except (OSError, ssl.SSLError):
+            pass
 
     def _admit(self, conn: ApiConn) -> bool:
         """Count the request against its in-flight limit, or refuse it (on the loop)."""
@@ -261,8 +419,7 @@ class ApiWorker(ThreadWorker):
         reached, what the refusal is counted as (method, attributes, query)."""
         from . import observability
 
-        method, target = request_line(bytes(conn.head[:8192]))
-        attrs, args = observability.line_attributes(method, target)
+        method, attrs, args = self._line(conn)
         if observability.is_long_running(attrs):
             return None
         kind = observability.request_kind(method)
@@ -281,11 +438,46 @@ class ApiWorker(ThreadWorker):
         observability.count_request_termination(getattr(self, "app_wsgi", None), method, attrs, args, 429)
         self._refuse(conn)
 
-    def _refuse(self, conn: ApiConn) -> None:
-        """The in-flight limit is reached: 429 at once instead of a place in an unbounded queue."""
+    def _refuse(self, conn: ApiConn, answer: bytes = TOO_MANY_REQUESTS) -> None:
+        """The in-flight limit is reached: 429 at once instead of a place in an unbounded queue (or another
+        answer the loop gives before any thread sees the request)."""
+        if conn.request_deadline is not None:
+            conn.request_deadline.finish()  # answered here
         try:
-            conn.sock.send(TOO_MANY_REQUESTS)  # a fresh socket's send buffer takes it whole
+            conn.sock.send(answer)  # a fresh socket's send buffer takes it whole
         except (OSError, ssl.SSLError):
+            pass
+        self._close_after_answer(conn)
+
+    def _close_after_answer(self, conn: ApiConn) -> None:
+        """Close a connection the loop has answered (and no longer polls) the way Go's server does: the write
+        side first, then whatever the client still sends is read and dropped for up to CLOSE_LINGER."""
+        try:  # on the descriptor below TLS: the client reads the answer, then the end of the stream
+            conn.sock.setblocking(False)
+            socket.socket.shutdown(conn.sock, socket.SHUT_WR)
+            self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_closing, conn))
+        except (OSError, ValueError, KeyError):
+            self.nr_conns -= 1
+            util.close(conn.sock)
+            return
+        self.closing[conn] = time.monotonic() + CLOSE_LINGER
+
+    def _on_closing(self, conn: ApiConn, _sock: Any) -> None:
+        try:
+            while socket.socket.recv(conn.sock, 65536):  # the raw bytes (TLS records too), dropped
+                pass
+        except BlockingIOError:
+            return
+        except OSError:
+            pass
+        self._closed(conn)
+
+    def _closed(self, conn: ApiConn) -> None:
+        if self.closing.pop(conn, None) is None:
+            return
+        try:
+            self.poller.unregister(conn.sock)
+        except (KeyError, ValueError, OSError):
             pass
         self.nr_conns -= 1
         util.close(conn.sock)
@@ -327,7 +519,11 @@ class ApiWorker(ThreadWorker):
             pass
 
     def _drop(self, conn: ApiConn) -> None:
-        if self.receiving.pop(conn, 0) is None:
+        registered = self.receiving.pop(conn, 0) is None or conn in self.reading_bodies
+        self.reading_bodies.discard(conn)
+        if conn.request_deadline is not None:
+            conn.request_deadline.finish()  # gone
+        if registered:
             try:
                 self.poller.unregister(conn.sock)
             except (KeyError, ValueError, OSError):
@@ -339,7 +535,10 @@ class ApiWorker(ThreadWorker):
         """Besides gunicorn's pending connections: heads not complete by their deadline, and when stopping,
         connections that have not sent a byte of a request."""
         super().murder_pending()
+        self._expire_deadlines()
         now = time.monotonic()
+        for conn in [conn for conn, close_at in self.closing.items() if close_at <= now]:
+            self._closed(conn)
         expired = []
         for conn in self.receiving:  # in deadline order: while serving, stop at the first one still in time
             if conn.deadline <= now or (not self.alive and not conn.head):
@@ -354,8 +553,12 @@ class ApiWorker(ThreadWorker):
     def handle(self, conn: Any) -> Any:
         """gunicorn's handling of one request; then, while it was the only request in flight here, this thread
         waits up to LINGER for the client's next request and serves it too."""
-        result = super().handle(conn)
+        if conn.request_deadline is not None and conn.request_deadline.expired:
+            conn.request_deadline.finish()
+            return False  # its deadline passed while it waited for a thread: answered 504 already
+        result = self._handle_one(conn)
         while result is True and self._linger_begins():
+            conn.line = None
             try:
                 head = self._next_head(conn)
             finally:
@@ -367,12 +570,29 @@ class ApiWorker(ThreadWorker):
                 if conn.head:  # part of a head: the loop reads on, under the head deadline
                     conn.resume = partial(self._receive, conn)
                 return result
+            answer = self._start_clock(conn)
+            if answer is not None:  # the loop answers it
+                conn.resume = partial(self._refuse, conn, answer)
+                return result
+            reader = self._body_to_read(conn)
+            if reader is not None:  # part of a body: the loop reads on, under the request's deadline
+                conn.resume = partial(self._receive_body, conn, reader)
+                return result
             refusal = self._count(conn)
             if refusal is not None:  # over the in-flight limit: the loop answers 429
                 conn.resume = partial(self._turn_away, conn, refusal)
                 return result
-            result = super().handle(conn)
+            result = self._handle_one(conn)
         return result
+
+    def _handle_one(self, conn: ApiConn) -> Any:
+        """gunicorn's handling of one request; its deadline no longer matters once the thread is done with it
+        (answered, or the request could not be parsed)."""
+        try:
+            return super().handle(conn)
+        finally:
+            if conn.request_deadline is not None:
+                conn.request_deadline.finish()
 
     def _linger_begins(self) -> bool:
         """Whether this thread may wait for its client: serving, nothing else in flight, threads to spare."""
@@ -409,12 +629,14 @@ class ApiWorker(ThreadWorker):
         _request_local.peer_cert_der = _peer_cert_der(conn.sock)
         _request_local.detach = partial(self._detach, conn)
         _request_local.detached = False
+        _request_local.deadline = getattr(conn, "request_deadline", None)
         try:
             keepalive = super().handle_request(req, conn)
             return DETACHED if _request_local.detached else keepalive
         finally:
             _request_local.peer_cert_der = None
             _request_local.detach = None
+            _request_local.deadline = None
             self._uncount(conn)  # answered: no longer in flight (before the loop hears of it)
 
     def _detach(self, conn: ApiConn, response: Any, raw: bool = False) -> Handoff:
@@ -447,6 +669,12 @@ class ApiWorker(ThreadWorker):
         result = fs.result() if fs.done() and not fs.cancelled() and fs.exception() is None else None
         if result is DETACHED:
             return  # counted in nr_conns until the stream gives it back (_reclaim)
+        deadline = getattr(conn, "request_deadline", None)
+        if deadline is not None and deadline.expired:  # answered 504 before: no graceful drain (it blocks the loop)
+            conn.request_deadline = None
+            self.nr_conns -= 1
+            util.close(conn.sock)
+            return
         resume, conn.resume = getattr(conn, "resume", None), None
         if result is True and resume is not None:
             resume()  # the thread left a request head to the loop
@@ -481,7 +709,13 @@ class ApiWorker(ThreadWorker):
             self.log.debug("Failed to send error message.")
 
 
-def worker_class(read_header_timeout: float, workers: int, max_readonly: int, max_mutating: int) -> type[ApiWorker]:
+def worker_class(
+    read_header_timeout: float,
+    workers: int,
+    max_readonly: int,
+    max_mutating: int,
+    request_timeout: float = parse_duration(defaults.REQUEST_TIMEOUT),
+) -> type[ApiWorker]:
     """The worker class gunicorn runs, with this server's settings; each worker takes its share of the
     server's in-flight limits (rounded up)."""
 
@@ -492,7 +726,12 @@ def worker_class(read_header_timeout: float, workers: int, max_readonly: int, ma
     return type(
         "ApiWorker",
         (ApiWorker,),
-        {"read_header_timeout": read_header_timeout, "inflight_limits": limits, "__module__": __name__},
+        {
+            "read_header_timeout": read_header_timeout,
+            "request_timeout": request_timeout,
+            "inflight_limits": limits,
+            "__module__": __name__,
+        },
     )
 
 

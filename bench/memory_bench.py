@@ -1,7 +1,15 @@
-"""Memory per idle watcher: worker RSS before and after opening N idle watches.
+"""Memory per idle watcher, and memory after bursts of concurrent large LISTs.
 
-    python bench/memory_bench.py                   # both backends, 500 watches, --workers 2 --threads 300
+    python bench/memory_bench.py                   # both backends, 500 watches, --workers 2 --threads 32
     python bench/memory_bench.py --backend postgresql --watchers 500
+    python bench/memory_bench.py --lists           # 20 concurrent full LISTs of 2,000 ConfigMaps, two bursts
+    python bench/memory_bench.py --lists --full    # issue 40's size: 20,000 ConfigMaps (26 MB per list)
+    python bench/memory_bench.py --lists --server-arg=--max-list-memory=0 --server-env MALLOC_ARENA_MAX=8
+
+--lists: create the objects, read every worker's RSS when idle, send --concurrent full LISTs at once (each client
+its own connection, reading and discarding the body), sample RSS every 50 ms meanwhile (the peak), then read
+RSS again --after seconds later; twice. Printed per worker and in total, with the load average and the CPU the
+generator (this process) used, since the machine is shared.
 
 Per backend: start the real server, warm it up (a few lists and writes), then read VmRSS of every
 gunicorn worker (the children of the master pid, /proc/<pid>/status) and sum it. Open N watches on one
@@ -16,9 +24,14 @@ worker threads and growing malloc arenas, the second one mostly reuses them.
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
+import os
+import resource
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -26,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.common import (
     NAMESPACE,
     Conn,
+    MachineLoad,
     add_server_args,
     backends,
     bench_server,
@@ -35,6 +49,7 @@ from bench.common import (
     header,
     health,
     rss_kib,
+    ssl_context,
     thread_count,
     worker_pids,
     write_json,
@@ -130,6 +145,127 @@ def one_round(server, conn: Conn, tag: str, watchers: int, procs: int, settle: f
     }
 
 
+def list_discarding(server, ctx, path: str) -> tuple[int, int]:
+    """GET path on a fresh connection, reading the body in 1 MiB reads and dropping it: (status, bytes)."""
+    conn = http.client.HTTPSConnection("127.0.0.1", server.port, context=ctx, timeout=600)
+    try:
+        conn.request("GET", path, headers={"Accept": "application/json", "User-Agent": "orch-bench"})
+        resp = conn.getresponse()
+        size = 0
+        while chunk := resp.read(1 << 20):
+            size += len(chunk)
+        return resp.status, size
+    finally:
+        conn.close()
+
+
+class RssPeak:
+    """Samples every worker's RSS every `interval` seconds in a thread; the highest per worker and in total."""
+
+    def __init__(self, pids: list[int], interval: float = 0.05) -> None:
+        self.pids, self.interval = pids, interval
+        self.per_worker = dict.fromkeys(pids, 0)
+        self.total = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            now = {p: rss_kib(p) for p in self.pids}
+            for p, kib in now.items():
+                self.per_worker[p] = max(self.per_worker[p], kib)
+            self.total = max(self.total, sum(now.values()))
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> RssPeak:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def database_connections(server) -> int | None:
+    """Connections to the server's PostgreSQL database now (pg_stat_activity); None on SQLite."""
+    if not server.database_url:
+        return None
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(server.database_url)
+    with psycopg.connect(host=url.host, port=url.port or 5432, user=url.username, dbname="postgres") as admin:
+        row = admin.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (url.database,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def generator_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def mib(kib: float) -> str:
+    return f"{kib / 1024:.0f}"
+
+
+def list_bursts(server, args: argparse.Namespace) -> dict:
+    conn = Conn(server)
+    ensure_namespace(conn)
+    print(f"  creating {args.objects} ConfigMaps of ~{args.object_bytes} bytes ...")
+    create_configmaps(server, args.objects, args.object_bytes, threads=8, prefix="burst")
+    _, body = conn.request("GET", COLLECTION)
+    list_bytes = len(body)
+    del body
+    conn.close()
+    time.sleep(args.settle)
+    pids = worker_pids(server)
+    idle = {p: rss_kib(p) for p in pids}
+    idle_connections = database_connections(server)
+    print(
+        f"  one list: {list_bytes / 1e6:.1f} MB; idle RSS per worker (MiB) "
+        f"{[mib(v) for v in idle.values()]}, total {mib(sum(idle.values()))}; database connections {idle_connections}"
+    )
+    ctx = ssl_context(server)
+    bursts = []
+    for n in range(args.bursts):
+        load, cpu0 = MachineLoad(), generator_cpu()
+        started = time.monotonic()
+        with RssPeak(pids) as peak, ThreadPoolExecutor(args.concurrent) as clients:
+            answers = list(clients.map(lambda _: list_discarding(server, ctx, COLLECTION), range(args.concurrent)))
+        took = time.monotonic() - started
+        statuses = sorted({status for status, _ in answers})
+        whole = sum(1 for status, size in answers if status == 200 and size == list_bytes)
+        time.sleep(args.after)
+        after = {p: rss_kib(p) for p in pids}
+        connections_after = database_connections(server)
+        gen_cpu = generator_cpu() - cpu0
+        machine = load.report(gen_cpu)
+        result = {
+            "seconds": took,
+            "statuses": statuses,
+            "whole_answers": whole,
+            "idle_kib": idle,
+            "peak_kib": peak.per_worker,
+            "peak_total_kib": peak.total,
+            "after_kib": after,
+            "after_total_kib": sum(after.values()),
+            "database_connections_after": connections_after,
+            "generator_cpu_s": gen_cpu,
+            "machine": machine,
+        }
+        bursts.append(result)
+        print(
+            f"  burst {n + 1}: {args.concurrent} lists in {took:.1f} s, {whole} whole, statuses {statuses}; "
+            f"RSS MiB idle {mib(sum(idle.values()))} -> peak {mib(peak.total)} "
+            f"(per worker {[mib(v) for v in peak.per_worker.values()]}) -> after {args.after:.0f} s "
+            f"{mib(sum(after.values()))} (per worker {[mib(v) for v in after.values()]}, "
+            f"{100 * (sum(after.values()) / sum(idle.values()) - 1):+.0f} % of idle); "
+            f"load {machine['loadavg_1m']:.2f}, generator CPU {gen_cpu:.1f} s, others {machine['others_s']:.1f} s; "
+            f"database connections {connections_after}"
+        )
+    return {"list_bytes": list_bytes, "idle_database_connections": idle_connections, "bursts": bursts}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_server_args(parser, workers=2, threads=32)  # the default server: open watches hold no thread
@@ -143,8 +279,22 @@ def main() -> int:
         metavar="NAME=VALUE",
         help="extra environment for the server (e.g. MALLOC_ARENA_MAX=2); repeatable",
     )
+    parser.add_argument("--lists", action="store_true", help="bursts of concurrent full LISTs instead of watches")
+    parser.add_argument("--full", action="store_true", help="--lists at issue 40's size: 20,000 objects")
+    parser.add_argument("--objects", type=int, default=2000, help="--lists: ConfigMaps in the listed namespace")
+    parser.add_argument("--object-bytes", type=int, default=850, help="--lists: data bytes per object (1.3 KB JSON)")
+    parser.add_argument("--concurrent", type=int, default=20, help="--lists: LISTs sent at once per burst")
+    parser.add_argument("--bursts", type=int, default=2)
+    parser.add_argument("--after", type=float, default=60.0, help="--lists: seconds after a burst to read RSS")
+    parser.add_argument(
+        "--server-arg", action="append", default=[], metavar="ARG", help="extra server flag, e.g. --max-list-memory=1Gi"
+    )
     args = parser.parse_args()
     env = dict(item.split("=", 1) for item in args.server_env)
+    if args.full:
+        args.objects = 20000
+    if args.lists:
+        return lists_main(args, env)
 
     results = {"info": header("memory_bench"), "args": vars(args), "backends": {}}
     for backend in backends(args.backend):
@@ -162,6 +312,21 @@ def main() -> int:
             print(f"  health: {state}")
             conn.close()
         results["backends"][backend] = {"rounds": rounds, "health": str(state)}
+    write_json(args.json, results)
+    return 0
+
+
+def lists_main(args: argparse.Namespace, env: dict[str, str]) -> int:
+    results = {"info": header("memory_bench --lists"), "args": vars(args), "backends": {}}
+    for backend in backends(args.backend):
+        print(
+            f"\n## {backend}: {args.workers} workers x {args.threads} threads, {args.bursts} bursts of "
+            f"{args.concurrent} LISTs of {args.objects} ConfigMaps {' '.join(args.server_arg)}"
+        )
+        with bench_server(backend, args.workers, args.threads, args.server_arg, keep=args.keep, env=env) as server:
+            results["backends"][backend] = list_bursts(server, args)
+            print(f"  health: {health(server)}")
+    print(f"# loadavg now {os.getloadavg()}")
     write_json(args.json, results)
     return 0
 

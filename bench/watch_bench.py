@@ -15,6 +15,14 @@ Latency of one (watcher, write) pair = time the watcher read the last byte of th
 minus the time just before the POST was sent (also reported: minus the time the POST's response arrived).
 Also: events missing, per-write time until the LAST watcher had it, CPU seconds of server / postgres /
 watcher processes during the writes, and the server's health afterwards.
+
+With --node-selectors, as node agents watch: watcher i watches pods with fieldSelector spec.nodeName=node-i, and
+write i creates a pod bound to node-(i mod watchers), so each write is for exactly one watcher (a watch is live
+once its response headers arrived: it resumes from the listed resourceVersion); also counted: events a watcher
+received for another node's pods (must be 0).
+
+    python bench/watch_bench.py --backend postgresql --watchers 5000 --node-selectors --writes 1000 \
+        --interval 0.01 --client-procs 2
 """
 
 from __future__ import annotations
@@ -55,8 +63,18 @@ LIVE_TIMEOUT = 60.0  # seconds for every watch to receive the opening sentinel
 PROFILE_RATE = 100  # py-spy samples per second; it is slow with hundreds of threads
 
 
-def collection(namespace: str) -> str:
-    return f"/api/v1/namespaces/{namespace}/configmaps"
+def collection(namespace: str, resource: str = "configmaps") -> str:
+    return f"/api/v1/namespaces/{namespace}/{resource}"
+
+
+def pod(name: str, node: str, data_bytes: int) -> dict:
+    """A pod already bound to `node` (as the scheduler leaves it), with about data_bytes of annotations."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "labels": {"app": "bench"}, "annotations": {"pad": "x" * max(0, data_bytes)}},
+        "spec": {"nodeName": node, "containers": [{"name": "c", "image": "registry.example/pause:3.9"}]},
+    }
 
 
 def current_revision(conn: Conn) -> str:
@@ -66,8 +84,9 @@ def current_revision(conn: Conn) -> str:
     return json.loads(body)["metadata"]["resourceVersion"]
 
 
-def post(conn: Conn, name: str, data_bytes: int, path: str = COLLECTION) -> None:
-    status, body = conn.request("POST", path, json.dumps(configmap(name, data_bytes)).encode())
+def post(conn: Conn, name: str, data_bytes: int, path: str = COLLECTION, node: str | None = None) -> None:
+    obj = pod(name, node, data_bytes) if node is not None else configmap(name, data_bytes)
+    status, body = conn.request("POST", path, json.dumps(obj).encode())
     if status != 201:
         raise RuntimeError(f"create {name}: HTTP {status} {body[:300]!r}")
 
@@ -130,6 +149,7 @@ def write_on_schedule(
     begin: float,
     threads: int,
     paths: list[str],
+    nodes: int = 0,
 ) -> tuple[list[float], list[float]]:
     """POST write i at begin + i*interval from `threads` writer threads (write i on thread i % threads, each
     with its own keep-alive connection), so that a slow POST does not push the later ones back; a thread
@@ -145,7 +165,8 @@ def write_on_schedule(
                 if delay > 0:
                     time.sleep(delay)
                 sent[i] = time.monotonic()
-                post(connection, f"{prefix}{i:05d}", data_bytes, paths[i % len(paths)])
+                node = f"node-{i % nodes}" if nodes else None
+                post(connection, f"{prefix}{i:05d}", data_bytes, paths[i % len(paths)], node)
                 answered[i] = time.monotonic()
         except (OSError, RuntimeError) as err:  # re-raised below
             errors.append(err)
@@ -207,24 +228,30 @@ def scenario(
     quiet_wait: float = 0.0,
     writer_threads: int = 4,
     namespaces: int = 1,
+    node_selectors: bool = False,
 ) -> dict:
     prefix = f"ev-{tag}-"
     spaces = [NAMESPACE] if namespaces == 1 else [f"{NAMESPACE}-{k}" for k in range(namespaces)]
     for space in spaces:
         ensure_namespace(conn, space)
-    collections = [collection(space) for space in spaces]
+    collections = [collection(space, "pods" if node_selectors else "configmaps") for space in spaces]
     rv = current_revision(conn)
     paths = [f"{collections[i % namespaces]}?watch=1&resourceVersion={rv}&timeoutSeconds=600" for i in range(watchers)]
+    if node_selectors:
+        paths = [f"{path}&fieldSelector=spec.nodeName%3Dnode-{i}" for i, path in enumerate(paths)]
     t_open = time.monotonic()
     pool = WatcherPool(server, paths, watchers, procs, prefix)
 
     def post_everywhere(name: str) -> None:
+        if node_selectors:  # no one object reaches every watcher
+            return
         for path in collections:
             post(conn, name, data_bytes, path)
 
     try:
         post_everywhere(f"start-{tag}")
-        live, _ = pool.wait_marker(f"start-{tag}", timeout=LIVE_TIMEOUT)
+        start_marker = "200 OK" if node_selectors else f"start-{tag}"
+        live, _ = pool.wait_marker(start_marker, timeout=LIVE_TIMEOUT)
         t_live = time.monotonic() - t_open
         print(f"  {watchers} watchers in {len(pool.procs)} client process(es): {live} live after {t_live:.1f} s")
         time.sleep(1.0)
@@ -237,12 +264,25 @@ def scenario(
         begin = time.monotonic() + 0.05
         probe = GetProbe(server)
         sent, answered = write_on_schedule(
-            server, conn, prefix, writes, interval, data_bytes, begin, writer_threads, collections
+            server,
+            conn,
+            prefix,
+            writes,
+            interval,
+            data_bytes,
+            begin,
+            writer_threads,
+            collections,
+            watchers if node_selectors else 0,
         )
         write_window = time.monotonic() - begin
         get_latencies = probe.stop()
         post_everywhere(f"end-{tag}")
-        done, client_cpu1 = pool.wait_marker(f"end-{tag}", timeout=60)
+        if node_selectors:  # the last write's one watcher has it, or 10 s passed
+            time.sleep(2.0)
+            done, client_cpu1 = pool.wait_marker(f"{prefix}{writes - 1:05d}", timeout=10)
+        else:
+            done, client_cpu1 = pool.wait_marker(f"end-{tag}", timeout=60)
         usage, pg_used = server_usage(server) - usage0, pg.used()
         load = machine.report(usage.cpu + pg_used + (client_cpu1 - client_cpu0) + sum(os.times()[:2]) - self_cpu0)
         for profiler in profilers:
@@ -256,10 +296,15 @@ def scenario(
     from_send, from_response, last_per_write = [], [], []
     missing = 0
     bad = [r for r in results if r["status"] != 200]
+    foreign = 0  # events a node's watcher received for another node's pods
+    if node_selectors:
+        for k, r in enumerate(results):
+            foreign += sum(1 for name in r["events"] if int(name[len(prefix) :]) % watchers != k)
     for i in range(writes):
         name = f"{prefix}{i:05d}"
         latest = None
-        for r in results[i % namespaces :: namespaces]:  # the watchers of the namespace write i went to
+        audience = [results[i % watchers]] if node_selectors else results[i % namespaces :: namespaces]
+        for r in audience:  # the watchers write i is for
             got = r["events"].get(name)
             if got is None or got[0] != "ADDED":
                 missing += 1
@@ -280,6 +325,7 @@ def scenario(
         "interval_s": interval,
         "write_window_s": write_window,
         "missing_events": missing,
+        "foreign_events": foreign,
         "post_latency": summary([a - s for s, a in zip(sent, answered)]),
         "get_latency_during_writes": summary(get_latencies),
         "send_lag_behind_schedule": summary([s - (begin + i * interval) for i, s in enumerate(sent)]),
@@ -310,7 +356,8 @@ def scenario(
     print(f"  per write, until the last watcher had it: {fmt_ms(out['all_watchers_have_it'])}")
     cpu = out["cpu_s"]
     print(
-        f"  missing events {missing}, bad streams {len(bad)}; over the {write_window:.1f} s of writes CPU s: "
+        f"  missing events {missing}, other nodes' events {foreign}, bad streams {len(bad)}; "
+        f"over the {write_window:.1f} s of writes CPU s: "
         f"server {cpu['server']:.2f} (user {cpu['server_user']:.2f}, sys {cpu['server_system']:.2f}), "
         f"postgres {cpu['postgres']:.2f}, watcher clients {cpu['watcher_clients']:.2f}; server context switches "
         f"{usage.voluntary} voluntary, {usage.involuntary} involuntary; "
@@ -344,6 +391,11 @@ def main() -> int:
         default=4,
         help="writer threads (connections) keeping the write schedule when POSTs are slow",
     )
+    parser.add_argument(
+        "--node-selectors",
+        action="store_true",
+        help="watch pods, watcher i with fieldSelector spec.nodeName=node-i; write i is a pod bound to node-(i mod W)",
+    )
     parser.add_argument("--profile-dir", help="profile the workers during the writes, output here")
     parser.add_argument("--profile-tool", choices=["perf", "py-spy", "py-spy-gil"], default="perf")
     args = parser.parse_args()
@@ -376,6 +428,7 @@ def main() -> int:
                         args.quiet_wait,
                         args.writer_threads,
                         args.namespaces,
+                        args.node_selectors,
                     )
                 )
                 state = health(server)

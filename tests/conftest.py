@@ -88,7 +88,7 @@ def pg_database() -> Iterator[str]:
 def _reset_pg(url: str) -> None:
     engine = sa.create_engine(url)
     with engine.begin() as conn:
-        conn.execute(sa.text("TRUNCATE objects, changes"))
+        conn.execute(sa.text("TRUNCATE objects, changes, compaction_marks"))
         conn.execute(sa.text("UPDATE sequence SET rv = 1, compacted = 1"))
     engine.dispose()
 

@@ -41,6 +41,10 @@ REFERENCE_SPELLINGS: dict[str, dict[str, str]] = {
         "deprecated": "k8s.io/deprecated",
         "removed-release": "k8s.io/removed-release",
         "initial-events-end": "k8s.io/initial-events-end",
+        # history's query parameters (docs/history.md): ours, no reference name to meet
+        "asOf": "k8s.io/asOf",
+        "history": "k8s.io/history",
+        "since": "k8s.io/since",
     },
     "key_group": {
         "node-role": "node-role.kubernetes.io",
@@ -66,6 +70,7 @@ REFERENCE_SPELLINGS: dict[str, dict[str, str]] = {
         "kubectl": "kubectl.kubernetes.io",
         "node.alpha": "node.alpha.kubernetes.io",
         "statefulset": "statefulset.kubernetes.io",
+        "apf": "apf.kubernetes.io",  # autoupdate-spec of the priority-and-fairness bootstrap objects
         "sim": "sim.kubernetes.io",  # the simulation's own keys (docs/simulation.md): no reference name to meet
     },
     "signer": {

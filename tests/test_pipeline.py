@@ -73,7 +73,15 @@ def test_a_refusing_step_stops_the_chain_and_every_after_part_still_runs() -> No
 
 def test_the_server_chain_is_the_references_order(app) -> None:
     names = [step.name for step in app.extensions[pipeline.EXTENSION_KEY]]
-    assert names == ["request info", "observe", "authenticate", "impersonate", "authorize", "admission effects"]
+    assert names == [
+        "request info",
+        "observe",
+        "authenticate",
+        "impersonate",
+        "priority and fairness",
+        "authorize",
+        "admission effects",
+    ]
 
 
 def test_an_impersonating_request_records_caller_user_and_attributes(app, client) -> None:

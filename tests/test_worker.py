@@ -1,10 +1,14 @@
-"""What the worker's loop reads from a request head before any thread sees it: the request line and the
-in-flight class (long-running requests are not counted, as the reference's long-running check)."""
+"""What the worker's loop reads from a request before any thread sees it: the request line, the in-flight class
+(long-running requests are not counted, as the reference's long-running check), where the body ends, and the
+request's deadline."""
 
 from __future__ import annotations
 
 import pytest
+from orch_apiserver import cli, server
+from orch_apiserver.deadlines import request_timeout
 from orch_apiserver.observability import is_long_running, line_attributes, request_kind
+from orch_apiserver.request_body import body_reader
 from orch_apiserver.worker import request_line
 
 
@@ -40,3 +44,68 @@ def test_the_request_line_is_split_as_gunicorn_reads_it() -> None:
         "/api?labelSelector=a%20b",
     )
     assert request_line(b"garbage\r\n\r\n") == ("garbage", "")
+
+
+@pytest.mark.parametrize(
+    ("received", "complete"),
+    [
+        (b"POST /x HTTP/1.1\r\nContent-Length: 5\r\n\r\nab", False),
+        (b"POST /x HTTP/1.1\r\ncontent-length:5\r\n\r\nabcde", True),
+        (b"POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n", False),
+        (b"POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n0\r\n\r\n", True),
+        (b"POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nTrailer: x\r\n", False),
+        (b"POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nTrailer: x\r\n\r\n", True),
+        (b"POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n", None),  # gunicorn answers it
+        (b"POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0x3\r\nabc\r\n", None),  # not hex digits alone
+        (b"POST /x HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabc", None),
+        (b"POST /x HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n", None),  # over the limit: 413 unread
+        (b"POST /x HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", None),
+    ],
+)
+def test_where_the_loop_sees_a_body_end(received: bytes, complete: bool | None) -> None:
+    reader, _ = body_reader(received)
+    assert reader is not None
+    assert reader.complete(received) is complete
+
+
+def test_a_body_completed_a_byte_at_a_time_is_seen_complete_once() -> None:
+    message = b"POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
+    reader, _ = body_reader(message[:48])
+    assert reader is not None
+    states = [reader.complete(message[:end]) for end in range(48, len(message) + 1)]
+    assert states == [False] * (len(message) - 48) + [True]
+
+
+def test_requests_without_a_body_and_the_continue_expectation() -> None:
+    assert body_reader(b"GET /x HTTP/1.1\r\n\r\n") == (None, False)
+    assert body_reader(b"POST /x HTTP/1.1\r\nContent-Length: 0\r\n\r\n") == (None, False)
+    reader, expects = body_reader(b"PUT /x HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+    assert reader is not None and expects
+
+
+@pytest.mark.parametrize(
+    ("query", "seconds"),
+    [
+        ({}, 60.0),
+        ({"timeout": "5s"}, 5.0),
+        ({"timeout": "2m"}, 60.0),
+        ({"timeout": "0"}, 60.0),
+        ({"timeout": "-1s"}, 60.0),
+    ],
+)
+def test_a_requests_deadline_is_its_timeout_parameter_capped_by_the_flag(query: dict, seconds: float) -> None:
+    assert request_timeout(query, 60.0) == seconds
+
+
+def test_an_invalid_timeout_parameter_has_the_reference_message() -> None:
+    with pytest.raises(ValueError, match='^invalid timeout specified in the request URL - time: invalid duration "x"$'):
+        request_timeout({"timeout": "x"}, 60.0)
+
+
+def test_the_request_and_idle_deadlines_reach_the_worker() -> None:
+    defaults = server.gunicorn_options(cli.parse_settings([], {}))
+    assert defaults["worker_class"].request_timeout == 60.0  # the reference's --request-timeout
+    assert defaults["keepalive"] == 90  # the reference's IdleTimeout
+    options = server.gunicorn_options(cli.parse_settings(["--request-timeout", "5s", "--idle-timeout", "2.5s"], {}))
+    assert options["worker_class"].request_timeout == 5.0
+    assert options["keepalive"] == 3  # gunicorn counts whole seconds

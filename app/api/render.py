@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+import weakref
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
 
 import orjson
 import yaml
-from flask import Response, request
+from flask import Response, current_app, request
+
+from ..memory import ListMemory
 
 JSON = "application/json"
 YAML = "application/yaml"
+LIST_MEMORY_KEY = "orch.list_memory"  # app.extensions: the process's ListMemory (absent: no budget)
+
+Result = TypeVar("Result")
 
 
 def wants_pretty() -> bool:
@@ -42,3 +49,28 @@ def json_response(obj: Any, code: int = 200, headers: dict[str, str] | None = No
 def _prefers_yaml() -> bool:
     accept = request.headers.get("Accept", "")
     return bool(accept) and accept.split(",")[0].split(";")[0].strip() == YAML
+
+
+def within_list_memory(
+    collection: Hashable,
+    decoded: bool,
+    load: Callable[[], Result],
+    rows: Callable[[Result], list[str]],
+    respond: Callable[[Result], Response],
+) -> Response:
+    """Load and encode a list once its estimated memory fits the budget; the reservation lasts until the
+    response is closed (sent or abandoned). `decoded`: the encoding turns every row into Python objects."""
+    budget: ListMemory | None = current_app.extensions.get(LIST_MEMORY_KEY)
+    if budget is None:
+        return respond(load())
+    reservation = budget.begin(collection, decoded)
+    try:
+        result = load()
+        reservation.measured(sum(map(len, rows(result))))
+        response = respond(result)
+    except BaseException:
+        reservation.release()
+        raise
+    response.call_on_close(reservation.release)
+    weakref.finalize(response, reservation.release)  # a server that never closes the response still gives it back
+    return response

@@ -17,6 +17,7 @@ from .negotiation import parse_accept
 from .render import JSON, YAML, encode
 
 TABLE_VERSIONS = ("v1", "v1beta1")
+LIST_PIECE = 1000  # items per piece of a raw JSON list body (about 1 MB of typical objects)
 
 
 @dataclass(frozen=True)
@@ -93,11 +94,19 @@ def list_body(
     list_meta: dict,
     items: list[str],
     include_object: str = "Metadata",
-) -> bytes:
+) -> bytes | list[bytes]:
+    """The body of a list; raw JSON (the common case) as a list of pieces, which a response sends one by one."""
     if rep.media_type == JSON and not rep.pretty and not rep.table_version:
         # splice the stored JSON text: no decode/encode of the items
         head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.group_version, "metadata": list_meta})
-        return head[:-1] + b',"items":[' + ",".join(items).encode() + b"]}\n"
+        # in pieces of LIST_PIECE items: the rows' text and one copy as bytes at the peak, no body-sized buffer
+        prefix = head[:-1] + b',"items":['
+        pieces = [prefix]
+        for start in range(0, len(items), LIST_PIECE):
+            joined = ",".join(items[start : start + LIST_PIECE])
+            pieces.append(("," + joined if start else joined).encode())
+        pieces.append(b"]}\n")
+        return pieces
     decoded = [orjson.loads(i) for i in items]
     if rep.table_version:
         from ..tables import render_table

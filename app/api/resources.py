@@ -23,12 +23,12 @@ from ..registry.store import ListResult
 from ..request_info import RequestInfo, parse_resource_path
 from ..tables import parse_include_object
 from ..versions import deprecated_api, deprecation_warning, is_deprecated
-from . import fieldvalidation
+from . import fieldvalidation, history
 from .aggregation import proxy, remote_for
 from .connect import proxy_to_node, proxy_to_target
 from .handoff import DETACH_KEY, take_stream_end
 from .negotiation import body_media_type, decode_object, read_body
-from .render import wants_pretty
+from .render import JSON, wants_pretty, within_list_memory
 from .representation import Representation, WatchFramer, list_body, negotiate, object_body
 from .upgrade import upgrade_to_node
 from .watch import Framing, framed, socket_closed_check
@@ -110,10 +110,21 @@ def _collection(rt: ResourceType, info: RequestInfo) -> Response:
         if opts.watch:
             return _watch(rt, info.namespace, opts)
         _require_verb(rt, "list")
+        if history.wants_history():
+            return history.history(rt, info.namespace, None)
+        opts = history.as_of_list_options(opts)
         if not features.enabled("APIListChunking"):  # the whole list, as the reference with the gate off
             opts = dataclasses.replace(opts, limit=0, continue_token="")
         rep = _negotiate(rt, table=True)
-        return _render_list(rt, services().registry.list(rt, info.namespace, opts), rep)
+        # same collection, same selection, same page size: about the same bytes as last time
+        collection = (rt.group, rt.plural, info.namespace, opts.limit, opts.label_selector, opts.field_selector)
+        return within_list_memory(
+            collection,
+            not (rep.media_type == JSON and not rep.pretty and not rep.table_version),
+            lambda: services().registry.list(rt, info.namespace, opts),
+            lambda result: result.items,
+            lambda result: _render_list(rt, result, rep),
+        )
     if method == "POST":
         _require_verb(rt, "create")
         rep = _negotiate(rt)
@@ -150,7 +161,15 @@ def _item(rt: ResourceType, info: RequestInfo) -> Response:
     rep = _negotiate(rt, table=method == "GET", sub=sub)
     if method == "GET":
         _require_verb(rt, "get", sub)
-        current = registry.get(rt, ns, name, request.args.get("resourceVersion", ""))
+        if sub is None and history.wants_history():
+            return history.history(rt, ns, name)
+        as_of = history.as_of_revision()
+        args = request.args
+        current = (
+            registry.get(rt, ns, name, as_of, "Exact")
+            if as_of is not None
+            else registry.get(rt, ns, name, args.get("resourceVersion", ""), args.get("resourceVersionMatch", ""))
+        )
         return _render(rt, _sub_view(rt, sub, current), 200, rep)
     if method == "PUT":
         _require_verb(rt, "update", sub)
@@ -295,7 +314,7 @@ def _negotiate(rt: ResourceType, *, table: bool = False, sub: str | None = None,
     )
 
 
-def _response(body: bytes, code: int, rep: Representation) -> Response:
+def _response(body: bytes | list[bytes], code: int, rep: Representation) -> Response:
     return Response(body, status=code, headers={"Content-Type": rep.media_type})
 
 

@@ -97,7 +97,8 @@ def _pump(
     out: list[bytes] = []
     for event, encodings in watch.take_now(PUMP_BATCH):
         if encodings is not None and framing.shared:
-            key = (framing.shared, wire)
+            # a change gives each of its watchers one event type (its selectors decide which), one object per type
+            key = (framing.shared, wire, event[0])
             encoded = encodings.get(key)
             if encoded is None:  # the first stream of this framing to send it: framed once for all
                 data = framing.frame(event)

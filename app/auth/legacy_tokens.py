@@ -14,10 +14,9 @@ from dataclasses import dataclass
 
 import orjson
 
-from ..background import BackgroundThread
+from ..background import BackgroundThread, OutageLog
 from ..catalog import ResourceType
 from ..errors import ApiError, Conflict, NotFound
-from ..logs import RepeatedErrors
 from ..registry.informer import Change, ChangeFeed
 from ..registry.keys import collection_prefix
 from ..registry.options import DeleteOptions, ListOptions
@@ -26,7 +25,6 @@ from .lookup import metadata, secret_value
 from .serviceaccount import SaNames, TokenIssuer
 
 log = logging.getLogger(__name__)
-repeated = RepeatedErrors(log)  # an outage fails every round alike: one traceback, then counts
 
 
 @dataclass(frozen=True)
@@ -114,6 +112,7 @@ class TokenController(BackgroundThread):
         super().__init__()
         self.work, self.wait = work, wait
         self._feed: ChangeFeed | None = None
+        self.outage = OutageLog(log, "token controller", logging.ERROR)
 
     def wake(self) -> None:
         feed = self._feed
@@ -125,7 +124,7 @@ class TokenController(BackgroundThread):
             try:
                 self._follow()
             except Exception as err:  # noqa: BLE001 - the database may be briefly unavailable; start over
-                repeated.log(logging.ERROR, "token controller round failed", error=err)
+                self.outage.failed(err)
             self.stopping.wait(self.wait)
 
     def _follow(self) -> None:
@@ -135,6 +134,7 @@ class TokenController(BackgroundThread):
         try:
             feed.open()
             self.work.sync_all()
+            self.outage.succeeded()
             while not self.stopping.is_set() and not feed.lost:
                 for change in feed.take(self.wait):
                     self._changed(change, secrets, accounts)

@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 import urllib3
 
-from ..background import BackgroundThread
+from ..background import BackgroundThread, OutageLog
 from ..catalog import ResourceType, version_priority
 from ..errors import AlreadyExists, ApiError, Conflict, NotFound
 from ..logs import RepeatedErrors
@@ -118,6 +118,7 @@ class Aggregation(BackgroundThread):
         retry: float = 1.0,
     ) -> None:
         super().__init__()
+        self.outage = OutageLog(log, "aggregation controller", logging.ERROR)
         self.registry, self.naming, self.resolve = registry, naming, resolve
         self.client_cert, self.probe_interval, self.retry = client_cert, probe_interval, retry
         catalog = registry.catalog
@@ -174,7 +175,7 @@ class Aggregation(BackgroundThread):
             try:
                 self._follow()
             except Exception as err:  # noqa: BLE001 - the database may be briefly unavailable; start over
-                repeated.log(logging.ERROR, "aggregation round failed", error=err)
+                self.outage.failed(err)
             self.stopping.wait(self.retry)
 
     def _follow(self) -> None:
@@ -182,6 +183,7 @@ class Aggregation(BackgroundThread):
         feed.open()
         try:
             self._round(probe=True)
+            self.outage.succeeded()
             next_probe = time.monotonic() + self.probe_interval
             while not self.stopping.is_set() and not feed.lost:
                 changes = feed.take(min(self.retry, max(0.0, next_probe - time.monotonic())))

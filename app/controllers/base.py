@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..auth.authz import Attributes
-from ..background import BackgroundThread
+from ..background import BackgroundThread, OutageLog
 from ..catalog import ResourceType
 from ..errors import ApiError, NotFound
-from ..logs import RepeatedErrors
 from ..registry.informer import ChangeFeed
 from ..registry.keys import collection_prefix
 from ..registry.options import DeleteOptions, ListOptions
@@ -39,7 +38,6 @@ if TYPE_CHECKING:
     from .lease import LeaseElector
 
 log = logging.getLogger(__name__)
-repeated = RepeatedErrors(log)  # an outage fails every round alike: one traceback, then counts
 
 Clock = Callable[[], datetime]
 WRITE_VERBS = ("create", "update", "patch", "delete")
@@ -236,6 +234,13 @@ class Controller:
         """Whether a change under the watched keys calls for a sync (all of them, unless a controller says)."""
         return True
 
+    def feed_opened(self, opened: bool) -> None:
+        """The loop opened (True) or closed its feed of relevant changes: a controller that keeps state from
+        `observe` lists again after an opening (changes may have been missed), and drops it at a closing."""
+
+    def observe(self, changes: list[Change]) -> None:
+        """The relevant changes the loop took, in commit order, before the sync they trigger."""
+
 
 class ControllerLoop(BackgroundThread):
     """Runs one controller while its lease is held: sync at leadership, on watched changes, on resync."""
@@ -245,6 +250,7 @@ class ControllerLoop(BackgroundThread):
         self.controller, self.elector, self.retry = controller, elector, retry_seconds
         self.name = f"controller-{controller.name}"
         self._feed: ChangeFeed | None = None
+        self.outage = OutageLog(log, f"controller {controller.name}", logging.ERROR)
 
     def wake(self) -> None:
         feed = self._feed
@@ -258,6 +264,7 @@ class ControllerLoop(BackgroundThread):
             while not self.stopping.is_set():
                 try:
                     if not self.elector.try_acquire_or_renew():
+                        self.outage.succeeded()  # the lease is read: the database answers
                         self._unsubscribe()
                         dirty = True  # a new term starts with a full sync
                         self.stopping.wait(self.retry)
@@ -272,9 +279,10 @@ class ControllerLoop(BackgroundThread):
                         last_sync, dirty = now, False
                         if self.controller.min_sync_interval:
                             self.stopping.wait(self.controller.min_sync_interval)
+                    self.outage.succeeded()
                     dirty = self._wait_for_events() or dirty
                 except Exception as err:  # noqa: BLE001 - the database may be briefly unavailable; try again
-                    repeated.log(logging.ERROR, "controller %s round failed", self.controller.name, error=err)
+                    self.outage.failed(err)
                     self._unsubscribe()
                     dirty = True
                     self.stopping.wait(self.retry)
@@ -288,11 +296,13 @@ class ControllerLoop(BackgroundThread):
             return
         self._feed = ChangeFeed(self.controller.ctx.registry, prefixes, accepts=self.controller.relevant)
         self._feed.open()
+        self.controller.feed_opened(True)
 
     def _unsubscribe(self) -> None:
         feed, self._feed = self._feed, None
         if feed is not None:
             feed.close()
+            self.controller.feed_opened(False)
 
     def _wait_for_events(self) -> bool:
         """Wait until a watched change, the lease renewal or stop; True when something changed."""
@@ -301,7 +311,10 @@ class ControllerLoop(BackgroundThread):
         if feed is None:
             self.stopping.wait(timeout)
             return False
-        return bool(feed.take(timeout))  # only relevant changes reach the feed
+        changes = feed.take(timeout)  # only relevant changes reach the feed
+        if changes:
+            self.controller.observe(changes)
+        return bool(changes)
 
 
 def _monotonic() -> float:

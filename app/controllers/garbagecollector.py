@@ -1,228 +1,346 @@
 """garbagecollector: dependents follow their owners (`metadata.ownerReferences`), as the reference's collector.
 
-- A dependent whose owners are all gone (no object with the referenced uid) is deleted; in the background,
-  or in the foreground when an owner is itself waiting in foreground deletion.
+- A dependent whose owners are all gone (no object with the referenced uid), or wait in foreground deletion, is
+  deleted: in the foreground when an owner waits and it has dependents of its own, else in the background.
 - A dependent with some owners gone and some alive loses the references to the gone ones.
 - An owner deleted with `propagationPolicy: Foreground` carries the `foregroundDeletion` finalizer: its
   dependents are deleted, and the finalizer goes once no dependent with `blockOwnerDeletion` is left.
 - An owner deleted with `Orphan` carries the `orphan` finalizer: its dependents lose their reference to it,
   then the finalizer goes.
-A reference to a kind the server does not serve is left alone (the owner may be served elsewhere).
-Each sync reads every stored object once; syncs are at least `min_sync_interval` apart.
+A reference to a kind the server does not serve is left alone (the owner may be served elsewhere); a
+cluster-scoped dependent of a namespaced owner, or an owner of the same name with another uid, is gone.
+
+How (the reference's GraphBuilder and work queues): the dependency graph (app/controllers/gc_graph.py) is built
+once from a list of every kind, then kept from the changes the loop takes (`observe`); a change that alters
+ownership or deletion state queues the uids concerned, and a sync works those queues only, so the cost follows
+the changes, not the store's size. Before deleting or rewriting, the dependent is read live, and an owner the
+graph has not seen is read live by name (a list or the feed may lag a moment behind: the reference's
+isDangling). Driven by hand (no loop following changes), each sync lists everything again.
 """
 
 from __future__ import annotations
 
-import copy
+import logging
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import orjson
 
 from ..catalog import ResourceType
-from ..errors import Conflict, NotFound
+from ..errors import ApiError, Conflict, NotFound
 from ..registry.deletion import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
 from ..registry.informer import Change
+from ..registry.keys import resource_prefix
 from ..registry.options import ListOptions
 from .base import Context, Controller
+from .gc_graph import Graph, Node, OwnerRef, Work, owner_refs
 
+log = logging.getLogger(__name__)
 
-@dataclass
-class Item:
-    rt: ResourceType
-    obj: dict
-
-    @property
-    def md(self) -> dict:
-        return self.obj.get("metadata") or {}
-
-    @property
-    def namespace(self) -> str | None:
-        return self.md.get("namespace") if self.rt.namespaced else None
-
-    @property
-    def name(self) -> str:
-        return str(self.md.get("name", ""))
-
-    @property
-    def uid(self) -> str:
-        return str(self.md.get("uid", ""))
-
-    def refs(self) -> list[dict]:
-        return [r for r in self.md.get("ownerReferences") or [] if isinstance(r, dict)]
-
-    def finalizers(self) -> list[str]:
-        return list(self.md.get("finalizers") or [])
+#: objects per page of the initial list (bounds the memory a start-up list takes at once; each page counts the rest)
+LIST_PAGE = 10_000
+#: attempts run at once (the reference runs 20 workers): a cascade waits on the store, not on the CPU
+ATTEMPT_WORKERS = 8
+_MARKERS = ('"ownerReferences"', '"deletionTimestamp"')
 
 
 class GarbageCollector(Controller):
     name = "garbagecollector"
     account = "generic-garbage-collector"
     resync_seconds = 30.0
-    min_sync_interval = 0.2
+    #: a sync costs what its changes cost: a short pause is enough to take a burst's changes together
+    min_sync_interval = 0.05
 
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
-        self.kinds: list[ResourceType] = []
         self.by_kind: dict[tuple[str, str], ResourceType] = {}
-        #: uids some object named as its owner at the last sync, or in a change since (None before the first sync)
-        self.owners: set[str] | None = None
-        #: uids named as owners by changes the filter let through since the running sync began reading
-        self._named_since: set[str] = set()
-        self._owners_lock = threading.Lock()  # the filter runs in the watch hub's thread, the sync in the loop's
+        self.by_prefix: dict[str, ResourceType] = {}
+        #: storage-key prefixes of no served kind, the catalog caught up once for each
+        self._unserved: set[str] = set()
+        self._definitions = f"/{ctx.naming.group('apiextensions')}/customresourcedefinitions/"
+        self._definitions_changed = False
+        self._pool: ThreadPoolExecutor | None = None
+        #: the attempts run in a pool: the graph changes they make, and their reads of its sets, hold this
+        self._lock = threading.Lock()
+        self._kinds_seen: frozenset[tuple[str, str]] = frozenset()
+        #: None until built from a list (and again when the loop's feed is re-opened: changes were missed)
+        self.graph: Graph | None = None
+        #: whether the loop hands the changes in (`observe`); without it every sync lists everything
+        self.following = False
+        self.pending = Work()
+        #: dependents left alone for an owner kind not served, by (group, kind): looked at when it is served
+        self._waiting_for_kind: dict[tuple[str, str], set[str]] = {}
 
     def watched_keys(self) -> list[str]:
         return ["/"]  # every stored object may own or depend on another
 
     def relevant(self, change: Change) -> bool:
-        """Only what can change the ownership graph: an object that has owners or is being deleted, or the
-        deletion of an owner. A write of an unowned, live object (most writes) needs no scan, nor does the
-        deletion of an object no one names as owner. Changes come in commit order, so the owners a change
-        names are known here before their deletion comes, even when no sync has read that change yet."""
-        if '"ownerReferences"' in change.data:
-            named = _owner_uids_of(change.data)
-            with self._owners_lock:
-                self._named_since |= named
-                if self.owners is not None:
-                    self.owners |= named
-            return True
-        if '"deletionTimestamp"' in change.data:
-            return True
-        if change.type != "DELETED":
-            return False
-        with self._owners_lock:
-            return self.owners is None or _uid_of(change.data) in self.owners
+        """Only what can change the graph: an object that has or had owners or is being deleted, and every
+        deletion (it may be an owner's). Most writes carry neither and wake nothing (runs in the hub's thread)."""
+        if change.type == "DELETED" or change.key.startswith(self._definitions):
+            return True  # a definition's change may serve or retire a kind
+        return any(marker in change.data for marker in _MARKERS) or (
+            change.prev is not None and '"ownerReferences"' in change.prev
+        )
+
+    # -- following --------------------------------------------------------------------------------------
+
+    def feed_opened(self, opened: bool) -> None:
+        """The loop opened its feed (it hands in every relevant change from now on: list again) or closed it."""
+        self.following = opened
+        self.graph = None
+        if not opened and self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
+        self.pending = Work()
+        self._waiting_for_kind = {}
+
+    def observe(self, changes: list[Change]) -> None:
+        """Changes in commit order, taken by the loop since the last ones: into the graph, and their work queued."""
+        graph = self.graph
+        if graph is None:
+            return  # the next sync lists, after these changes
+        for change in changes:
+            if change.key.startswith(self._definitions):
+                self._definitions_changed = True  # and the definition itself may own or depend, as any object
+            try:
+                obj = orjson.loads(change.data)
+            except orjson.JSONDecodeError:
+                continue
+            md = obj.get("metadata") if isinstance(obj, dict) else None
+            if not isinstance(md, dict):
+                continue
+            if change.type == "DELETED":
+                self.pending |= graph.remove(str(md.get("uid", "")), owner_refs(md))
+                continue
+            rt = self._kind_at(change.key)
+            node = Node.of(rt, obj) if rt is not None else None
+            if node is not None:
+                node.rv = change.rv
+                self.pending |= graph.observe(node)
+
+    def _kind_at(self, key: str) -> ResourceType | None:
+        """The kind a storage key holds (the catalog caught up once for a kind defined a moment ago)."""
+        prefix = "/".join(key.split("/", 3)[:3]) + "/"
+        rt = self.by_prefix.get(prefix)
+        if rt is None and prefix not in self._unserved:
+            self.ctx.registry.catalog.catch_up()
+            self._refresh_kinds()
+            rt = self.by_prefix.get(prefix)
+            if rt is None:
+                self._unserved.add(prefix)  # asked once until the served kinds change
+        return rt
+
+    # -- syncing ----------------------------------------------------------------------------------------
 
     def sync(self) -> None:
-        # read per sync: custom kinds come and go with their definitions (the live catalog)
-        self.kinds = [rt for rt in self.ctx.registry.catalog.storage_types() if not rt.virtual and "list" in rt.verbs]
-        self.by_kind = {(rt.group, rt.kind): rt for rt in self.kinds}
-        with self._owners_lock:
-            self._named_since = set()
-        items = self._everything()
-        by_uid = {item.uid: item for item in items}
-        dependents: dict[str, list[Item]] = {}
-        for item in items:
-            for ref in item.refs():
-                dependents.setdefault(str(ref.get("uid", "")), []).append(item)
-        with self._owners_lock:  # what changes named while this sync read stays known
-            self.owners = set(dependents) | self._named_since
-        for item in items:
-            if item.refs():
-                self._follow_owners(item, by_uid)
-        for item in items:
-            if item.md.get("deletionTimestamp"):
-                self._finish_owner(item, dependents.get(item.uid, []))
+        if self._definitions_changed:  # the catalog may not have applied the definition yet
+            self._definitions_changed = False
+            self.ctx.registry.catalog.catch_up()
+        self._refresh_kinds()
+        if self.graph is None or not self.following:
+            self.graph, self.pending = Graph.build(self._list_everything())
+            self._waiting_for_kind = {}
+        graph = self.graph
+        while self.pending:  # the work of one pass may queue more (a dependent of a waiting owner)
+            work, self.pending = self.pending, Work()
+            retry = Work()
+            for uid in work.orphan:
+                self._guarded(self._orphan_dependents, graph, uid, retry.orphan)
+            self._attempt_all(graph, work.attempt, retry.attempt)
+            if retry:  # changed meanwhile: the change that raced wakes the next sync
+                self.pending |= retry
+                break
 
-    def _everything(self) -> list[Item]:
+    def _attempt_all(self, graph: Graph, uids: set[str], retry: set[str]) -> None:
+        """Each uid's attempt, several at once (as the reference's workers): most of an attempt is waiting for
+        the store (a read, a delete), and a cascade is as many attempts as dependents."""
+        if len(uids) < 2:
+            for uid in uids:
+                self._guarded(self._attempt, graph, uid, retry)
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(ATTEMPT_WORKERS, thread_name_prefix=f"{self.name}-attempt")
+        for done in [self._pool.submit(self._guarded, self._attempt, graph, uid, retry) for uid in uids]:
+            done.result()  # an outage fails the round: the loop starts over
+
+    def _guarded(self, step: Callable[[Graph, str], bool], graph: Graph, uid: str, retry: set[str]) -> None:
+        """One item's step; kept for the next pass when it ran into a concurrent write."""
+        try:
+            if not step(graph, uid):
+                retry.add(uid)
+        except Conflict:
+            retry.add(uid)
+        except NotFound:
+            pass  # gone meanwhile: its deletion comes as a change
+        except ApiError as err:  # refused (invalid, forbidden): one object's fault must not stop the others
+            log.warning("garbage collector: %s on %s: %s", type(err).__name__, uid, err)
+
+    def _refresh_kinds(self) -> None:
+        """Custom kinds come and go with their definitions: read from the live catalog."""
+        kinds = [rt for rt in self.ctx.registry.catalog.storage_types() if not rt.virtual and "list" in rt.verbs]
+        seen = frozenset((rt.group, rt.kind) for rt in kinds)
+        if seen == self._kinds_seen:
+            return
+        self.by_kind = {(rt.group, rt.kind): rt for rt in kinds}
+        self.by_prefix = {resource_prefix(rt): rt for rt in kinds}
+        self._unserved = set()
+        for kind in seen - self._kinds_seen:
+            self.pending.attempt |= self._waiting_for_kind.pop(kind, set())
+        self._kinds_seen = seen
+
+    def _list_everything(self) -> Iterator[Node]:
         """Every stored object, read as the reference's shared informers read (the controller manager's own
-        list/watch grant); the writes go through the collector's identity."""
+        list/watch grant), page by page; the writes go through the collector's identity."""
         registry = self.ctx.registry
-        return [
-            Item(rt, orjson.loads(text)) for rt in self.kinds for text in registry.list(rt, None, ListOptions()).items
-        ]
+        for rt in list(self.by_kind.values()):
+            token = ""
+            while True:
+                page = registry.list(rt, None, ListOptions(limit=LIST_PAGE, continue_token=token))
+                for text in page.items:
+                    node = Node.of(rt, orjson.loads(text))
+                    if node is not None:
+                        yield node
+                token = page.continue_token
+                if not token:
+                    break
 
-    def _kind_of(self, ref: dict) -> ResourceType | None:
-        group = str(ref.get("apiVersion", "")).rpartition("/")[0]
-        return self.by_kind.get((group, str(ref.get("kind", ""))))
+    # -- the work ---------------------------------------------------------------------------------------
 
-    def _follow_owners(self, item: Item, by_uid: dict[str, Item]) -> None:
-        if item.md.get("deletionTimestamp") and FOREGROUND_FINALIZER not in item.finalizers():
-            return  # already going
+    def _attempt(self, graph: Graph, uid: str) -> bool:
+        """A node whose owners changed state: delete it or drop dead references; an owner in foreground deletion:
+        drop its finalizer once nothing blocks it. False: to be tried again."""
+        node = graph.nodes.get(uid)
+        if node is None:
+            return True
+        if node.owners and not self._follow_owners(graph, node):
+            return False
+        node = graph.nodes.get(uid)
+        if node is None or not node.deleting_dependents:
+            return True
+        with self._lock:
+            blocked = bool(graph.blocking_dependents(uid))
+        if not blocked:
+            return self._write(node, lambda md: _drop_finalizer(md, FOREGROUND_FINALIZER))
+        return True
+
+    def _follow_owners(self, graph: Graph, node: Node) -> bool:
+        latest = self._read(node)
+        if latest is None:
+            return True  # gone: its deletion comes as a change
+        md = latest.get("metadata") or {}
+        if md.get("deletionTimestamp") and FOREGROUND_FINALIZER not in (md.get("finalizers") or []):
+            return True  # already going
+        refs = [r for r in md.get("ownerReferences") or [] if isinstance(r, dict)]
         gone: list[dict] = []
-        alive: list[dict] = []
-        waiting, unknown = [], []
-        for ref in item.refs():
-            owner = by_uid.get(str(ref.get("uid", "")))
-            if self._kind_of(ref) is None:
-                unknown.append(ref)
-            elif owner is None:  # alive when made after the sync read its kind: the next sync sees it
-                (gone if self._dangling(ref, item) else alive).append(ref)
-            elif owner.namespace not in (None, item.namespace):
+        alive, waiting, unknown = 0, 0, 0
+        for ref in refs:
+            state = self._owner_state(graph, node, OwnerRef.parse(ref))
+            if state == "gone":
                 gone.append(ref)
-            elif owner.md.get("deletionTimestamp") and FOREGROUND_FINALIZER in owner.finalizers():
-                waiting.append(ref)
+            elif state == "waiting":
+                waiting += 1
+            elif state == "unknown":
+                unknown += 1
             else:
-                alive.append(ref)
+                alive += 1
         if not gone and not waiting:
-            return
+            return True
         if not alive and not unknown:
-            if not item.md.get("deletionTimestamp"):
-                self._delete(item, "Foreground" if waiting else "Background")
-            return
+            if not md.get("deletionTimestamp"):  # in the foreground only when it has dependents of its own to wait for
+                self._delete(node, "Foreground" if waiting and graph.dependents.get(node.uid) else "Background")
+            return True
         if gone:  # some owners live on: forget the ones that are gone
-            self._update_refs(item, [r for r in item.refs() if r not in gone])
 
-    def _dangling(self, ref: dict, item: Item) -> bool:
-        """The reference's isDangling: an owner missing from the sync's lists is read live before its dependents
-        go (each kind is listed in turn, so an owner created after its kind was read looks missing)."""
-        rt = self._kind_of(ref)
-        assert rt is not None
-        current = self.client.find(rt, item.namespace if rt.namespaced else None, str(ref.get("name", "")))
-        return current is None or (current.get("metadata") or {}).get("uid") != ref.get("uid")
+            def keep(meta: dict) -> bool:
+                rest = [r for r in meta.get("ownerReferences") or [] if r not in gone]
+                _set_or_pop(meta, "ownerReferences", rest)
+                return True
 
-    def _finish_owner(self, owner: Item, dependents: list[Item]) -> None:
-        finalizers = owner.finalizers()
-        if ORPHAN_FINALIZER in finalizers:
-            for dependent in dependents:
-                self._update_refs(dependent, [r for r in dependent.refs() if r.get("uid") != owner.uid])
-            self._drop_finalizer(owner, ORPHAN_FINALIZER)
-        elif FOREGROUND_FINALIZER in finalizers:
-            blocking = [
-                d
-                for d in dependents
-                if any(r.get("uid") == owner.uid and r.get("blockOwnerDeletion") for r in d.refs())
-            ]
-            if not blocking:
-                self._drop_finalizer(owner, FOREGROUND_FINALIZER)
+            return self._write(node, keep)
+        return True
 
-    def _delete(self, item: Item, propagation: str) -> None:
+    def _owner_state(self, graph: Graph, dependent: Node, ref: OwnerRef) -> str:
+        """alive, waiting (in foreground deletion), gone, or unknown (a kind not served)."""
+        rt = self.by_kind.get((ref.group, ref.kind))
+        if rt is None:
+            with self._lock:
+                self._waiting_for_kind.setdefault((ref.group, ref.kind), set()).add(dependent.uid)
+            return "unknown"
+        if rt.namespaced and dependent.namespace is None:
+            return "gone"  # a cluster-scoped object cannot depend on a namespaced one
+        if graph.is_absent(ref.uid):
+            return "gone"
+        owner = graph.nodes.get(ref.uid)
+        if owner is None:  # not seen by the graph: read it (the reference's isDangling)
+            current = self.client.find(rt, dependent.namespace if rt.namespaced else None, ref.name)
+            found = Node.of(rt, current) if current is not None else None
+            if found is None or found.uid != ref.uid:
+                return "gone"
+            with self._lock:
+                self.pending |= graph.observe(found)
+            owner = found
+        if owner.namespace not in (None, dependent.namespace):
+            return "gone"
+        return "waiting" if owner.deleting_dependents else "alive"
+
+    def _orphan_dependents(self, graph: Graph, uid: str) -> bool:
+        """An owner deleted with `Orphan`: its dependents lose their reference to it, then its finalizer goes."""
+        owner = graph.nodes.get(uid)
+        if owner is None or not owner.orphaning:
+            return True
+
+        def release(meta: dict) -> bool:
+            refs = meta.get("ownerReferences") or []
+            rest = [r for r in refs if not (isinstance(r, dict) and r.get("uid") == uid)]
+            _set_or_pop(meta, "ownerReferences", rest)
+            return len(rest) != len(refs)
+
+        for dependent in graph.dependents_of(uid):
+            if not self._write(dependent, release):
+                return False
+        return self._write(owner, lambda md: _drop_finalizer(md, ORPHAN_FINALIZER))
+
+    # -- reading and writing --------------------------------------------------------------------------
+
+    def _read(self, node: Node) -> dict | None:
+        """The object as stored now, if it is still the incarnation the node stands for."""
+        current = self.client.find(node.rt, node.namespace, node.name)
+        if current is None or (current.get("metadata") or {}).get("uid") != node.uid:
+            return None
+        return current
+
+    def _delete(self, node: Node, propagation: str) -> None:
         try:
-            self.client.delete(item.rt, item.namespace, item.name, item.uid, propagation=propagation)
+            self.client.delete(node.rt, node.namespace, node.name, node.uid, propagation=propagation)
         except (Conflict, NotFound):
-            pass  # changed or gone meanwhile: the next sync looks again
+            pass  # another incarnation, or gone meanwhile
 
-    def _update_refs(self, item: Item, refs: list[dict]) -> None:
-        def keep(md: dict) -> None:
-            if refs:
-                md["ownerReferences"] = refs
-            else:
-                md.pop("ownerReferences", None)
-
-        self._write(item, keep)
-
-    def _drop_finalizer(self, item: Item, finalizer: str) -> None:
-        def drop(md: dict) -> None:
-            rest = [f for f in md.get("finalizers") or [] if f != finalizer]
-            if rest:
-                md["finalizers"] = rest
-            else:
-                md.pop("finalizers", None)
-
-        self._write(item, drop)
-
-    def _write(self, item: Item, change: Callable[[dict], None]) -> None:
-        updated = copy.deepcopy(item.obj)
-        change(updated.setdefault("metadata", {}))
+    def _write(self, node: Node, change: Callable[[dict], bool]) -> bool:
+        """Update the live object with `change` (which says whether it changed anything); False on a conflict."""
+        current = self._read(node)
+        if current is None or not change(current.setdefault("metadata", {})):
+            return True
         try:
-            self.client.update(item.rt, item.namespace, updated)
-        except (Conflict, NotFound):
-            pass  # changed meanwhile: the next sync looks again
+            self.client.update(node.rt, node.namespace, current)
+        except NotFound:
+            return True
+        except Conflict:
+            return False
+        return True
 
 
-def _owner_uids_of(text: str) -> set[str]:
-    try:
-        refs = (orjson.loads(text).get("metadata") or {}).get("ownerReferences") or []
-    except (orjson.JSONDecodeError, AttributeError):
-        return set()
-    return {str(ref.get("uid", "")) for ref in refs if isinstance(ref, dict)} if isinstance(refs, list) else set()
+def _drop_finalizer(md: dict, finalizer: str) -> bool:
+    finalizers = md.get("finalizers") or []
+    if finalizer not in finalizers:
+        return False
+    _set_or_pop(md, "finalizers", [f for f in finalizers if f != finalizer])
+    return True
 
 
-def _uid_of(text: str) -> str | None:
-    try:
-        md = orjson.loads(text).get("metadata")
-    except (orjson.JSONDecodeError, AttributeError):
-        return None
-    uid = md.get("uid") if isinstance(md, dict) else None
-    return uid if isinstance(uid, str) else None
+def _set_or_pop(md: dict, field: str, values: list) -> None:
+    if values:
+        md[field] = values
+    else:
+        md.pop(field, None)

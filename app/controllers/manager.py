@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import AlreadyExists, Conflict, NotFound
 from ..lifecycle import add_post_start_hook, stop_with_app
+from .apfbootstrap import ApfConfigurationProducer
 from .audit import audit_hook
 from .base import Client, Context, Controller, ControllerLoop
 from .bootstrapsigner import BootstrapSigner, ensure_cluster_info
@@ -47,6 +48,7 @@ ALL_CONTROLLERS: tuple[type[Controller], ...] = (
     PvcProtection,
     PvProtection,
     PodGarbageCollector,
+    ApfConfigurationProducer,
     *SIMULATION_CONTROLLERS,
 )
 BUILDERS: dict[str, type[Controller]] = {c.name: c for c in ALL_CONTROLLERS}
@@ -56,6 +58,12 @@ def simulation_controllers(settings: dict) -> tuple[str, ...]:
     """The simulated cluster's controllers, all of them when --simulate-nodes is above 0 (--controllers does not
     name them: the simulation is one switch)."""
     return tuple(c.name for c in SIMULATION_CONTROLLERS) if int(settings.get("SIMULATE_NODES") or 0) > 0 else ()
+
+
+def apf_controllers(settings: dict) -> tuple[str, ...]:
+    """The priority-and-fairness configuration producer, with --enable-priority-and-fairness (the reference runs it
+    as an apiserver post-start hook, whatever --controllers says)."""
+    return (ApfConfigurationProducer.name,) if settings.get("ENABLE_PRIORITY_AND_FAIRNESS") else ()
 
 
 def lease_name(ctx: Context, controller: str) -> str:
@@ -132,7 +140,11 @@ def ensure_namespaced_policy(ctx: Context) -> None:
 def install_controllers(app: Flask) -> None:
     """Wire the controllers into `app`: `CONTROLLERS` (from --controllers; absent: none, as in test apps)."""
     svc = app.extensions["orch"]
-    enabled = parse_controllers(str(app.config.get("CONTROLLERS") or "")) + simulation_controllers(app.config)
+    enabled = (
+        parse_controllers(str(app.config.get("CONTROLLERS") or ""))
+        + simulation_controllers(app.config)
+        + apf_controllers(app.config)
+    )
     if not enabled and not app.config.get("SERVER_URL"):
         return
     ctx = Context(

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable, Iterator
 
 from .context import CommandError, Context
+from .history import as_of_params
 from .output import align, column_widths, format_objects, object_name, table_columns, table_lines, to_yaml
 from .resolve import Resource, resolve_name, split_type_name
 
@@ -40,6 +41,8 @@ def run_get(ctx: Context) -> int:
     from ..client import ApiError
 
     pairs = split_type_name(ctx.args.words)
+    if ctx.args.watch and getattr(ctx.args, "at", None):
+        raise CommandError("--at reads the past: it cannot be combined with --watch")
     if ctx.args.watch and len(pairs) > 1:
         raise CommandError("you may only specify a single resource type or a single name with --watch")
     failures: list[ApiError] = []
@@ -91,13 +94,15 @@ def _print_resource(
         if names:
             objects = [
                 with_type(obj, resource)
-                for obj in _each(names, lambda name: ctx.client.get(resource.path(namespace, name)), failures)
+                for obj in _each(
+                    names, lambda name: ctx.client.get(resource.path(namespace, name), as_of_params(ctx)), failures
+                )
             ]
             if not objects:
                 return "", None
             list_rv = ""
         else:
-            listed = ctx.client.get(resource.path(namespace), selector_params(ctx))
+            listed = ctx.client.get(resource.path(namespace), {**selector_params(ctx), **as_of_params(ctx)})
             objects = [with_type(item, resource) for item in listed.get("items") or []]
             list_rv = (listed.get("metadata") or {}).get("resourceVersion", "")
         if objects or names:
@@ -106,9 +111,9 @@ def _print_resource(
             ctx.print(format_objects([], output, single=False), end="")
         return list_rv, None
     tables = (
-        _each(names, lambda name: _table(ctx, resource.path(namespace, name)), failures)
+        _each(names, lambda name: _table(ctx, resource.path(namespace, name), as_of_params(ctx)), failures)
         if names
-        else [_table(ctx, resource.path(namespace), selector_params(ctx))]
+        else [_table(ctx, resource.path(namespace), {**selector_params(ctx), **as_of_params(ctx)})]
     )
     if not tables:
         return "", None

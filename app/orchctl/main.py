@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.set_defaults(run=run)
         return sub
 
-    from . import apply, auth, bootstrap, certificates, convert_command, get, info, write
+    from . import apply, auth, bootstrap, certificates, convert_command, get, history, info, write
 
     p = command("get", "list or get resources", get.run_get)
     p.add_argument("words", nargs="+", metavar="TYPE[/NAME] [NAME...]")
@@ -78,7 +78,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-A", "--all-namespaces", action="store_true")
     p.add_argument("-w", "--watch", action="store_true", help="after listing, print changes")
     p.add_argument("--watch-timeout", type=int, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--at", default=None, help='as the objects were then: "2h ago" or 2026-11-27T08:00:00Z')
     _output(p)
+
+    p = command(
+        "history", "who changed what: an object's revisions, a kind's or a namespace's changes", history.run_history
+    )
+    p.add_argument("words", nargs="*", metavar="TYPE[/NAME]")
+    p.add_argument("--since", default=None, help='only changes since then: "2h", "2h ago" or an RFC 3339 time')
+    p.add_argument("--diff", action="store_true", help="show what each change changed (spec and metadata)")
+    _output(p, ("json", "yaml"))
+
+    p = command(
+        "rollback", "write an object's content at an older revision back (a normal update)", history.run_rollback
+    )
+    p.add_argument("words", nargs=1, metavar="TYPE/NAME")
+    p.add_argument("--to-revision", type=int, required=True, help="the revision (resourceVersion) to go back to")
+    p.add_argument("--field-manager", default="orchctl-rollback")
 
     p = command("watch", "print watch events of a resource type (or one object) until interrupted", get.run_watch)
     p.add_argument("words", nargs="+", metavar="TYPE[/NAME] [NAME]")

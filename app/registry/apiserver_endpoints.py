@@ -19,9 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..background import BackgroundThread
+from ..background import BackgroundThread, OutageLog
 from ..errors import AlreadyExists, Conflict, NotFound
-from ..logs import RepeatedErrors
 from . import meta
 from .options import DeleteOptions, ListOptions
 
@@ -31,7 +30,6 @@ if TYPE_CHECKING:
     from .store import Registry
 
 log = logging.getLogger(__name__)
-repeated = RepeatedErrors(log)  # an outage fails every round alike: one traceback, then counts
 
 SERVICE_NAMESPACE = "default"
 #: the first address of the service range (app/resources/core_service.py never hands it out)
@@ -47,6 +45,7 @@ class ApiserverEndpoints(BackgroundThread):
         self, registry: Registry, catalog: Catalog, naming: Naming, address: str, port: int, lease_seconds: float = 15.0
     ) -> None:
         super().__init__()
+        self.outage = OutageLog(log, "apiserver endpoints reconciler", logging.ERROR)
         self.registry, self.naming = registry, naming
         self.address, self.port = str(ipaddress.ip_address(address)), port
         self.lease_seconds = max(1.0, float(lease_seconds))
@@ -74,7 +73,9 @@ class ApiserverEndpoints(BackgroundThread):
             try:
                 self.sync()
             except Exception as err:  # noqa: BLE001 - retried on the next round
-                repeated.log(logging.ERROR, "reconciling the %s service failed", self.service_name, error=err)
+                self.outage.failed(err)
+            else:
+                self.outage.succeeded()
             self._wake.wait(self.lease_seconds / 3)  # the reference renews every 10 s of a 15 s TTL
             self._wake.clear()
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import orjson
 
-from ..background import BackgroundThread
+from ..background import BackgroundThread, OutageLog
 from ..catalog import ResourceType
 from ..logs import RepeatedErrors
 from ..storage.hub import Subscription, WatchHub
@@ -57,6 +57,7 @@ class CustomCatalog(BackgroundThread):
         catch_up_timeout: float = CATCH_UP_TIMEOUT,
     ) -> None:
         super().__init__()
+        self.outage = OutageLog(log, "custom catalog", logging.ERROR)
         self.registry, self.hub, self.crds, self.types_of, self.retry = registry, hub, crds, types_of, retry
         self.catch_up_timeout = catch_up_timeout
         self._subscription: Subscription | None = None
@@ -171,7 +172,7 @@ class CustomCatalog(BackgroundThread):
             try:
                 self._follow()
             except Exception as err:  # noqa: BLE001 - the database may be briefly unavailable; start over
-                repeated.log(logging.ERROR, "custom catalog round failed", error=err)
+                self.outage.failed(err)
             self.stopping.wait(self.retry)
 
     def _follow(self) -> None:
@@ -180,6 +181,7 @@ class CustomCatalog(BackgroundThread):
         self._subscription = subscription
         try:
             self.refresh()
+            self.outage.succeeded()
             while not self.stopping.is_set() and not subscription.overflowed and not subscription.closed:
                 if subscription.take(self.retry):
                     self.refresh()

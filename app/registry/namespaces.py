@@ -12,17 +12,15 @@ from typing import Any
 
 import orjson
 
-from ..background import BackgroundThread
+from ..background import BackgroundThread, OutageLog
 from ..catalog import Catalog, ResourceType
 from ..errors import AlreadyExists, ApiError, Conflict, NotFound
-from ..logs import RepeatedErrors
 from ..naming import Naming
 from . import meta
 from .options import DeleteOptions, ListOptions
 from .store import Registry
 
 log = logging.getLogger(__name__)
-repeated = RepeatedErrors(log)  # an outage fails every round alike: one traceback, then counts
 
 
 def _condition(kind: str, status: bool, reason: str, message: str) -> dict:
@@ -40,6 +38,7 @@ class NamespaceLifecycle(BackgroundThread):
 
     def __init__(self, registry: Registry, catalog: Catalog, naming: Naming, interval: float = 0.5):
         super().__init__()
+        self.outage = OutageLog(log, "namespace lifecycle", logging.ERROR)
         self.registry, self.catalog, self.naming = registry, catalog, naming
         self.interval = interval
         self.namespaces: ResourceType = catalog.lookup("", "v1", "namespaces")  # type: ignore[assignment]
@@ -62,7 +61,9 @@ class NamespaceLifecycle(BackgroundThread):
             try:
                 self.sync()
             except Exception as err:  # noqa: BLE001 - retried on the next round
-                repeated.log(logging.ERROR, "namespace lifecycle round failed", error=err)
+                self.outage.failed(err)
+            else:
+                self.outage.succeeded()
 
     def sync(self) -> None:
         listed = self.registry.list(self.namespaces, None, ListOptions())

@@ -41,6 +41,7 @@ from .admission import CREATE, DELETE, Attributes, Chain
 from .admitting import admit_as_is, admit_update, carry_system_fields, metadata_of, review_options, sub_kind
 from .deletion import add_gc_finalizer, before_delete, check_preconditions, deleted_body, removed_by_update
 from .filters import GENERIC_FIELDS, Filter
+from .history import parse_time, records, revision_entry
 from .keys import collection_prefix, object_key
 from .options import ContinueToken, DeleteOptions, ListOptions, parse_revision
 from .patch import apply_patch
@@ -98,15 +99,61 @@ class Registry:
             raise RuntimeError("this registry has no watch hub")
         return Watch(self, self.hub, rt, namespace, opts, client_gone)
 
-    def get(self, rt: ResourceType, namespace: str | None, name: str, resource_version: str = "") -> dict:
+    def get(
+        self, rt: ResourceType, namespace: str | None, name: str, resource_version: str = "", match: str = ""
+    ) -> dict:
+        """GET; with `match` Exact the object as it was at `resource_version` (410 when its history is gone)."""
         if rt.computed:
             for obj in rt.strategy.computed_objects():
                 if metadata_of(obj).get("name") == name:
                     return obj
             raise NotFound(rt.plural, rt.group, name)
+        if match and match not in ("Exact", "NotOlderThan"):
+            raise BadRequest(
+                f'resourceVersionMatch: Unsupported value: "{match}": supported values: "Exact", "NotOlderThan"'
+            )
         if resource_version not in ("", "0"):
-            self.wait_for_revision(parse_revision(resource_version))
+            wanted = parse_revision(resource_version)
+            current = self.wait_for_revision(wanted)
+            if match == "Exact" and wanted < current:
+                return self.served(rt, self._read_at(rt, namespace, name, wanted).decode())
+        elif match:
+            raise BadRequest(
+                "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"
+            )
         return self.served(rt, self.read(rt, namespace, name).decode())
+
+    def _read_at(self, rt: ResourceType, namespace: str | None, name: str, revision: int) -> Stored:
+        try:
+            stored = self.storage.get_at(object_key(rt, namespace, name), revision)
+        except RevisionCompacted as gone:
+            raise Gone(f"too old resource version: {revision} ({gone.compacted})") from None
+        if stored is None:
+            raise NotFound(rt.plural, rt.group, name)
+        return stored
+
+    def revision_at(self, at: str) -> str:
+        """The resourceVersion of the store as it was at the RFC 3339 time `at` (reads "as of" a time)."""
+        return str(self.storage.revision_at(parse_time(at)))
+
+    def history(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str | None,
+        since: str = "",
+        after: int = 0,
+        limit: int = 500,
+    ) -> tuple[builtins.list[dict], int]:
+        """The retained changes of one object (`name`) or of a collection, oldest first, each with its time,
+        user, field manager, verb and the object after it (in rt's version); with the compaction mark."""
+        if rt.computed or rt.virtual:
+            return [], 0
+        key = object_key(rt, namespace, name) if name else collection_prefix(rt, namespace)
+        revisions, mark = self.storage.history(
+            key, exact=bool(name), after=after, since=parse_time(since) if since else 0.0, limit=limit
+        )
+        return [revision_entry(rt, r, lambda data: self.served(rt, orjson.loads(data))) for r in revisions], mark
 
     def read(self, rt: ResourceType, namespace: str | None, name: str) -> Stored:
         """The stored object (a caller that reads before a write hands it to the write: one read, not two)."""
@@ -157,7 +204,7 @@ class Registry:
             token = ContinueToken.decode(opts.continue_token, self.meta_group_version)
             start_after = prefix + token.start_after
             revision = None if token.revision == -1 else token.revision
-            if revision is not None and revision < self.storage.compacted_revision():
+            if revision is not None and revision < self.storage.compacted_revision(prefix):
                 fresh = ContinueToken(-1, token.start_after).encode(self.meta_group_version)
                 raise Gone(
                     "The provided continue parameter is too old to display a consistent list result. "
@@ -262,6 +309,7 @@ class Registry:
             md = metadata_of(obj)
             raise Invalid(rt.kind, rt.group, str(md.get("name") or md.get("generateName") or ""), errors)
 
+    @records("create")
     def create(
         self,
         rt: ResourceType,
@@ -352,6 +400,7 @@ class Registry:
 
     # -- update and patch ----------------------------------------------------------------------
 
+    @records("update")
     def update(
         self,
         rt: ResourceType,
@@ -409,6 +458,7 @@ class Registry:
                     raise Conflict(rt.plural, rt.group, name) from None
         raise Conflict(rt.plural, rt.group, name)
 
+    @records("patch")
     def patch(
         self,
         rt: ResourceType,
@@ -448,6 +498,7 @@ class Registry:
 
         return self._guaranteed_update(rt, key, name, patch_current, read)
 
+    @records("apply")
     def apply(
         self,
         rt: ResourceType,
@@ -542,6 +593,7 @@ class Registry:
             self._invalid(rt, obj, conv.validate(obj, served_old))
         return conv.to_storage(obj)
 
+    @records("update")
     def guaranteed_update(
         self,
         rt: ResourceType,
@@ -565,6 +617,7 @@ class Registry:
 
         return self._guaranteed_update(rt, key, name, changed)
 
+    @records("create")
     def create_in_subresource(
         self,
         rt: ResourceType,
@@ -696,6 +749,7 @@ class Registry:
 
     # -- delete --------------------------------------------------------------------------------
 
+    @records("delete")
     def delete(self, rt: ResourceType, namespace: str | None, name: str, opts: DeleteOptions) -> tuple[dict, bool]:
         """Returns (body, deleted_now); body is the object, or a success Status for most kinds."""
         if "delete" not in rt.verbs:
@@ -751,6 +805,7 @@ class Registry:
 
         return self._guaranteed_update(rt, key, name, delete_current)
 
+    @records("deletecollection")
     def delete_collection(
         self, rt: ResourceType, namespace: str | None, list_opts: ListOptions, opts: DeleteOptions
     ) -> ListResult:

@@ -2,8 +2,12 @@
 
 `Registry.watch` checks the options, lists the initial events (or replays the history window from a
 resourceVersion), subscribes to the change log, filters by selectors (a change that leaves the selection is a
-DELETED), converts to the watched version and adds bookmarks. The HTTP layer (app/api/watch.py) only frames
-what it yields: JSON lines, Table events or protobuf, from a request thread or the fan-out writer.
+DELETED), converts to the watched version and adds bookmarks. A watch selecting one value of an index field
+(the kind's strategy's `index_fields`, such as a pod's spec.nodeName, or metadata.name) subscribes with that
+index, so the hub offers it only the changes whose old or new object has that value. A change's decoded
+objects, selector verdicts and frames are kept on the change and shared by every watcher that takes it. The HTTP
+layer (app/api/watch.py) only frames what it yields: JSON lines, Table events or protobuf, from a request thread
+or the fan-out writer.
 """
 
 from __future__ import annotations
@@ -11,13 +15,15 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
+from functools import cache
 from typing import TYPE_CHECKING
 
 import orjson
 
 from ..catalog import ResourceType
 from ..errors import ApiError, Gone
+from ..storage.hub import Index
 from ..storage.store import Change, RevisionCompacted
 from .filters import Filter
 from .keys import collection_prefix
@@ -40,6 +46,44 @@ Event = tuple[str, "str | bytes | dict"]
 #: an event and, when it is a stored change sent as it is (no filter, no conversion), that change's cache of
 #: encodings: every watcher of the same framing may send the bytes the first one made
 Pending = tuple[Event, "dict | None"]
+
+
+def decoded(change: Change, previous: bool = False) -> dict:
+    """The change's new (or previous) object, decoded once for every reader of the change: never mutate it."""
+    key = ("decoded", previous)
+    obj = change.encoded.get(key)
+    if obj is None:
+        text = change.prev if previous else change.data
+        obj = change.encoded[key] = orjson.loads(text) if text is not None else {}
+    return obj
+
+
+def field_values(rt: ResourceType, label: str) -> Callable[[Change], Collection[str]]:
+    """A change's old and new values of one of the kind's field selectors (missing counts as "", as the selector
+    reads it): what the hub indexes watchers by. One function per strategy and field, so subscriptions share it."""
+    return _field_values(rt.strategy.field_selectors[label])
+
+
+@cache
+def _field_values(getter: Callable[[dict], str]) -> Callable[[Change], Collection[str]]:
+
+    def values(change: Change) -> Collection[str]:
+        new = getter(decoded(change)) or ""
+        if change.prev is None or change.type == "ADDED":
+            return (new,)
+        return {new, getter(decoded(change, previous=True)) or ""}
+
+    return values
+
+
+def name_in_key(change: Change) -> Collection[str]:
+    """metadata.name is the key's last segment, old and new alike: no decoding."""
+    return (change.key.rpartition("/")[2],)
+
+
+def namespace_in_key(change: Change) -> Collection[str]:
+    """A namespaced object's metadata.namespace is the key's segment before its name."""
+    return (change.key.rsplit("/", 2)[-2],)
 
 
 def error_event(error: ApiError) -> Event:
@@ -103,11 +147,29 @@ class Watch:
                     )
             else:
                 start = parse_revision(opts.resource_version)
-            self._sub, backlog = self.hub.subscribe(self.prefix, start, WATCH_QUEUE)
+            self._sub, backlog = self.hub.subscribe(self.prefix, start, WATCH_QUEUE, index=self.index())
         except (RevisionCompacted, Gone):
             compacted = self.registry.storage.compacted_revision()
             return [error_event(Gone(f"too old resource version: {opts.resource_version} ({compacted})"))]
         return events + list(self._deliver(backlog))
+
+    def index(self) -> Index | None:
+        """The one field value the hub can index this watch by, if it selects one with `=`: the kind's index
+        fields first (stored objects only: a converted kind's stored fields may differ), then the name, then the
+        namespace of a cluster-wide watch (both read from the key)."""
+        fields = self.filter.fields
+        if self.rt.conversion is None:
+            for label in self.rt.strategy.index_fields:
+                value = fields.exact_value(label)
+                if value is not None:
+                    return Index(label, value, field_values(self.rt, label))
+        name = fields.exact_value("metadata.name")
+        if name is not None:
+            return Index("metadata.name", name, name_in_key)
+        namespace = fields.exact_value("metadata.namespace")
+        if namespace is not None and self.rt.namespaced and not self.namespace:
+            return Index("metadata.namespace", namespace, namespace_in_key)
+        return None
 
     def _initial(self) -> tuple[list[Event], int]:
         listed = self.registry.list(
@@ -132,11 +194,7 @@ class Watch:
     def take_now(self, limit: int) -> list[Pending]:
         """Up to `limit` queued changes as events, without waiting, then a bookmark when one is due."""
         changes = self._subscription().take_nowait(limit)
-        out: list[Pending]
-        if self.filter.empty and self.rt.conversion is None:
-            out = [((change.type, change.data), change.encoded) for change in changes]
-        else:
-            out = [(event, None) for event in self._deliver(changes)]
+        out: list[Pending] = list(self._shared_events(changes))
         return out + [(event, None) for event in self.bookmarks()]
 
     def expired(self) -> bool:
@@ -169,32 +227,54 @@ class Watch:
         return [bookmark(self.rt, revision)]
 
     def _deliver(self, changes: list[Change]) -> Iterator[Event]:
-        if self.rt.conversion is not None:  # stored in another version: events show the watched one
+        for event, _encodings in self._shared_events(changes):
+            yield event
+
+    def _shared_events(self, changes: list[Change]) -> Iterator[Pending]:
+        """The events of these changes for this watcher, each with its change's cache of encodings when every
+        watcher taking that event from that change gets the same object (not when converted: per watcher)."""
+        converted = self.rt.conversion is not None
+        if converted:  # stored in another version: events show the watched one
             changes = [self._served_change(c) for c in changes]
         for change in changes:
-            if self.filter.empty:
-                yield change.type, change.data
-                continue
-            new = orjson.loads(change.data)
-            now = self.filter.matches(self.rt, new)
-            before = (
-                change.prev is not None
-                and change.type != "ADDED"
-                and self.filter.matches(self.rt, orjson.loads(change.prev))
-            )
-            if change.type == "DELETED":
-                if before or now:
-                    yield "DELETED", change.data
-            elif now and before:
-                yield "MODIFIED", change.data
-            elif now:
-                yield "ADDED", change.data
-            elif before and change.prev is not None:
-                prev = orjson.loads(change.prev)
-                prev.setdefault("metadata", {})["resourceVersion"] = str(change.rv)
-                yield "DELETED", prev
+            event: Event | None = (change.type, change.data)
+            if not self.filter.empty:
+                event = self._filtered(change)
+            if event is not None:
+                yield event, None if converted else change.encoded
+
+    def _filtered(self, change: Change) -> Event | None:
+        """The change as this watcher's selectors see it: entering is ADDED, leaving is DELETED, else nothing."""
+        now = self._matches(change, previous=False)
+        before = change.prev is not None and change.type != "ADDED" and self._matches(change, previous=True)
+        if change.type == "DELETED":
+            return ("DELETED", change.data) if before or now else None
+        if now:
+            return ("MODIFIED" if before else "ADDED"), change.data
+        if before:
+            return "DELETED", self._left(change)
+        return None
+
+    def _matches(self, change: Change, previous: bool) -> bool:
+        """The filter's verdict on the change's new or previous object, shared by the watchers of equal filters."""
+        key = ("matches", self.filter, previous)
+        verdict = change.encoded.get(key)
+        if verdict is None:
+            verdict = change.encoded[key] = self.filter.matches(self.rt, decoded(change, previous))
+        return verdict
+
+    @staticmethod
+    def _left(change: Change) -> bytes:
+        """The object as it was, at the change's revision: the DELETED of a watcher it left (made once)."""
+        left = change.encoded.get("left")
+        if left is None:
+            prev = orjson.loads(change.prev or "{}")
+            prev.setdefault("metadata", {})["resourceVersion"] = str(change.rv)
+            left = change.encoded["left"] = orjson.dumps(prev)
+        return left
 
     def _served_change(self, change: Change) -> Change:
         served = self.registry.served_text
         prev = None if change.prev is None else served(self.rt, change.prev)
-        return dataclasses.replace(change, data=served(self.rt, change.data), prev=prev)
+        # its own encodings: the stored change's decodings and frames are of the stored version
+        return dataclasses.replace(change, data=served(self.rt, change.data), prev=prev, encoded={})

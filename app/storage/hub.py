@@ -2,7 +2,9 @@
 
 Local writes wake it at once; writes from other processes are seen on the next poll.
 A subscriber that falls too far behind is closed (its client re-lists) instead of buffering
-without bound.
+without bound. A subscription that selects on one value of a field (an `Index`: a pod watch's spec.nodeName,
+any watch's metadata.name) is offered only the changes whose old or new value is that one, as the reference's
+watch cache does with its trigger functions: a change then costs its few matching watchers, not all of them.
 """
 
 from __future__ import annotations
@@ -12,10 +14,10 @@ import logging
 import os
 import secrets
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
-from ..logs import RepeatedErrors
+from ..background import OutageLog
 from .store import Change, Storage
 
 log = logging.getLogger(__name__)
@@ -25,6 +27,73 @@ def distinct_prefixes(prefixes: str | Sequence[str]) -> tuple[str, ...]:
     """The prefixes without those another one covers: a key then matches at most one of them."""
     given = (prefixes,) if isinstance(prefixes, str) else tuple(prefixes)
     return tuple(sorted({p for p in given if not any(o != p and p.startswith(o) for o in given)}))
+
+
+@dataclass(frozen=True)
+class Index:
+    """The one value of a field a subscription selects on. `values_of` gives a change's values of that field,
+    old and new (a pod leaving a node still reaches that node's watcher, as its DELETED); it is asked once per
+    change for every subscription indexed by the same name under the same prefix, so they must share it."""
+
+    name: str
+    value: str
+    values_of: Callable[[Change], Collection[str]]
+
+
+@dataclass
+class _Bucket:
+    """The subscriptions of one "/"-terminated prefix: those offered every change, and the indexed ones by
+    index name and value (with the first subscriber's `values_of` for that name)."""
+
+    everyone: set[Subscription] = field(default_factory=set)
+    indexed: dict[str, tuple[Callable[[Change], Collection[str]], dict[str, set[Subscription]]]] = field(
+        default_factory=dict
+    )
+
+    def add(self, sub: Subscription) -> None:
+        index = sub.index
+        if index is None:
+            self.everyone.add(sub)
+            return
+        _values_of, by_value = self.indexed.setdefault(index.name, (index.values_of, {}))
+        by_value.setdefault(index.value, set()).add(sub)
+
+    def discard(self, sub: Subscription) -> None:
+        index = sub.index
+        if index is None:
+            self.everyone.discard(sub)
+            return
+        named = self.indexed.get(index.name)
+        if named is None:
+            return
+        same = named[1].get(index.value)
+        if same is not None:
+            same.discard(sub)
+            if not same:
+                del named[1][index.value]
+            if not named[1]:
+                del self.indexed[index.name]
+
+    @property
+    def empty(self) -> bool:
+        return not self.everyone and not self.indexed
+
+    def collect(self, change: Change, found: list[Subscription]) -> None:
+        found.extend(self.everyone)
+        for name, (values_of, by_value) in self.indexed.items():
+            try:
+                values = values_of(change)
+            except Exception:  # an index's fault must not lose events: offer the change to all of them
+                log.exception(
+                    "the %s index failed on %s; offering the change to all its subscriptions", name, change.key
+                )
+                for everyone_of_value in by_value.values():
+                    found.extend(everyone_of_value)
+                continue
+            for value in values:
+                matching = by_value.get(value)
+                if matching:
+                    found.extend(matching)
 
 
 @dataclass(eq=False)
@@ -42,11 +111,13 @@ class Subscription:
     #: the changes wanted among those under the prefixes (None: all); asked in the hub's thread, so a reader
     #: is not woken for the rest
     accepts: Callable[[Change], bool] | None = None
+    #: the one field value selected on: only changes whose old or new value it is are offered (None: all)
+    index: Index | None = None
 
     def offer(self, change: Change) -> None:
         if change.rv <= self.floor or not change.key.startswith(self.prefixes):
             return
-        if not self.wants(change):
+        if not self._accepted(change):  # the index was asked by the hub already
             return
         listener = self.listener
         if listener is not None:  # served by a writer that is told, not by a thread waiting on the condition
@@ -58,13 +129,27 @@ class Subscription:
             self.cond.notify()
 
     def wants(self, change: Change) -> bool:
-        """What `accepts` says of a change under the prefixes (yes without it)."""
+        """What the index and `accepts` say of a change under the prefixes (yes without them)."""
+        return self.in_index(change) and self._accepted(change)
+
+    def _accepted(self, change: Change) -> bool:
         if self.accepts is None:
             return True
         try:
             return self.accepts(change)
         except Exception:  # a filter's fault must not stop the hub: the reader sees the change
             log.exception("a subscription's filter failed on %s; delivering the change", change.key)
+            return True
+
+    def in_index(self, change: Change) -> bool:
+        """The change's old or new value of the index's field is the one selected (yes without an index)."""
+        index = self.index
+        if index is None:
+            return True
+        try:
+            return index.value in index.values_of(change)
+        except Exception:  # as in the hub: a failing index lets the change through, the filter decides
+            log.exception("the %s index failed on %s; delivering the change", index.name, change.key)
             return True
 
     def _enqueue(self, change: Change) -> None:
@@ -106,13 +191,14 @@ class WatchHub:
         self.max_queue = max_queue
         self._subs: set[Subscription] = set()
         # subscriptions by "/"-terminated prefix: a change reaches its few candidate prefixes by lookup, so
-        # thousands of watches on other collections cost nothing per change; other prefixes are scanned
-        self._by_prefix: dict[str, set[Subscription]] = {}
+        # thousands of watches on other collections cost nothing per change (and, indexed, those on the same
+        # collection selecting other field values); other prefixes are scanned
+        self._by_prefix: dict[str, _Bucket] = {}
         self._scanned: set[Subscription] = set()
         self._lock = threading.Lock()
         self._wakeup = threading.Event()
         self._stop = threading.Event()
-        self._errors = RepeatedErrors(log)
+        self._outage = OutageLog(log, "watch hub poll", logging.ERROR)
         self._last = 0
         self._thread: threading.Thread | None = None
         #: this process's committed changes not yet dispatched (deque appends and pops are atomic)
@@ -165,21 +251,26 @@ class WatchHub:
         after: int,
         max_queue: int | None = None,
         accepts: Callable[[Change], bool] | None = None,
+        index: Index | None = None,
     ) -> tuple[Subscription, list[Change]]:
         """Subscribe to changes under one or several key prefixes after revision `after`.
 
         Returns the subscription and the backlog (changes after `after` the hub had already
         dispatched); live events follow in the subscription, at most `max_queue` of them unread (then it
-        is marked overflowed); with `accepts`, only the changes it accepts. Raises RevisionCompacted.
+        is marked overflowed); with `accepts`, only the changes it accepts; with `index`, only the changes whose
+        old or new value of the index's field is its value (all of them when a prefix does not end in "/").
+        Raises RevisionCompacted.
         """
         self.start()
         with self._lock:
             floor = max(self._last, after)
-            sub = Subscription(distinct_prefixes(prefixes), floor, max_queue or self.max_queue, accepts=accepts)
+            sub = Subscription(
+                distinct_prefixes(prefixes), floor, max_queue or self.max_queue, accepts=accepts, index=index
+            )
             self._subs.add(sub)
             if all(prefix.endswith("/") for prefix in sub.prefixes):  # found by lookup, once per change
                 for prefix in sub.prefixes:
-                    self._by_prefix.setdefault(prefix, set()).add(sub)
+                    self._by_prefix.setdefault(prefix, _Bucket()).add(sub)
             else:
                 self._scanned.add(sub)
         try:
@@ -209,6 +300,8 @@ class WatchHub:
 
     def _backlog(self, prefixes: tuple[str, ...], after: int, upto: int) -> list[Change]:
         out: list[Change] = []
+        if after < upto and self.storage.retention:  # kinds kept for less than the rest have marks of their own
+            self.storage.check_retained(prefixes, after)
         cursor = after
         while cursor < upto:
             batch = self.storage.changes_after(cursor, upto=upto, limit=1000)
@@ -232,10 +325,10 @@ class WatchHub:
             self._subs.discard(sub)
             self._scanned.discard(sub)
             for prefix in sub.prefixes:
-                same = self._by_prefix.get(prefix)
-                if same is not None:
-                    same.discard(sub)
-                    if not same:
+                bucket = self._by_prefix.get(prefix)
+                if bucket is not None:
+                    bucket.discard(sub)
+                    if bucket.empty:
                         del self._by_prefix[prefix]
         sub.closed = True
 
@@ -263,15 +356,17 @@ class WatchHub:
             rv += 1
         return batch
 
-    def _candidates(self, key: str) -> list[Subscription]:
-        """The subscriptions whose prefix may hold `key` (each checks the prefix and revision itself)."""
-        found = list(self._scanned)
+    def _candidates(self, change: Change) -> list[Subscription]:
+        """The subscriptions whose prefix may hold the change's key and whose index (if any) its old or new
+        object matches (each checks the prefix and revision itself)."""
+        key = change.key
+        found = [sub for sub in self._scanned if sub.in_index(change)]
         by_prefix = self._by_prefix
         end = key.find("/")
         while end >= 0:
-            same = by_prefix.get(key[: end + 1])
-            if same:
-                found.extend(same)
+            bucket = by_prefix.get(key[: end + 1])
+            if bucket is not None:
+                bucket.collect(change, found)
             end = key.find("/", end + 1)
         return found
 
@@ -282,7 +377,9 @@ class WatchHub:
             try:
                 self._drain()
             except Exception as err:  # noqa: BLE001 - the database may be briefly unavailable; try next tick
-                self._errors.log(logging.ERROR, "watch hub poll failed", error=err)
+                self._outage.failed(err)
+            else:
+                self._outage.succeeded()
 
     def _drain(self) -> None:
         while True:
@@ -291,7 +388,7 @@ class WatchHub:
                 return
             with self._lock:
                 for change in batch:
-                    for sub in self._candidates(change.key):
+                    for sub in self._candidates(change):
                         sub.offer(change)
                 self._last = batch[-1].rv
             if len(batch) < 500:

@@ -1,4 +1,4 @@
-"""The three tables: current state, the append-only change log, and the revision counter."""
+"""The tables: current state, the append-only change log, the revision counter and the per-kind compaction marks."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ objects = sa.Table(
     sa.Column("data", sa.Text, nullable=False),
 )
 
+_DELETED = sa.text("type = 'DELETED'")
+
 changes = sa.Table(
     "changes",
     metadata,
@@ -25,9 +27,15 @@ changes = sa.Table(
     sa.Column("type", sa.String(8), nullable=False),
     sa.Column("data", sa.Text, nullable=False),
     sa.Column("prev", sa.Text, nullable=True),
-    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),  # commit time: UTC seconds since the epoch (microseconds)
+    # who and how (migration 0002; NULL on older rows and on writes nobody attributed)
+    sa.Column("username", sa.Text, nullable=True),
+    sa.Column("manager", sa.Text, nullable=True),
+    sa.Column("verb", sa.Text, nullable=True),
     sa.Index("changes_key_rv", "key", "rv"),
     sa.Index("changes_created_at", "created_at"),
+    # the keys deleted after a revision, for reads of that revision (migration 0002)
+    sa.Index("changes_deleted", "rv", postgresql_where=_DELETED, sqlite_where=_DELETED),
 )
 
 sequence = sa.Table(
@@ -35,5 +43,13 @@ sequence = sa.Table(
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("rv", sa.BigInteger, nullable=False),
+    sa.Column("compacted", sa.BigInteger, nullable=False),
+)
+
+# Per retention rule (`--history-retention`, "*" for the rest): reads of its kinds below `compacted` answer 410.
+compaction_marks = sa.Table(
+    "compaction_marks",
+    metadata,
+    sa.Column("rule", sa.Text, primary_key=True),
     sa.Column("compacted", sa.BigInteger, nullable=False),
 )

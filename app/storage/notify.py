@@ -15,11 +15,9 @@ from collections.abc import Callable
 import psycopg
 from sqlalchemy.engine import make_url
 
-from ..background import BackgroundThread
-from ..logs import RepeatedErrors
+from ..background import BackgroundThread, OutageLog
 
 log = logging.getLogger(__name__)
-repeated = RepeatedErrors(log)  # an outage: one traceback, then counts
 CHANNEL = "orch_changes"
 RECONNECT_DELAY = 1.0
 
@@ -35,6 +33,7 @@ class ChangeNotifier(BackgroundThread):
 
     def __init__(self, url: str, sender: str):
         super().__init__()
+        self.outage = OutageLog(log, "change notifier (NOTIFY)")
         self.url = conninfo(url)
         self.sender = sender
         self._pending = threading.Event()
@@ -49,13 +48,14 @@ class ChangeNotifier(BackgroundThread):
         while not self.stopping.is_set():
             try:
                 with psycopg.connect(self.url, autocommit=True) as conn:
+                    self.outage.succeeded()
                     while not self.stopping.is_set():
                         self._pending.wait()
                         self._pending.clear()
                         if not self.stopping.is_set():
                             conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.sender))
             except psycopg.Error as err:
-                repeated.log(logging.WARNING, "change notifier lost its connection; retrying", error=err)
+                self.outage.failed(err)
                 self.stopping.wait(RECONNECT_DELAY)
 
 
@@ -66,6 +66,7 @@ class ChangeListener(BackgroundThread):
 
     def __init__(self, url: str, on_change: Callable[[], None], own_sender: str):
         super().__init__()
+        self.outage = OutageLog(log, "change listener (LISTEN; polling meanwhile)")
         self.url = conninfo(url)
         self.on_change = on_change
         self.own_sender = own_sender
@@ -77,13 +78,12 @@ class ChangeListener(BackgroundThread):
                 with psycopg.connect(self.url, autocommit=True) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
                     self.listening.set()
+                    self.outage.succeeded()
                     while not self.stopping.is_set():
                         for note in conn.notifies(timeout=0.5, stop_after=1):
                             if note.payload != self.own_sender:
                                 self.on_change()
             except psycopg.Error as err:
                 self.listening.clear()
-                repeated.log(
-                    logging.WARNING, "change listener lost its connection; polling until it is back", error=err
-                )
+                self.outage.failed(err)
                 self.stopping.wait(RECONNECT_DELAY)

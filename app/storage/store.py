@@ -25,12 +25,10 @@ from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DisconnectionError, IntegrityError
 
-from ..background import BackgroundThread
-from ..logs import RepeatedErrors
+from ..background import BackgroundThread, OutageLog
 from .dbapi import driver_cursor, driver_errors, for_driver
+from .history import DEFAULT_RULE, Attribution, RetentionRule, current_attribution, rules_touching
 from .models import changes, objects, sequence
-
-repeated_compaction_errors = RepeatedErrors(logging.getLogger(__name__))
 
 
 class StorageError(Exception):
@@ -81,11 +79,32 @@ class Change:
 
 
 @dataclass(frozen=True)
+class Revision:
+    """One change of the log as history shows it: when, who, how, and the object after (and before) it."""
+
+    rv: int
+    key: str
+    type: str
+    data: str
+    prev: str | None
+    time: float  # UTC seconds since the epoch
+    username: str
+    manager: str
+    verb: str
+
+
+@dataclass(frozen=True)
 class Page:
     items: list[Stored]
     revision: int
     more: bool
     remaining: int | None
+
+
+def _attribution_params() -> dict[str, str | None]:
+    """The current write's username, manager and verb as statement parameters (NULL when unknown)."""
+    who = current_attribution.get() or Attribution()
+    return {"username": who.username or None, "manager": who.manager or None, "verb": who.verb or None}
 
 
 def prefix_end(prefix: str) -> str:
@@ -119,7 +138,8 @@ _INSERT_OBJECT = "INSERT INTO objects (key, rv, data) VALUES (:key, :rv, :data)"
 _UPDATE_OBJECT = "UPDATE objects SET rv = :new_rv, data = :new_data WHERE key = :key AND rv = :expected"
 _DELETE_OBJECT = "DELETE FROM objects WHERE key = :key AND rv = :expected"
 _INSERT_CHANGE = (
-    "INSERT INTO changes (rv, key, type, data, prev, created_at) VALUES (:rv, :key, :type, :data, :prev, :now)"
+    "INSERT INTO changes (rv, key, type, data, prev, created_at, username, manager, verb) "
+    "VALUES (:rv, :key, :type, :data, :prev, :now, :username, :manager, :verb)"
 )
 # PostgreSQL: a whole write in one statement. The revision row is taken first (as by every writer); a
 # compare-and-swap that fails writes nothing (rarely, in a race, it leaves a gap in the revisions: harmless).
@@ -127,14 +147,14 @@ _PG_REVISION_IF_CURRENT = (
     "next AS (UPDATE sequence SET rv = rv + 1 WHERE id = 1 AND EXISTS "
     "(SELECT 1 FROM objects WHERE key = :key AND rv = :expected) RETURNING rv)"
 )
-_PG_LOG = "INSERT INTO changes (rv, key, type, data, prev, created_at) "
+_PG_LOG = "INSERT INTO changes (rv, key, type, data, prev, created_at, username, manager, verb) "
 _PG_WRITES = {
     ADDED: (
         "WITH next AS (UPDATE sequence SET rv = rv + 1 WHERE id = 1 RETURNING rv), "
         "doc AS (SELECT rv, replace(:data, :mark, CAST(rv AS TEXT)) AS data FROM next), "
         "made AS (INSERT INTO objects (key, rv, data) SELECT :key, rv, data FROM doc) "
         + _PG_LOG
-        + "SELECT rv, :key, 'ADDED', data, :prev, :now FROM doc RETURNING rv"
+        + "SELECT rv, :key, 'ADDED', data, :prev, :now, :username, :manager, :verb FROM doc RETURNING rv"
     ),
     MODIFIED: (
         "WITH " + _PG_REVISION_IF_CURRENT + ", "
@@ -142,13 +162,14 @@ _PG_WRITES = {
         "changed AS (UPDATE objects o SET rv = doc.rv, data = doc.data FROM doc "
         "WHERE o.key = :key AND o.rv = :expected RETURNING o.rv, o.data) "
         + _PG_LOG
-        + "SELECT rv, :key, 'MODIFIED', data, :prev, :now FROM changed RETURNING rv"
+        + "SELECT rv, :key, 'MODIFIED', data, :prev, :now, :username, :manager, :verb FROM changed RETURNING rv"
     ),
     DELETED: (
         "WITH " + _PG_REVISION_IF_CURRENT + ", "
         "gone AS (DELETE FROM objects o USING next WHERE o.key = :key AND o.rv = :expected RETURNING next.rv) "
         + _PG_LOG
-        + "SELECT rv, :key, 'DELETED', replace(:data, :mark, CAST(rv AS TEXT)), :prev, :now FROM gone "
+        + "SELECT rv, :key, 'DELETED', replace(:data, :mark, CAST(rv AS TEXT)), :prev, :now, :username, :manager, "
+        ":verb FROM gone "
         "RETURNING rv"
     ),
 }
@@ -158,10 +179,39 @@ _CHANGES_AFTER = (
     "SELECT c.rv, c.key, c.type, c.data, c.prev, s.compacted FROM sequence s "
     "LEFT JOIN changes c ON c.rv > :after AND c.rv <= :upto ORDER BY c.rv LIMIT :lim"
 )
-# compaction: the newest change older than the horizon, then the log up to it goes
+# compaction: the newest change older than a rule's horizon, then that rule's rows up to it go, a revision
+# window at a time (each window its own short transaction: writers never wait for a whole round)
 _NEWEST_OLD = "SELECT max(rv) FROM changes WHERE created_at < :horizon"
-_DROP_CHANGES = "DELETE FROM changes WHERE rv <= :upto"
-_SET_COMPACTED = "UPDATE sequence SET compacted = :upto WHERE id = 1"
+_FLOOR_UP = "UPDATE sequence SET compacted = :upto WHERE id = 1 AND compacted < :upto"
+_MARKS_AND_FLOOR = (
+    "SELECT s.compacted, m.rule, m.compacted FROM sequence s LEFT JOIN compaction_marks m ON 1 = 1 WHERE s.id = 1"
+)
+_UPSERT_MARK = (
+    "INSERT INTO compaction_marks (rule, compacted) VALUES (:rule, :upto) "
+    "ON CONFLICT (rule) DO UPDATE SET compacted = excluded.compacted WHERE compaction_marks.compacted < :upto"
+)
+#: revisions per compaction batch
+COMPACT_BATCH = 5000
+# The keys of a range changed after a revision are those of live objects written since and those deleted since
+# (the partial index changes_deleted); each costs one probe of changes(key, rv) for its first change after the
+# revision, whose prev is its state then (NULL: created since). Keys come in order, so a LIMIT stops the probes;
+# `:once` (an OFFSET 0) keeps the planner from inlining the subquery, which would run each probe twice.
+_CHANGED_KEYS = (
+    "SELECT key, prev FROM (SELECT ks.key, (SELECT f.prev FROM changes f WHERE f.key = ks.key AND f.rv > :after "
+    "ORDER BY f.rv LIMIT 1) AS prev FROM ("
+    "SELECT key FROM objects WHERE key :lo_op :lo AND key < :hi AND rv > :after UNION "
+    "SELECT key FROM changes WHERE type = 'DELETED' AND rv > :after AND key :lo_op :lo AND key < :hi"
+    ") ks ORDER BY ks.key :once) firsts WHERE prev IS NOT NULL"
+)
+#: how many revisions back a past state is read by scanning the log after it (further: `_CHANGED_KEYS`)
+SCAN_BELOW = 20000
+# history: one key's first change after a revision (its state then), the revision at a time, the log of a range
+_FIRST_CHANGE_AFTER = "SELECT type, prev FROM changes WHERE key = :key AND rv > :after ORDER BY rv LIMIT 1"
+_FIRST_AFTER_TIME = "SELECT rv FROM changes WHERE created_at > :at ORDER BY created_at LIMIT 1"
+_HISTORY = (
+    "SELECT rv, key, type, data, prev, created_at, username, manager, verb FROM changes "
+    "WHERE key >= :lo AND key < :hi AND rv > :after AND created_at >= :since ORDER BY rv LIMIT :lim"
+)
 
 
 #: a pooled connection unused for longer is checked with a round trip before use (a busy one is not:
@@ -213,10 +263,32 @@ class WriterQueue:
         self._threads.release()
 
 
+@dataclass(frozen=True)
+class PoolSize:
+    """Database connections of one process: `kept` stay open while idle, at most `most` are open at once."""
+
+    kept: int = 4
+    most: int = 40
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.kept <= self.most:
+            raise ValueError(f"pool: 1 <= kept ({self.kept}) <= most ({self.most}) does not hold")
+
+
 class Storage:
-    def __init__(self, url: str, history_window: float = 300.0, clock: Callable[[], float] = time.time):
+    def __init__(
+        self,
+        url: str,
+        history_window: float = 300.0,
+        clock: Callable[[], float] = time.time,
+        retention: tuple[RetentionRule, ...] = (),
+        pool: PoolSize | None = None,
+    ):
         self.url = url
+        self.pool = pool or PoolSize()
         self.history_window = history_window
+        #: kinds kept longer or shorter than history_window (`--history-retention`); the rest: history_window
+        self.retention = retention
         self.clock = clock
         self.is_sqlite = url.startswith("sqlite")
         self.engine = self._make_engine(url)
@@ -227,18 +299,15 @@ class Storage:
     # -- engine and transactions -------------------------------------------------------------
 
     def _make_engine(self, url: str) -> Engine:
+        # `kept` connections stay open between uses (LIFO: the busy few are reused, the rest age out of use);
+        # beyond them, up to `most` open for a burst and close when returned
+        sizes = {"pool_size": self.pool.kept, "max_overflow": self.pool.most - self.pool.kept, "pool_use_lifo": True}
         if not self.is_sqlite:
             # single statements run in autocommit (one round trip, no BEGIN/ROLLBACK); a list's snapshot sets its level
-            engine = sa.create_engine(url, pool_size=10, max_overflow=40, isolation_level="AUTOCOMMIT")
+            engine = sa.create_engine(url, isolation_level="AUTOCOMMIT", **sizes)
             _ping_when_idle(engine)
             return engine
-        engine = sa.create_engine(
-            url,
-            connect_args={"check_same_thread": False, "timeout": 30},
-            pool_size=10,
-            max_overflow=40,
-            pool_use_lifo=True,
-        )
+        engine = sa.create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, **sizes)
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -302,8 +371,87 @@ class Storage:
     def current_revision(self) -> int:
         return self._one(_REVISION)[0]
 
-    def compacted_revision(self) -> int:
-        return self._one(_COMPACTED)[0]
+    def compacted_revision(self, prefix: str | None = None) -> int:
+        """The compaction mark: of the kinds under `prefix` (reads of them below it answer 410), or without one
+        the floor below which no kind's history is kept."""
+        if prefix is None:
+            return self._one(_COMPACTED)[0]
+        with driver_cursor(self.engine) as cursor:
+            cursor.execute(self._statement(_MARKS_AND_FLOOR))
+            return self._mark_for(prefix, cursor.fetchall())
+
+    def _mark_for(self, prefix: str, rows: builtins.list[Any]) -> int:
+        """The mark of the rules touching `prefix`, from `_MARKS_AND_FLOOR`'s rows. A named rule without a mark
+        yet has the rest's; the rest's counts marks of rules no longer configured (their rows are gone)."""
+        floor = rows[0][0]
+        marks = {rule: mark for _, rule, mark in rows if rule is not None}
+        named = {rule.name for rule in self.retention}
+        rest = max([floor, *(mark for rule, mark in marks.items() if rule not in named)])
+        effective = {name: max(marks.get(name, rest), floor) for name in named}
+        effective[DEFAULT_RULE] = rest
+        return max(effective[name] for name in rules_touching(self.retention, prefix))
+
+    def check_retained(self, prefixes: tuple[str, ...] | str, after: int) -> None:
+        """RevisionCompacted unless every change under `prefixes` after revision `after` is still in the log (a
+        watch's backlog: a kind compacted sooner than the rest must not miss events silently)."""
+        with driver_cursor(self.engine) as cursor:
+            cursor.execute(self._statement(_MARKS_AND_FLOOR))
+            rows = cursor.fetchall()
+        for prefix in (prefixes,) if isinstance(prefixes, str) else prefixes:
+            mark = self._mark_for(prefix, rows)
+            if after < mark:
+                raise RevisionCompacted(after, mark)
+
+    def get_at(self, key: str, revision: int) -> Stored | None:
+        """The object under `key` as it was at `revision` (None: absent then); RevisionCompacted when its kind's
+        history there is gone. Its first change after `revision` holds that state as `prev`."""
+        if NUL in key:
+            return None
+        with self._snapshot() as conn:
+            current = conn.execute(sa.select(sequence.c.rv)).scalar_one()
+            if revision < current:
+                self._check_available(conn, revision, key)
+                first = conn.execute(sa.text(_FIRST_CHANGE_AFTER), {"key": key, "after": revision}).first()
+                if first is not None:
+                    kind, prev = first
+                    if kind == ADDED or prev is None:
+                        return None
+                    return Stored(key, int(orjson.loads(prev)["metadata"]["resourceVersion"]), prev)
+            row = conn.execute(sa.text(_GET), {"key": key}).first()
+        return Stored(key, row[0], row[1]) if row is not None else None
+
+    def revision_at(self, at: float) -> int:
+        """The newest revision committed at or before time `at` (UTC epoch seconds): the one before the first
+        change after it (the change log is in commit order), or the newest when nothing changed since."""
+        row = self._one(_FIRST_AFTER_TIME, {"at": at})
+        return row[0] - 1 if row is not None else self.current_revision()
+
+    def history(
+        self,
+        key: str,
+        *,
+        exact: bool,
+        after: int = 0,
+        since: float = 0.0,
+        limit: int = 500,
+    ) -> tuple[builtins.list[Revision], int]:
+        """The retained changes of one key (`exact`) or of every key under the prefix `key`, oldest first, after
+        revision `after` and not before time `since`; with the mark below which they are gone."""
+        if NUL in key:
+            return [], self.compacted_revision()
+        hi = prefix_end(key) if not exact else key
+        sql = _HISTORY if not exact else _HISTORY.replace("key >= :lo AND key < :hi", "key = :lo")
+        params = {"lo": key, "hi": hi, "after": after, "since": since, "lim": limit}
+        with driver_cursor(self.engine) as cursor:
+            cursor.execute(self._statement(sql), params)
+            rows = cursor.fetchall()
+            cursor.execute(self._statement(_MARKS_AND_FLOOR))
+            mark = self._mark_for(key, cursor.fetchall())
+        revisions = [
+            Revision(rv, k, kind, data, prev, at, user or "", manager or "", verb or "")
+            for rv, k, kind, data, prev, at, user, manager, verb in rows
+        ]
+        return revisions, mark
 
     def get(self, key: str) -> Stored | None:
         if NUL in key:
@@ -332,13 +480,13 @@ class Storage:
                 rows = self._current_rows(conn, lo, lo_inclusive, hi, None, limit)
                 at = current if revision is None else revision
             else:
-                self._check_available(conn, revision)
+                self._check_available(conn, revision, prefix)
                 rows = self._rows_at(conn, lo, lo_inclusive, hi, revision, limit)
                 at = revision
             more = limit is not None and len(rows) > limit
             rows = rows[:limit] if limit is not None else rows
-            remaining = None
-            if more and count_remaining:
+            remaining = None  # far back a count would cost a probe per changed key: unknown (the field is optional)
+            if more and count_remaining and current - at <= SCAN_BELOW:
                 remaining = self._count_after(conn, rows[-1].key, hi, None if at >= current else at)
         return Page(rows, at, more, remaining)
 
@@ -386,28 +534,49 @@ class Storage:
         self, conn: Connection, lo: str, lo_inclusive: bool, hi: str, revision: int, limit: int | None
     ) -> builtins.list[Stored]:
         unchanged = self._current_rows(conn, lo, lo_inclusive, hi, revision, limit)
-        query = self._first_changes_after(revision, lo, lo_inclusive, hi).order_by(changes.c.key)
-        if limit is not None:
-            query = query.limit(limit + 1)
         changed = []
-        for r in conn.execute(query):
-            prev_rv = int(orjson.loads(r.prev)["metadata"]["resourceVersion"])
-            changed.append(Stored(r.key, prev_rv, r.prev))
+        for key, prev in self._changed_after(conn, revision, lo, lo_inclusive, hi, limit):
+            prev_rv = int(orjson.loads(prev)["metadata"]["resourceVersion"])
+            changed.append(Stored(key, prev_rv, prev))
         merged = sorted(unchanged + changed, key=lambda s: s.key)
         return merged[: limit + 1] if limit is not None else merged
+
+    def _changed_after(
+        self, conn: Connection, revision: int, lo: str, lo_inclusive: bool, hi: str, limit: int | None
+    ) -> builtins.list[tuple[str, str]]:
+        """(key, state at `revision`) of each key in range changed after it, in key order. A few revisions back:
+        one scan of the log after `revision`; further back: one index probe per key changed since (`_CHANGED_KEYS`),
+        never a scan of the log."""
+        current = conn.execute(sa.select(sequence.c.rv)).scalar_one()
+        if current - revision <= SCAN_BELOW:
+            query = self._first_changes_after(revision, lo, lo_inclusive, hi).order_by(changes.c.key)
+            if limit is not None:
+                query = query.limit(limit + 1)
+            return [(r.key, r.prev) for r in conn.execute(query)]
+        sql = _CHANGED_KEYS.replace(":lo_op", ">=" if lo_inclusive else ">")
+        sql = sql.replace(":once", "LIMIT -1 OFFSET 0" if self.is_sqlite else "OFFSET 0")
+        params: dict[str, Any] = {"lo": lo, "hi": hi, "after": revision}
+        if limit is not None:
+            sql += " LIMIT :n"
+            params["n"] = limit + 1
+        dbapi_connection = conn.connection.dbapi_connection  # the driver's cursor: 10,000 rows cost no row objects
+        with driver_errors(self.engine, dbapi_connection):
+            cursor = dbapi_connection.cursor()  # type: ignore[union-attr]
+            try:
+                cursor.execute(self._statement(sql), params)
+                return sorted(cursor.fetchall())
+            finally:
+                cursor.close()
 
     def _count_after(self, conn: Connection, last_key: str, hi: str, revision: int | None) -> int:
         query = sa.select(sa.func.count()).select_from(objects).where(objects.c.key > last_key, objects.c.key < hi)
         if revision is None:
             return conn.execute(query).scalar_one()
         unchanged = conn.execute(query.where(objects.c.rv <= revision)).scalar_one()
-        changed = conn.execute(
-            sa.select(sa.func.count()).select_from(self._first_changes_after(revision, last_key, False, hi).subquery())
-        ).scalar_one()
-        return unchanged + changed
+        return unchanged + len(self._changed_after(conn, revision, last_key, False, hi, None))
 
-    def _check_available(self, conn: Connection, revision: int) -> None:
-        compacted = conn.execute(sa.select(sequence.c.compacted)).scalar_one()
+    def _check_available(self, conn: Connection, revision: int, prefix: str) -> None:
+        compacted = self._mark_for(prefix, builtins.list(conn.execute(sa.text(_MARKS_AND_FLOOR))))
         if revision < compacted:
             raise RevisionCompacted(revision, compacted)
 
@@ -440,6 +609,7 @@ class Storage:
 
     def _log(self, cursor: Any, rv: int, key: str, kind: str, data: str, prev: str | None) -> None:
         params = {"rv": rv, "key": key, "type": kind, "data": data, "prev": prev, "now": self.clock()}
+        params.update(_attribution_params())
         cursor.execute(self._statement(_INSERT_CHANGE), params)
 
     def create(self, key: str, obj: dict) -> Stored:
@@ -476,6 +646,7 @@ class Storage:
             "prev": expected.data if expected is not None else None,
             "now": self.clock(),
             "expected": expected.rv if expected is not None else None,
+            **_attribution_params(),
         }
         with driver_cursor(self.engine) as cursor:
             cursor.execute(self._statement(_PG_WRITES[kind]), params)
@@ -532,19 +703,71 @@ class Storage:
     # -- compaction ----------------------------------------------------------------------------
 
     def compact(self, now: float | None = None) -> int:
-        """Drop change-log rows older than the history window; return the new compaction mark."""
-        horizon = (now if now is not None else self.clock()) - self.history_window
-        sql = self._statement
+        """Drop change-log rows older than their kind's retention (`retention`; the rest: the history window)
+        and advance the marks; return the floor mark (`sequence.compacted`: no kind's history below it)."""
+        now = now if now is not None else self.clock()
+        if not self.retention:
+            return self._compact_rule(DEFAULT_RULE, None, self._horizon(now - self.history_window))
+        named = tuple(p for rule in self.retention for p in rule.prefixes)
+        # every horizon before any rule deletes: one rule's deletions must not move another's horizon back
+        horizons = [self._horizon(now - rule.seconds) for rule in self.retention]
+        rest = self._horizon(now - self.history_window)
+        marks = [self._compact_rule(r.name, r.prefixes, upto) for r, upto in zip(self.retention, horizons)]
+        marks.append(self._compact_rule(DEFAULT_RULE, named, rest, excluded=True))
+        floor = min(marks)
         with self._write_transaction() as cursor:
-            cursor.execute(sql(_NEWEST_OLD), {"horizon": horizon})
-            newest_old = cursor.fetchone()[0]
-            cursor.execute(sql(_COMPACTED))
-            compacted = cursor.fetchone()[0]
-            if newest_old is None or newest_old <= compacted:
-                return compacted
-            cursor.execute(sql(_DROP_CHANGES), {"upto": newest_old})
-            cursor.execute(sql(_SET_COMPACTED), {"upto": newest_old})
-        return newest_old
+            cursor.execute(self._statement(_FLOOR_UP), {"upto": floor})
+        return max(floor, self.compacted_revision())
+
+    def _horizon(self, before: float) -> int | None:
+        """The newest change committed before time `before` (None: none is kept)."""
+        return self._one(_NEWEST_OLD, {"horizon": before})[0]
+
+    def _compact_rule(
+        self, rule: str, prefixes: tuple[str, ...] | None, upto: int | None, excluded: bool = False
+    ) -> int:
+        """One rule's round: its mark moves to `upto`, then its rows (keys under `prefixes`, or not under them when
+        `excluded`, or all of them when None) up to there go, COMPACT_BATCH revisions per statement. Without
+        prefixes (no rules) the mark is `sequence.compacted`."""
+        with driver_cursor(self.engine) as cursor:
+            cursor.execute(self._statement(_MARKS_AND_FLOOR))
+            rows = cursor.fetchall()
+        floor = rows[0][0]
+        mark = floor if prefixes is None else max(floor, {r: m for _, r, m in rows if r is not None}.get(rule, 0))
+        if upto is None or upto <= mark:
+            return mark
+        # the mark moves first: a reader that still sees the old mark reads from a snapshot that has the rows
+        if prefixes is None:
+            self._in_own_transaction(_FLOOR_UP, {"upto": upto})
+        else:
+            self._in_own_transaction(_UPSERT_MARK, {"rule": rule, "upto": upto})
+        where, params = _rule_rows(prefixes, excluded)
+        drop = f"DELETE FROM changes WHERE rv > :lo AND rv <= :hi{where}"
+        for lo in range(mark, upto, COMPACT_BATCH):
+            self._in_own_transaction(drop, {**params, "lo": lo, "hi": min(lo + COMPACT_BATCH, upto)})
+        return upto
+
+    def _in_own_transaction(self, sql: str, params: dict[str, Any]) -> None:
+        """One short write: on SQLite in the writers' queue (so a round never holds it long), on PostgreSQL one
+        autocommitted statement (deleting old rows never waits for nor blocks a writer)."""
+        if self.is_sqlite:
+            with self._write_transaction() as cursor:
+                cursor.execute(self._statement(sql), params)
+            return
+        with driver_cursor(self.engine) as cursor:
+            cursor.execute(self._statement(sql), params)
+
+
+def _rule_rows(prefixes: tuple[str, ...] | None, excluded: bool) -> tuple[str, dict[str, str]]:
+    """A WHERE fragment (and its parameters) for the keys under `prefixes`, or not under them when `excluded`."""
+    if not prefixes:
+        return "", {}
+    ranges, params = [], {}
+    for i, prefix in enumerate(prefixes):
+        ranges.append(f"(key >= :p{i} AND key < :q{i})")
+        params[f"p{i}"], params[f"q{i}"] = prefix, prefix_end(prefix)
+    either = " OR ".join(ranges)
+    return (f" AND NOT ({either})" if excluded else f" AND ({either})"), params
 
 
 class Compactor(BackgroundThread):
@@ -555,8 +778,10 @@ class Compactor(BackgroundThread):
     def __init__(self, storage: Storage, interval: float | None = None):
         super().__init__()
         self.storage = storage
-        self.interval = interval or max(1.0, min(30.0, storage.history_window / 10))
+        shortest = min([storage.history_window, *(rule.seconds for rule in storage.retention)])
+        self.interval = interval or max(1.0, min(30.0, shortest / 10))
         self.failures = 0  # rounds that failed (the database's errors are also in apiserver_storage_errors_total)
+        self.outage = OutageLog(logging.getLogger(__name__), f"compaction (retried every {self.interval:.0f}s)")
 
     def run(self) -> None:
         while not self.stopping.wait(self.interval):
@@ -564,6 +789,6 @@ class Compactor(BackgroundThread):
                 self.storage.compact()
             except Exception as err:  # noqa: BLE001 - a failed round is retried next interval, never silently
                 self.failures += 1
-                repeated_compaction_errors.log(
-                    logging.WARNING, "compaction failed; retried every %.0fs", self.interval, error=err
-                )
+                self.outage.failed(err)
+            else:
+                self.outage.succeeded()

@@ -9,6 +9,7 @@ import http.client
 import resource
 import selectors
 import socket
+import sqlite3
 import ssl
 import time
 import uuid
@@ -181,7 +182,18 @@ def test_a_finished_watch_leaves_its_connection_open_for_the_next_request(tmp_pa
 
 
 def test_requests_beyond_the_in_flight_limit_are_refused_with_429_and_watches_do_not_count(tmp_path: Path) -> None:
-    server = start_server(tmp_path, ["--workers", "1", "--threads", "2", "--max-mutating-requests-inflight", "1"])
+    server = start_server(
+        tmp_path,
+        [
+            "--workers",
+            "1",
+            "--threads",
+            "2",
+            "--max-mutating-requests-inflight",
+            "1",
+            "--enable-priority-and-fairness=false",
+        ],
+    )
     watch = open_tls(server, tls_context(server))
     held = open_tls(server, tls_context(server))
     try:
@@ -189,11 +201,15 @@ def test_requests_beyond_the_in_flight_limit_are_refused_with_429_and_watches_do
         watch.sendall(b"GET /api/v1/namespaces?watch=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         assert read_all_until([watch], b'"type":"ADDED"', timeout=30)[0].startswith(b"HTTP/1.1 200")
         body = b'{"metadata":{"name":"held"}}'
-        # a create whose body is slow to arrive: one mutating request in flight
+        # a create whose handler waits for the database's write lock (held here): one mutating request in flight
+        # (a body still arriving is not one: the loop reads it before the request counts)
+        database_lock = sqlite3.connect(server.data_dir / "orch.db", timeout=30, isolation_level=None)
+        database_lock.execute("BEGIN EXCLUSIVE")
         held.sendall(
             b"POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body[:5]
+            b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body
         )
+        time.sleep(0.5)  # counted by the loop as soon as its body is in
 
         def refused() -> list:  # a one-item list: a 4xx Response itself is falsy
             answer = server.session.post(
@@ -218,7 +234,8 @@ def test_requests_beyond_the_in_flight_limit_are_refused_with_429_and_watches_do
             and s.value >= 1
             for s in refused
         ), refused
-        held.sendall(body[5:])
+        database_lock.execute("ROLLBACK")
+        database_lock.close()
         assert read_all_until([held], b"\r\n\r\n", timeout=30)[0].startswith(b"HTTP/1.1 201")
         # the slot is free again (a client honouring Retry-After gets in)
         poll(

@@ -45,6 +45,8 @@ REFERENCE_SPELLINGS = {
     "apiserver.kubernetes.io/identity",
     "kube-root-ca.crt",
     "kube-aggregator.kubernetes.io/automanaged",
+    "apf.kubernetes.io/autoupdate-spec",  # the priority-and-fairness bootstrap objects
+    "kube-system-service-accounts",  # a suggested FlowSchema
 }
 #: rbac.authorization.k8s.io/aggregate-to-*: the reference's aggregation labels live under the API group
 REFERENCE_PATTERNS = [

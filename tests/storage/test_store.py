@@ -279,27 +279,29 @@ def test_connections_the_database_dropped_are_replaced_before_use(
 
 
 def test_a_failing_compaction_is_logged_once_and_counted(storage, monkeypatch, caplog) -> None:
-    from orch_apiserver import logs
-    from orch_apiserver.storage import store as store_module
     from orch_apiserver.storage.store import Compactor
 
     from tests.conftest import wait_for
 
-    # a fresh memory of repeats (the module's own may have seen this error in an earlier test)
-    monkeypatch.setattr(
-        store_module, "repeated_compaction_errors", logs.RepeatedErrors(logging.getLogger(store_module.__name__))
-    )
+    outage = True
 
-    def broken() -> None:
-        raise sa.exc.OperationalError("DELETE FROM changes", {}, Exception("the database is gone"))
+    def compact() -> int:
+        if outage:
+            raise sa.exc.OperationalError("DELETE FROM changes", {}, Exception("the database is gone"))
+        return 0
 
-    monkeypatch.setattr(storage, "compact", broken)
+    monkeypatch.setattr(storage, "compact", compact)
     compactor = Compactor(storage, interval=0.01)
     caplog.set_level(logging.WARNING, logger="orch_apiserver.storage.store")
     compactor.start()
     try:
         wait_for(lambda: compactor.failures >= 3)
+        outage = False
+        wait_for(lambda: any("recovered" in r.getMessage() for r in caplog.records))
     finally:
         compactor.stop()
-    logged = [r for r in caplog.records if "compaction failed" in r.getMessage()]
-    assert len(logged) == 1 and "the database is gone" in logged[0].getMessage()  # repeats are only counted
+    logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith("compaction")]
+    assert len(logged) == 2, logged  # the first failure, then the recovery with the count
+    assert "failing" in logged[0] and "the database is gone" in logged[0]
+    assert f"recovered after {compactor.failures} failed rounds" in logged[1]
+    assert all(r.exc_info is None for r in caplog.records)  # an outage needs no traceback

@@ -7,8 +7,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ...background import BackgroundThread
-from ...logs import RepeatedErrors
+from ...background import BackgroundThread, OutageLog
 from ...registry.informer import ChangeFeed
 from ...registry.keys import resource_prefix
 from ...user import current_user
@@ -31,7 +30,7 @@ class ClusterRoleAggregation(BackgroundThread):
         super().__init__()
         self.reconciler = reconciler
         self.feed = ChangeFeed(registry, [resource_prefix(rt)])
-        self._errors = RepeatedErrors(log)
+        self.outage = OutageLog(log, "clusterrole aggregation", logging.ERROR)
 
     def run(self) -> None:
         while not self.stopping.is_set():
@@ -42,8 +41,9 @@ class ClusterRoleAggregation(BackgroundThread):
                 self.feed.take(RESYNC_SECONDS)  # changes, or a resync when none came
                 if not self.stopping.is_set():
                     as_server(self.reconciler.aggregate)  # its own writes come back once, then change nothing
+                self.outage.succeeded()
             except Exception as err:  # noqa: BLE001 - the database may be briefly unavailable: try again
-                self._errors.log(logging.ERROR, "clusterrole aggregation failed", error=err)
+                self.outage.failed(err)
                 self.feed.close()
                 self.stopping.wait(RETRY_SECONDS)
         self.feed.close()
