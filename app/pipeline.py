@@ -134,7 +134,8 @@ def authorize(authorizer: Callable[[], Authorizer], skip: Callable[[], bool] = l
     def before(ctx: RequestContext) -> None:
         if ctx.user is None:
             return
-        ctx.attributes = request_attributes(ctx.user, request.method, request.path, request.args, ctx.info)
+        if ctx.attributes is None:  # priority and fairness, when on, has worked them out already
+            ctx.attributes = request_attributes(ctx.user, request.method, request.path, request.args, ctx.info)
         if skip():
             return
         decision = authorizer().authorize(ctx.attributes)
@@ -175,6 +176,7 @@ def priority_and_fairness(apf: Callable[[], PriorityAndFairness | None], naming:
     from werkzeug.wrappers import Response
 
     from .auth.attributes import request_attributes
+    from .flowcontrol import RequestRejected
 
     schema_header = f"X-{naming.product.capitalize()}-PF-FlowSchema-UID"
     level_header = f"X-{naming.product.capitalize()}-PF-PriorityLevel-UID"
@@ -186,8 +188,6 @@ def priority_and_fairness(apf: Callable[[], PriorityAndFairness | None], naming:
         attrs = ctx.attributes = request_attributes(ctx.user, request.method, request.path, request.args, ctx.info)
         if attrs.resource_request and attrs.subresource in UNLIMITED_SUBRESOURCES:
             return
-        from .flowcontrol import RequestRejected
-
         try:
             seat = limiter.admit(attrs)
         except RequestRejected as rejected:

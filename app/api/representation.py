@@ -29,6 +29,11 @@ class Representation:
     def is_protobuf(self, naming: Naming) -> bool:
         return self.media_type == naming.protobuf_media_type
 
+    @property
+    def splices_stored_text(self) -> bool:
+        """Compact JSON without a Table: a list's body is the stored texts spliced, no item decoded."""
+        return self.media_type == JSON and not self.pretty and not self.table_version
+
 
 def negotiate(
     header: str | None, naming: Naming, *, table: bool, protobuf: bool, watch: bool = False, pretty: bool = False
@@ -96,7 +101,7 @@ def list_body(
     include_object: str = "Metadata",
 ) -> bytes | list[bytes]:
     """The body of a list; raw JSON (the common case) as a list of pieces, which a response sends one by one."""
-    if rep.media_type == JSON and not rep.pretty and not rep.table_version:
+    if rep.splices_stored_text:
         # splice the stored JSON text: no decode/encode of the items
         head = orjson.dumps({"kind": rt.list_kind, "apiVersion": rt.group_version, "metadata": list_meta})
         # in pieces of LIST_PIECE items: the rows' text and one copy as bytes at the peak, no body-sized buffer

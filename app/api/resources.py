@@ -28,7 +28,7 @@ from .aggregation import proxy, remote_for
 from .connect import proxy_to_node, proxy_to_target
 from .handoff import DETACH_KEY, take_stream_end
 from .negotiation import body_media_type, decode_object, read_body
-from .render import JSON, wants_pretty, within_list_memory
+from .render import wants_pretty, within_list_memory
 from .representation import Representation, WatchFramer, list_body, negotiate, object_body
 from .upgrade import upgrade_to_node
 from .watch import Framing, framed, socket_closed_check
@@ -120,7 +120,7 @@ def _collection(rt: ResourceType, info: RequestInfo) -> Response:
         collection = (rt.group, rt.plural, info.namespace, opts.limit, opts.label_selector, opts.field_selector)
         return within_list_memory(
             collection,
-            not (rep.media_type == JSON and not rep.pretty and not rep.table_version),
+            not rep.splices_stored_text,
             lambda: services().registry.list(rt, info.namespace, opts),
             lambda result: result.items,
             lambda result: _render_list(rt, result, rep),

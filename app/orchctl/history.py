@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from ..durations import parse_duration
 from .context import CommandError, Context, UsageError
 from .output import to_yaml
-from .resolve import Resource, resolve_name, split_type_name
+from .resolve import Resource, one_named_object, resolve_name, split_type_name
 
 _AGO = re.compile(r"^\s*(\S+)\s+ago\s*$")
 #: what --diff leaves out: bookkeeping every write changes, and status (history compares intent)
@@ -164,11 +164,7 @@ def run_rollback(ctx: Context) -> int:
     """Write the object's content at --to-revision back as a normal update (a new revision)."""
     from ..client import ApiError
 
-    pairs = split_type_name(ctx.args.words)
-    if len(pairs) != 1 or pairs[0][1] is None:
-        raise CommandError("rollback takes one TYPE/NAME")
-    kind, name = pairs[0]
-    resource = resolve_name(ctx, kind)
+    resource, name = one_named_object(ctx, ctx.args.words, "rollback takes one TYPE/NAME")
     namespace = ctx.namespace if resource.namespaced else None
     path = resource.path(namespace, name)
     old = ctx.client.get(path, {"resourceVersion": str(ctx.args.to_revision), "resourceVersionMatch": "Exact"})

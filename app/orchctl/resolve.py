@@ -43,6 +43,15 @@ def split_type_name(words: list[str]) -> list[tuple[str, str | None]]:
     return [(kind, name) for kind in kinds if kind for name in wanted]
 
 
+def one_named_object(ctx: Context, words: list[str], usage: str) -> tuple[Resource, str]:
+    """The one TYPE/NAME (or TYPE NAME) a command acts on, resolved; `usage` is the error when there is not one."""
+    pairs = split_type_name(words)
+    name = pairs[0][1] if len(pairs) == 1 else None
+    if name is None:
+        raise CommandError(usage)
+    return resolve_name(ctx, pairs[0][0]), name
+
+
 _group_versions: dict[str, dict] = {}
 
 

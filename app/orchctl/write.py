@@ -12,7 +12,14 @@ from .context import CommandError, Context
 from .get import server_error_text
 from .manifests import read_manifests
 from .output import format_objects, object_name
-from .resolve import display_kind, manifest_namespace, resolve_name, resource_for_manifest, split_type_name
+from .resolve import (
+    display_kind,
+    manifest_namespace,
+    one_named_object,
+    resolve_name,
+    resource_for_manifest,
+    split_type_name,
+)
 
 
 def manifests(ctx: Context, verb: str = "") -> list[dict]:
@@ -170,11 +177,9 @@ PATCH_TYPES = ("strategic", "merge", "json")
 
 
 def run_patch(ctx: Context) -> int:
-    pairs = split_type_name(ctx.args.words)
-    if len(pairs) != 1 or pairs[0][1] is None:
-        raise CommandError("patch takes one resource and one name (TYPE NAME or TYPE/NAME)")
-    kind, name = pairs[0]
-    resource = resolve_name(ctx, kind)
+    resource, name = one_named_object(
+        ctx, ctx.args.words, "patch takes one resource and one name (TYPE NAME or TYPE/NAME)"
+    )
     text = ctx.args.patch
     if ctx.args.patch_file:
         with open(ctx.args.patch_file) as handle:

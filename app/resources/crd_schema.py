@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import FieldError, forbidden, invalid, not_supported, required
+from ..schema.scalars import json_kind
 
 Schema = dict[str, Any]
 #: the fields every object keeps whatever its schema says (the reference's implicit root properties)
@@ -30,19 +31,10 @@ class Extensions:
 
 
 def _type_of(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
+    # a whole float (1.0) is an integer to a CRD schema, as JSON has one number type
+    if isinstance(value, float) and value.is_integer():
         return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
+    return json_kind(value)
 
 
 def _matches_type(value: Any, wanted: str) -> bool:

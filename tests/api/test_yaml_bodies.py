@@ -12,6 +12,7 @@ from orch_apiserver.controllers.base import Context
 from orch_apiserver.controllers.crd import CrdController
 
 from tests.conftest import admin_app, wait_for
+from tests.kinds import crd_body
 
 YAML = {"Content-Type": "application/yaml"}
 APPLY = {"Content-Type": "application/apply-patch+yaml"}
@@ -59,29 +60,13 @@ CONFIGMAP_DATA = {
     "1.5": "a float key",
 }
 
-CRD = {
-    "apiVersion": "apiextensions.orch.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": "values.example.com"},
-    "spec": {
-        "group": "example.com",
-        "names": {"plural": "values", "singular": "value", "kind": "Value", "listKind": "ValueList"},
-        "scope": "Namespaced",
-        "versions": [
-            {
-                "name": "v1",
-                "served": True,
-                "storage": True,
-                "schema": {
-                    "openAPIV3Schema": {
-                        "type": "object",
-                        "properties": {"spec": {"type": "object", "x-orch-preserve-unknown-fields": True}},
-                    }
-                },
-            }
-        ],
-    },
-}
+CRD = crd_body(
+    "example.com",
+    "values",
+    "Value",
+    {"type": "object", "properties": {"spec": {"type": "object", "x-orch-preserve-unknown-fields": True}}},
+    names={"singular": "value", "listKind": "ValueList"},
+)
 VALUES = "/apis/example.com/v1/namespaces/default/values"
 
 CUSTOM = b"""\

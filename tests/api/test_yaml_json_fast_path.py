@@ -14,6 +14,8 @@ from orch_apiserver.goyaml import compose
 from orch_apiserver.goyaml.__init__ import _value
 from orch_apiserver.goyaml.jsonfast import load_json
 
+from tests.kinds import crd_body
+
 CRD = "/apis/apiextensions.orch.io/v1/customresourcedefinitions"
 
 scalars = (
@@ -70,24 +72,7 @@ def test_edge_cases_read_alike(text: str, float64: bool) -> None:
 
 
 def test_apply_of_json_body_matches_yaml_body(any_client) -> None:
-    crd = {
-        "apiVersion": "apiextensions.orch.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "widgets.example.com"},
-        "spec": {
-            "group": "example.com",
-            "scope": "Namespaced",
-            "names": {"plural": "widgets", "kind": "Widget"},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {"openAPIV3Schema": {"type": "object", "properties": {"n": {"type": "number"}}}},
-                }
-            ],
-        },
-    }
+    crd = crd_body("example.com", "widgets", "Widget", {"type": "object", "properties": {"n": {"type": "number"}}})
     headers = {"Content-Type": "application/apply-patch+yaml"}
     url = f"{CRD}/widgets.example.com?fieldManager=me"
     first = any_client.patch(url, data=json.dumps(crd), headers=headers)

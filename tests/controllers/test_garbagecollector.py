@@ -15,6 +15,7 @@ from orch_apiserver.controllers.garbagecollector import GarbageCollector
 
 from tests.conftest import _shutdown, admin_app
 from tests.conftest import wait_for as wait_for_at_most
+from tests.kinds import crd_body
 
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
 
@@ -190,24 +191,7 @@ def test_references_to_a_kind_are_looked_at_once_it_is_served_and_custom_owners_
         gadget = {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"}}
         make(client, "of-a-gadget-never-made", {**gadget, "metadata": {"name": "g", "uid": str(uuid.uuid4())}})
         assert exists(client, "of-a-gadget-never-made")  # Gadget is not served: the owner may live elsewhere
-        crd = {
-            "apiVersion": "apiextensions.orch.io/v1",
-            "kind": "CustomResourceDefinition",
-            "metadata": {"name": "gadgets.example.com"},
-            "spec": {
-                "group": "example.com",
-                "scope": "Namespaced",
-                "names": {"plural": "gadgets", "kind": "Gadget"},
-                "versions": [
-                    {
-                        "name": "v1",
-                        "served": True,
-                        "storage": True,
-                        "schema": {"openAPIV3Schema": {"type": "object", "x-orch-preserve-unknown-fields": True}},
-                    }
-                ],
-            },
-        }
+        crd = crd_body("example.com", "gadgets", "Gadget", {"type": "object", "x-orch-preserve-unknown-fields": True})
         assert client.post("/apis/apiextensions.orch.io/v1/customresourcedefinitions", json=crd).status_code == 201
         gadgets = "/apis/example.com/v1/namespaces/default/gadgets"
         wait_for(lambda: client.get(gadgets).status_code == 200)

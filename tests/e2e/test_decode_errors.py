@@ -31,6 +31,8 @@ import yaml
 from kubernetes import client, config
 from kubernetes.client.exceptions import ApiException
 
+from tests.kinds import crd_body
+
 from . import RunningServer, poll
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
@@ -81,24 +83,8 @@ def _crd(group: str, kind: str, plural: str, scope: str) -> dict:
             "port": {"x-kubernetes-int-or-string": True},
         },
     }
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"{plural}.{group}"},
-        "spec": {
-            "group": group,
-            "scope": scope,
-            "names": {"plural": plural, "kind": kind},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": spec_schema}}},
-                }
-            ],
-        },
-    }
+    schema = {"type": "object", "properties": {"spec": spec_schema}}
+    return crd_body(group, plural, kind, schema, scope=scope, api_domain="k8s.io")
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.kinds import crd_body
+
 from . import RunningServer, poll
 
 #: (collection path, kind, apiVersion) of the kinds fuzzed: core configmaps, secrets, namespaces; apps deployments
@@ -24,41 +26,27 @@ TARGETS = [
 ]
 #: a custom kind (its definition: FUZZ_CRD), fuzzed beside the built-in ones
 CUSTOM_TARGET = ("/apis/fuzz.example.com/v1/namespaces/default/widgets", "Widget", "fuzz.example.com/v1")
-FUZZ_CRD = {
-    "apiVersion": "apiextensions.orch.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": "widgets.fuzz.example.com"},
-    "spec": {
-        "group": "fuzz.example.com",
-        "scope": "Namespaced",
-        "names": {"plural": "widgets", "kind": "Widget"},
-        "versions": [
-            {
-                "name": "v1",
-                "served": True,
-                "storage": True,
-                "subresources": {"status": {}},
-                "schema": {
-                    "openAPIV3Schema": {
-                        "type": "object",
-                        "properties": {
-                            "spec": {
-                                "type": "object",
-                                "properties": {
-                                    "replicas": {"type": "integer", "maximum": 10, "default": 1},
-                                    "selector": {"type": "string", "pattern": "^[a-z]+$"},
-                                    "template": {"type": "object", "x-orch-preserve-unknown-fields": True},
-                                    "items": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
-                                },
-                            },
-                            "status": {"type": "object", "properties": {"ready": {"type": "boolean"}}},
-                        },
-                    }
+FUZZ_CRD = crd_body(
+    "fuzz.example.com",
+    "widgets",
+    "Widget",
+    {
+        "type": "object",
+        "properties": {
+            "spec": {
+                "type": "object",
+                "properties": {
+                    "replicas": {"type": "integer", "maximum": 10, "default": 1},
+                    "selector": {"type": "string", "pattern": "^[a-z]+$"},
+                    "template": {"type": "object", "x-orch-preserve-unknown-fields": True},
+                    "items": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
                 },
-            }
-        ],
+            },
+            "status": {"type": "object", "properties": {"ready": {"type": "boolean"}}},
+        },
     },
-}
+    subresources={"status": {}},
+)
 SLOW = 5.0
 
 json_leaf = (

@@ -10,13 +10,6 @@ from orch_apiserver.storage.store import RevisionCompacted, Storage
 
 
 @pytest.fixture
-def storage(database_url: str):
-    store = Storage(database_url, history_window=60)
-    yield store
-    store.dispose()
-
-
-@pytest.fixture
 def hub(storage: Storage):
     h = WatchHub(storage, poll_interval=0.05, max_queue=5)
     yield h

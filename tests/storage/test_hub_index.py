@@ -4,18 +4,12 @@ object has that value (on both stores)."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from orch_apiserver.storage.hub import Index, WatchHub
 from orch_apiserver.storage.store import Change, Storage
 
-
-@pytest.fixture
-def storage(database_url: str):
-    store = Storage(database_url, history_window=60)
-    yield store
-    store.dispose()
+from .test_hub import take_until
 
 
 @pytest.fixture
@@ -35,14 +29,6 @@ def colors(change: Change) -> set[str]:
 
 def by_color(color: str) -> Index:
     return Index("color", color, colors)
-
-
-def take_until(sub, count: int, timeout: float = 5.0) -> list:
-    got: list = []
-    deadline = time.monotonic() + timeout
-    while len(got) < count and time.monotonic() < deadline:
-        got += sub.take(0.1)
-    return got
 
 
 def names(changes: list[Change]) -> list[tuple[str, str]]:

@@ -15,13 +15,6 @@ import sqlalchemy as sa
 from orch_apiserver.storage.store import KeyExists, KeyNotFound, RevisionCompacted, RevisionMismatch, Storage
 
 
-@pytest.fixture
-def storage(database_url: str):
-    store = Storage(database_url, history_window=60)
-    yield store
-    store.dispose()
-
-
 def obj(name: str, value: str = "a") -> dict:
     return {"metadata": {"name": name}, "data": {"v": value}}
 
