@@ -226,6 +226,7 @@ class Sim:
         self.proxy_selector = f"!service.{key_domain}/headless,!service.{key_domain}/service-proxy-name"
         self.tasks: set[asyncio.Future] = set()  # calls in flight, kept referenced until done
         self.all_watching = asyncio.Event()  # every watch is established (set by the watches)
+        self.joined = 0  # nodes whose Node and Lease exist
 
     def watch_down(self, name: str) -> None:
         """The watch is not established (not yet, or no more) since now, unless it was down already."""
@@ -374,6 +375,7 @@ class Sim:
             "spec": {"holderIdentity": name, "leaseDurationSeconds": 40, "renewTime": self._micro_now()},
         }
         await self._until_ok(conn, "POST", "leases", lease_path, lease, ok=(201, 409))
+        self.joined += 1
         handled: set[str] = set()  # pods (uid) this node started
         deleting: set[str] = set()  # pods (uid) whose deletion it confirmed
         pods_conn, services_conn, slices_conn = (Connection(self.target) for _ in range(3))
@@ -914,9 +916,31 @@ class ServerHolder:
         self.server = server
 
 
+async def progress(sim: Sim, holder: ServerHolder, every: float) -> None:
+    """A line every `every` s while the run goes on: a long run that seems stalled shows where it is."""
+    t0, cpu_gen = time.monotonic(), cpu_self()
+    server = holder.server
+    cpu_srv = server_usage(server).cpu if server is not None else 0.0
+    while not sim.stopping.is_set():
+        await sim._pause(every)
+        now, gen = time.monotonic(), cpu_self()
+        server = holder.server
+        srv = server_usage(server).cpu if server is not None else 0.0
+        rec = sim.record
+        print(
+            f"#  +{now - t0:5.0f} s: nodes {sim.joined}/{sim.args.nodes}, watches down {len(rec.watches_down)},"
+            f" pods created {len(rec.created)} running {len(rec.running_seen)} deleted {len(rec.deleted)},"
+            f" calls in flight {len(sim.tasks)}, server {(srv - cpu_srv) / every:.2f} cores,"
+            f" generator {(gen - cpu_gen) / every:.2f} cores, load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
+        cpu_gen, cpu_srv = gen, srv
+
+
 async def simulate(target: Target, args: argparse.Namespace, holder: ServerHolder) -> dict[str, Any]:
     sim = Sim(target, args)
     await sim.setup()
+    ticker = asyncio.ensure_future(progress(sim, holder, args.progress)) if args.progress > 0 else None
     ready_events = []
     node_tasks = []
     t_start = time.monotonic()
@@ -970,6 +994,8 @@ async def simulate(target: Target, args: argparse.Namespace, holder: ServerHolde
         await asyncio.sleep(2.0)
     await sim.note_gone()
     sim.stopping.set()
+    if ticker is not None:
+        ticker.cancel()
     _done, late = await asyncio.wait([controller, observer, probes, *node_tasks], timeout=15)  # all at once
     for task in late:
         task.cancel()
@@ -1048,6 +1074,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--duration", type=float, default=120.0, help="seconds of the steady phase measured")
     p.add_argument("--drain", type=float, default=10.0, help="seconds after the window for the last events")
     p.add_argument("--restart-at", type=float, help="restart the server this many seconds into the steady phase")
+    p.add_argument("--progress", type=float, default=15.0, help="seconds between progress lines (0: none)")
     p.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE")
     return p
 

@@ -18,9 +18,15 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from ..background import OutageLog
-from .store import Change, Storage
+from .recent import RecentChanges, bare, index_values
+from .store import Change, RevisionCompacted, Storage
 
 log = logging.getLogger(__name__)
+
+#: bytes of the newest changes each process keeps for watches resuming (about two minutes of a 1,000-node cluster)
+RECENT_CHANGES_BYTES = 64 * 1024 * 1024
+#: how many of the log's newest changes a starting hub reads into that memory (a restarted server's resuming watches)
+RECENT_CHANGES_AT_START = 50_000
 
 
 def distinct_prefixes(prefixes: str | Sequence[str]) -> tuple[str, ...]:
@@ -184,8 +190,15 @@ class Subscription:
 
 
 class WatchHub:
-    def __init__(self, storage: Storage, poll_interval: float = 0.25, max_queue: int = 10000):
+    def __init__(
+        self,
+        storage: Storage,
+        poll_interval: float = 0.25,
+        max_queue: int = 10000,
+        recent_bytes: int = RECENT_CHANGES_BYTES,
+    ):
         self.storage = storage
+        self._recent = RecentChanges(recent_bytes)
         self._cross_process: list = []
         self.poll_interval = poll_interval
         self.max_queue = max_queue
@@ -210,6 +223,7 @@ class WatchHub:
             if self._thread is not None:
                 return
             self._last = self.storage.current_revision()
+            self._remember_newest()
             if not self.storage.is_sqlite:
                 # other processes' writes wake us through LISTEN/NOTIFY instead of the next poll
                 from .notify import ChangeListener, ChangeNotifier
@@ -222,6 +236,24 @@ class WatchHub:
                     part.start()
             self._thread = threading.Thread(target=self._run, name="watch-hub", daemon=True)
             self._thread.start()
+
+    def _remember_newest(self) -> None:
+        """Read the log's newest changes into memory: the watches a restart cut resume from revisions just before."""
+        recent = self._recent
+        if recent.budget <= 0:
+            return
+        start = max(self.storage.compacted_revision(), self._last - RECENT_CHANGES_AT_START, 0)
+        recent.reset(start)
+        cursor = start
+        try:
+            while cursor < self._last:
+                batch = self.storage.changes_after(cursor, upto=self._last, limit=1000)
+                if not batch:
+                    break
+                recent.extend(batch)
+                cursor = batch[-1].rv
+        except RevisionCompacted:  # compacted meanwhile: remember from now on
+            recent.reset(self._last)
 
     def stop(self) -> None:
         self._stop.set()
@@ -274,7 +306,7 @@ class WatchHub:
             else:
                 self._scanned.add(sub)
         try:
-            backlog = [c for c in self._backlog(sub.prefixes, after, floor) if sub.wants(c)]
+            backlog = self._backlog(sub, after, floor)
         except BaseException:
             self.unsubscribe(sub)
             raise
@@ -298,27 +330,52 @@ class WatchHub:
         drain()
         return sub
 
-    def _backlog(self, prefixes: tuple[str, ...], after: int, upto: int) -> list[Change]:
-        out: list[Change] = []
+    def _backlog(self, sub: Subscription, after: int, upto: int) -> list[Change]:
+        """The changes `sub` wants after `after` up to `upto`: from memory when it still has them all, else from the
+        log. Raises RevisionCompacted below the log's (or the kinds' own) compaction mark, either way."""
+        prefixes = sub.prefixes
         if after < upto and self.storage.retention:  # kinds kept for less than the rest have marks of their own
             self.storage.check_retained(prefixes, after)
+        with self._lock:
+            kept = self._recent.between(after, upto)
+        if kept is not None:
+            if after < upto:
+                self.storage.changes_after(after, upto=after + 1, limit=1)  # raises if compacted
+            return [bare(c) for c in kept if c.key.startswith(prefixes) and self._wanted_kept(sub, c)]
+        out: list[Change] = []
         cursor = after
         while cursor < upto:
             batch = self.storage.changes_after(cursor, upto=upto, limit=1000)
             if not batch:
                 # nothing more to read, but make sure the start revision is still available
                 break
-            out.extend(c for c in batch if c.key.startswith(prefixes))
+            out.extend(c for c in batch if c.key.startswith(prefixes) and sub.wants(c))
             cursor = batch[-1].rv
         if not out and after < upto:
             self.storage.changes_after(after, upto=after + 1, limit=1)  # raises if compacted
         return out
 
+    @staticmethod
+    def _wanted_kept(sub: Subscription, change: Change) -> bool:
+        """sub.wants for a change kept in memory: its index values are worked out once for every resuming watch."""
+        index = sub.index
+        if index is not None:
+            try:
+                inside = index.value in index_values(change, index.name, index.values_of)
+            except Exception:  # as when live: a failing index lets the change through, the filter decides
+                log.exception("the %s index failed on %s; delivering the change", index.name, change.key)
+                inside = True
+            if not inside:
+                return False
+        return sub._accepted(change)
+
     def caught_up_revision(self, sub: Subscription) -> int | None:
         """A revision every change of which `sub` has been given, when its queue is empty (bookmarks)."""
+        # _last is read before the queue: the hub advances it only after offering a whole batch, so every change
+        # up to it is queued or taken; read after, it could pass a change offered between the two reads
+        last = self._last
         with sub.cond:
-            # the hub advances _last only after offering a whole batch, so an empty queue is safe
-            return None if sub.queue else max(self._last, sub.floor)
+            return None if sub.queue else max(last, sub.floor)
 
     def unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
@@ -390,6 +447,7 @@ class WatchHub:
                 for change in batch:
                     for sub in self._candidates(change):
                         sub.offer(change)
+                self._recent.extend(batch)
                 self._last = batch[-1].rv
             if len(batch) < 500:
                 return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import time
 
 import pytest
@@ -167,3 +168,32 @@ def test_a_filtered_subscription_gets_only_what_it_accepts_and_a_failing_filter_
         storage.create(f"/f/{name}", {"metadata": {"name": name}})
     assert [c.key for c in take_until(sub, 3)] == ["/f/d-wanted", "/f/boom", "/f/e-wanted"]
     assert sub.take(0.2) == []
+
+
+class OfferedWhileChecked(collections.deque):
+    """A queue that, just after it is first found empty, has the hub offer it a change (as the hub's thread may
+    between a bookmark's two reads)."""
+
+    def __init__(self, on_first_check) -> None:
+        super().__init__()
+        self.on_first_check = on_first_check
+
+    def __len__(self) -> int:
+        length = super().__len__()
+        check, self.on_first_check = self.on_first_check, None
+        if check is not None:  # just after the check saw it empty
+            check()
+        return length
+
+
+def test_a_bookmark_never_passes_a_change_still_queued(storage: Storage, hub: WatchHub) -> None:
+    # a bookmark's revision the client resumes from after a restart: past a queued change, that change is lost
+    hub.start()
+    sub, _ = hub.subscribe("/k/ns1/", storage.current_revision())
+    sub.queue = OfferedWhileChecked(lambda: (storage.create("/k/ns1/a", {"metadata": {"name": "a"}}), hub._drain()))
+    revision = hub.caught_up_revision(sub)
+    queued = sub.take_nowait()
+    assert [c.key for c in queued] == ["/k/ns1/a"]
+    assert revision is None or revision < queued[0].rv
+    assert hub.caught_up_revision(sub) == queued[0].rv
+    hub.unsubscribe(sub)
