@@ -176,11 +176,18 @@ def configure_logging() -> None:
     layout; without a handler Python would print only warnings."""
     import logging
 
-    handler = logging.StreamHandler()
+    class StderrHandler(logging.StreamHandler):
+        """Writes to sys.stderr as it is at each line: a stream replaced since (tests capture it) is not kept."""
+
+        stream = property(lambda self: sys.stderr, lambda self, _value: None)  # type: ignore[assignment]
+
+    logger = logging.getLogger(__package__)
+    if any(type(h).__name__ == StderrHandler.__name__ for h in logger.handlers):
+        return  # main() run again in one process (tests): one handler is enough
+    handler = StderrHandler()
     handler.setFormatter(
         logging.Formatter("[%(asctime)s] [%(process)d] [%(levelname)s] %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S %z")
     )
-    logger = logging.getLogger(__package__)
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
 

@@ -18,17 +18,21 @@
 
 After the handler the steps' `after` parts run in reverse (admission effects, then observe); at the end every
 context variable a step set is reset. What the steps learn travels in one `RequestContext` (app/context.py).
+
+`check_head` runs the deciding steps (request info, authenticate, impersonate, authorize) for a request whose body
+has not arrived yet (the worker's head check, app/head_check.py): a refused request is answered from its head.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flask import Flask, request
+from flask import Flask, Response, request
 
 from .context import RequestContext, request_context
+from .errors import ApiError
 from .user import current_user
 
 if TYPE_CHECKING:
@@ -43,6 +47,10 @@ EXTENSION_KEY = "orch.pipeline"
 UNLIMITED_SUBRESOURCES = frozenset({"log", "exec", "portforward", "attach", "proxy"})
 #: the reference's answer when APF turns a request away (Go's http.Error: plain text)
 TOO_MANY_REQUESTS = "Too many requests, please try again later.\n"
+#: environ key of a head check (`check_head`): its HeadVerdict
+HEAD_CHECK_KEY = "orch.head_check"
+#: what a head check answers: authentication's and authorization's refusals, not errors a handler may also meet
+REFUSALS = frozenset({401, 403})
 
 Before = Callable[[RequestContext], None]
 After = Callable[[RequestContext, Any], Any]
@@ -57,6 +65,15 @@ class Step:
     after: After | None = None
     #: at the very end, with the exception that escaped the handler and the error handlers, if any
     teardown: Teardown | None = None
+    #: one of the steps that decide from the request's head alone whether it is refused (`check_head`)
+    decides: bool = False
+
+
+@dataclass
+class HeadVerdict:
+    """What the chain made of a request's head: None while it has not looked (another hook answered first)."""
+
+    refused: bool | None = None
 
 
 def install(app: Flask, steps: Sequence[Step]) -> None:
@@ -65,11 +82,21 @@ def install(app: Flask, steps: Sequence[Step]) -> None:
     app.extensions[EXTENSION_KEY] = chain
 
     @app.before_request
-    def _before() -> None:
+    def _before() -> Response | None:
         ctx = request_context()
-        for step in chain:
+        verdict: HeadVerdict | None = request.environ.get(HEAD_CHECK_KEY)
+        refusal = None
+        if verdict is not None:
+            refusal = _refusal_from_head(app, chain)
+            verdict.refused = refusal is not None
+            if refusal is None:  # nothing ran that records: the request comes again with its body
+                return Response(status=204)
+        for step in chain:  # a refused head: the whole chain, so that it is answered, counted and audited as ever
             if step.before is not None:
                 step.before(ctx)
+        if refusal is not None:
+            raise refusal  # allowed a moment later (a role just bound): the answer its head got stands
+        return None
 
     @app.after_request
     def _after(response: Any) -> Any:
@@ -90,6 +117,53 @@ def install(app: Flask, steps: Sequence[Step]) -> None:
             ctx.reset()
 
 
+def _refusal_from_head(app: Flask, chain: Sequence[Step]) -> ApiError | None:
+    """The deciding steps in a request context of their own, on a copy of the environ (authenticators take the
+    credentials out of it), with nothing counted, audited or queued: the 401 or 403 they raise, or None when they
+    let the request through or cannot tell without its body."""
+    with app.request_context(dict(request.environ)):
+        scratch = request_context()
+        try:
+            for step in chain:
+                if step.decides and step.before is not None:
+                    step.before(scratch)
+        except ApiError as err:
+            return err if err.code in REFUSALS else None
+        except Exception:  # noqa: BLE001 - undecided: the request meets the same failure when it runs with its body
+            return None
+        finally:
+            scratch.reset()
+    return None
+
+
+def _refused_at_head() -> bool:
+    verdict = request.environ.get(HEAD_CHECK_KEY)
+    return verdict is not None and bool(verdict.refused)
+
+
+def check_head(app: Any, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes] | None:
+    """Authenticate and authorize the request of `environ`, whose body is not there (no input, `Content-Length:
+    0`), as `app`'s chain would: None when the chain lets it through or cannot tell (nothing is recorded and
+    nothing answered), else the refusal's answer (401 or 403), made, counted and audited by the chain as for any
+    request. The worker's one way into the app before a request is complete."""
+    if not isinstance(app, Flask) or EXTENSION_KEY not in app.extensions:
+        return None  # not an app with this chain: it would serve the request without its body
+    verdict = environ[HEAD_CHECK_KEY] = HeadVerdict()
+
+    def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], Any]:
+        if verdict.refused:
+            return start_response(status, headers, exc_info)
+        return lambda _data: None
+
+    body = app(environ, start)
+    if verdict.refused:
+        return body
+    close = getattr(body, "close", None)
+    if close is not None:
+        close()
+    return None
+
+
 def request_info() -> Step:
     """The path, parsed once for authorization, the handler, metrics and audit."""
     from .request_info import parse_request_path
@@ -97,7 +171,7 @@ def request_info() -> Step:
     def before(ctx: RequestContext) -> None:
         ctx.info = parse_request_path(request.path)
 
-    return Step("request info", before)
+    return Step("request info", before, decides=True)
 
 
 def authenticate(authentication: Callable[[], Authentication]) -> Step:
@@ -109,7 +183,7 @@ def authenticate(authentication: Callable[[], Authentication]) -> Step:
         ctx.on_reset(current_authentication.reset, current_authentication.set(auth))
         ctx.caller = auth.chain.authenticate(request.environ)
 
-    return Step("authenticate", before)
+    return Step("authenticate", before, decides=True)
 
 
 def impersonate(authorizer: Callable[[], Authorizer], naming: Naming) -> Step:
@@ -122,7 +196,7 @@ def impersonate(authorizer: Callable[[], Authorizer], naming: Naming) -> Step:
         ctx.user = impersonated(request.environ, ctx.caller, authorizer(), naming)
         ctx.on_reset(current_user.reset, current_user.set(ctx.user))
 
-    return Step("impersonate", before)
+    return Step("impersonate", before, decides=True)
 
 
 def authorize(authorizer: Callable[[], Authorizer], skip: Callable[[], bool] = lambda: False) -> Step:
@@ -142,7 +216,7 @@ def authorize(authorizer: Callable[[], Authorizer], skip: Callable[[], bool] = l
         if not decision.allowed:
             raise forbidden(ctx.attributes, decision.reason)
 
-    return Step("authorize", before)
+    return Step("authorize", before, decides=True)
 
 
 def admission_effects() -> Step:
@@ -176,7 +250,7 @@ def priority_and_fairness(apf: Callable[[], PriorityAndFairness | None], naming:
     from werkzeug.wrappers import Response
 
     from .auth.attributes import request_attributes
-    from .flowcontrol import RequestRejected
+    from .flowcontrol import RequestRejected, Seat
 
     schema_header = f"X-{naming.product.capitalize()}-PF-FlowSchema-UID"
     level_header = f"X-{naming.product.capitalize()}-PF-PriorityLevel-UID"
@@ -189,7 +263,11 @@ def priority_and_fairness(apf: Callable[[], PriorityAndFairness | None], naming:
         if attrs.resource_request and attrs.subresource in UNLIMITED_SUBRESOURCES:
             return
         try:
-            seat = limiter.admit(attrs)
+            if _refused_at_head():  # classified for its headers, on no seat: it is answered, not run
+                schema, level, _flow = limiter.classify(attrs)
+                seat = Seat(schema, level)
+            else:
+                seat = limiter.admit(attrs)
         except RequestRejected as rejected:
             answer = Response(TOO_MANY_REQUESTS, 429, {"Retry-After": "1", "X-Content-Type-Options": "nosniff"})
             answer.content_type = "text/plain; charset=utf-8"

@@ -16,6 +16,9 @@ from dataclasses import dataclass
 MAX_BODY_BYTES = 3 * 1024 * 1024
 #: what chunked framing may add to a body within the limit before the loop stops buffering it
 MAX_CHUNKED_OVERHEAD = 64 * 1024
+#: bytes the workers' loops may buffer for request bodies, all workers together (each takes its share): beyond it a
+#: new body gets 429 at once (1,000 clients each trickling a 3 MiB body would otherwise hold 3 GB)
+MAX_BUFFERED_BODIES = 512 * 1024 * 1024
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 HEX_DIGITS = re.compile(rb"[0-9A-Fa-f]{1,16}")
 
@@ -63,6 +66,11 @@ class BodyReader:
             if buf[following - 2 : following] != b"\r\n":
                 return None
             pos = following
+
+
+def buffer_needed(reader: BodyReader) -> int:
+    """The most a body being read may take of the budget: its length, or the chunked limit with its framing."""
+    return reader.length if reader.length is not None else MAX_BODY_BYTES + MAX_CHUNKED_OVERHEAD
 
 
 def head_end(buf: bytes | bytearray) -> int:

@@ -5,7 +5,9 @@ each response a thread until its last byte, so slow or idle clients and every op
 the loop does the handshake and reads the request head on non-blocking sockets, under one deadline
 (--read-header-timeout), then the body of a request within the body limit, under the request's deadline
 (--request-timeout), and hands complete requests to the thread pool (gunicorn's parser still parses them). The
-loop also answers 504 for a request not answered by its deadline (app/deadlines.py).
+loop also answers 504 for a request not answered by its deadline (app/deadlines.py). While a body is still
+arriving, a pool thread authenticates and authorizes the request from its head (app/head_check.py), and a
+refused request is answered without its body.
 A streaming response may take its connection (`orch.detach`): its socket goes to the watch fan-out writer
 (app/api/fanout.py), the thread returns to the pool, and the writer gives the connection back to the loop
 (kept alive) or has it closed when the stream ends. A thread that answered the only request in flight waits a
@@ -26,6 +28,7 @@ import socket
 import ssl
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from functools import partial
@@ -43,7 +46,8 @@ from .api.handoff import DETACH_KEY, Handoff
 from .auth.x509 import PEER_CERT_KEY
 from .deadlines import TIMEOUT_ANSWER, Deadline, GuardedSocket, request_timeout
 from .durations import parse_duration
-from .request_body import CONTINUE, BodyReader, body_reader
+from .head_check import HeadCheck, answer_before_body
+from .request_body import CONTINUE, MAX_BUFFERED_BODIES, BodyReader, body_reader, buffer_needed
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -60,6 +64,9 @@ LINGER = 0.005
 #: seconds a connection the loop answered and closes is still read (and the input dropped) after its write
 #: side is shut: a byte arriving after close() would reset it and could lose the answer (Go waits 500 ms)
 CLOSE_LINGER = 1.0
+#: one thread in this many may run head checks at once (at least one): checks are mostly CPU under the GIL, and
+#: more of them at once slowed other requests without refusing a burst of 1,000 slow bodies sooner
+HEAD_CHECK_SHARE = 16
 #: deadlines kept before the heap is first rid of those of requests already answered
 DEADLINES_COMPACTED = 4096
 DETACHED = object()  # handle_request's result: the response took the connection
@@ -136,6 +143,9 @@ class ApiConn(TConn):
         self.request_deadline: Deadline | None = None  # the current request's (None: long-running)
         self.answer: bytes | None = None  # what the loop answers instead of handing the request on
         self.resume: Callable[[], None] | None = None  # what the loop does next, when a thread left it mid-way
+        self.check: HeadCheck | None = None  # the head check of a request whose body is still arriving
+        self.expects_continue = False  # the client waits for `100 Continue`: sent once its head check allows it
+        self.reserved = 0  # bytes of the worker's body budget this request's body holds
 
     def init(self) -> None:
         """Called by gunicorn before each request it parses: the head read so far goes first."""
@@ -154,6 +164,8 @@ class ApiWorker(ThreadWorker):
     request_timeout: float = parse_duration(defaults.REQUEST_TIMEOUT)
     #: this worker's share of --max-requests-inflight / --max-mutating-requests-inflight (0: no limit)
     inflight_limits: ClassVar[dict[str, int]] = {"readOnly": 0, "mutating": 0}
+    #: bytes the loop may buffer for the bodies it reads, all its connections together (0: no limit)
+    body_buffer_limit: int = MAX_BUFFERED_BODIES
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -167,6 +179,9 @@ class ApiWorker(ThreadWorker):
         self.inflight = {"readOnly": 0, "mutating": 0}  # requests queued for or running on a thread
         self.inflight_lock = threading.Lock()
         self.lingering = 0  # threads waiting for their client's next request (LINGER)
+        self.checks_waiting: deque[ApiConn] = deque()  # head checks waiting for a slot (stale entries skipped)
+        self.checks_running = 0  # at most one thread in HEAD_CHECK_SHARE: the rest are left to requests
+        self.buffered = 0  # bytes of bodies being read, as reserved when their heads ended
         self._last_heartbeat = -HEARTBEAT_INTERVAL
 
     def notify(self) -> None:
@@ -238,6 +253,7 @@ class ApiWorker(ThreadWorker):
     def _receive(self, conn: ApiConn) -> None:
         conn.deadline = time.monotonic() + self.read_header_timeout
         conn.line = None
+        conn.check = None
         self.receiving[conn] = None
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_receiving, conn))
         self._on_receiving(conn, conn.sock)  # the first bytes are often there already
@@ -255,11 +271,13 @@ class ApiWorker(ThreadWorker):
                 complete = self._read_body(conn)
         except ssl.SSLWantReadError:
             self.poller.modify(conn.sock, selectors.EVENT_READ, partial(self._on_receiving, conn))
+            self._check_while_body_arrives(conn)
             return
         except ssl.SSLWantWriteError:
             self.poller.modify(conn.sock, selectors.EVENT_WRITE, partial(self._on_receiving, conn))
             return
         except BlockingIOError:
+            self._check_while_body_arrives(conn)
             return
         except ssl.SSLError as err:
             if conn.handshaking:
@@ -273,9 +291,19 @@ class ApiWorker(ThreadWorker):
             self._drop(conn)  # closed by the client before a request
             return
         self.poller.unregister(conn.sock)
+        check = conn.check
+        if check is not None and check.running and not check.decided:  # its verdict is due: it may refuse
+            check.body_in = True
+            return
+        self._request_in(conn)
+
+    def _request_in(self, conn: ApiConn) -> None:
+        """On the loop: the request is complete, or answered by the loop; hand it to a thread."""
         self.receiving.pop(conn, None)
         self.reading_bodies.discard(conn)
+        self._release(conn)
         conn.body = None
+        conn.check = None  # one still waiting for a slot is not needed: the request's own thread decides
         if conn.answer is not None:
             answer, conn.answer = conn.answer, None
             self._refuse(conn, answer)
@@ -290,37 +318,123 @@ class ApiWorker(ThreadWorker):
         conn.answer = self._start_clock(conn)
         if conn.answer is not None:
             return False
-        reader = self._body_to_read(conn)
+        reader, expects_continue = self._body_to_read(conn)
         if reader is None:
             return False
+        if not self._reserve(conn, reader):
+            conn.answer = self._over_budget(conn)
+            return False
+        conn.expects_continue = expects_continue
         conn.body = reader
         self.receiving.pop(conn, None)  # from now on the request's deadline applies, not the head's
         self.reading_bodies.add(conn)
         return True
 
-    def _receive_body(self, conn: ApiConn, reader: BodyReader) -> None:
+    def _receive_body(self, conn: ApiConn, reader: BodyReader, expects_continue: bool) -> None:
         """On the loop: read the rest of a body whose head a lingering thread read."""
+        if not self._reserve(conn, reader):
+            self._refuse(conn, self._over_budget(conn))
+            return
+        conn.expects_continue = expects_continue
         conn.body = reader
         self.reading_bodies.add(conn)
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_receiving, conn))
         self._on_receiving(conn, conn.sock)
 
     @staticmethod
-    def _body_to_read(conn: ApiConn) -> BodyReader | None:
+    def _body_to_read(conn: ApiConn) -> tuple[BodyReader | None, bool]:
         """The body still to come of the request in `conn.head`, when the loop is to read it (within the body
-        limit, well framed); a client waiting for `100 Continue` is told to send it."""
+        limit, well framed), and whether the client waits for `100 Continue` before sending it."""
         reader, expects_continue = body_reader(conn.head)
         state = reader.complete(conn.head) if reader is not None else True
         if state is None and conn.request_deadline is not None:
             conn.request_deadline.loop_may_write = False  # the thread reads the body from the socket itself
         if state is not False:
-            return None
-        if expects_continue:
-            try:
-                conn.sock.send(CONTINUE)  # a few bytes into an empty send buffer
-            except (OSError, ssl.SSLError):
-                pass
-        return reader
+            return None, False
+        return reader, expects_continue
+
+    @staticmethod
+    def _continue(conn: ApiConn) -> None:
+        try:
+            conn.sock.send(CONTINUE)  # a few bytes into an empty send buffer
+        except (OSError, ssl.SSLError):
+            pass
+
+    def _reserve(self, conn: ApiConn, reader: BodyReader) -> bool:
+        """Take the room a body may fill in the worker's budget; False when it is spent."""
+        needed = buffer_needed(reader)
+        if self.body_buffer_limit and self.buffered + needed > self.body_buffer_limit:
+            return False
+        self.buffered += needed
+        conn.reserved = needed
+        return True
+
+    def _release(self, conn: ApiConn) -> None:
+        self.buffered -= conn.reserved
+        conn.reserved = 0
+
+    def _over_budget(self, conn: ApiConn) -> bytes:
+        """The in-flight limit's 429 (and its count) for a body the worker has no room left to buffer."""
+        from . import observability
+
+        method, attrs, args = self._line(conn)
+        observability.count_request_termination(getattr(self, "app_wsgi", None), method, attrs, args, 429)
+        return TOO_MANY_REQUESTS
+
+    # -- head checks: the loop's side -------------------------------------------------------------------
+
+    def _check_while_body_arrives(self, conn: ApiConn) -> None:
+        """The body is not all there yet: have the request's head authenticated and authorized meanwhile (a client
+        waiting for `100 Continue` is told to go on only then: a refused one never sends its body, as in Go)."""
+        if conn.body is None or conn.check is not None:
+            return
+        conn.check = HeadCheck(bytes(conn.head[: conn.body.start]), _peer_cert_der(conn.sock), conn.expects_continue)
+        self.checks_waiting.append(conn)
+        self._start_checks()
+
+    def _start_checks(self) -> None:
+        slots = max(1, self.cfg.threads // HEAD_CHECK_SHARE)
+        while self.checks_waiting and self.checks_running < slots:
+            conn = self.checks_waiting.popleft()
+            check = conn.check
+            if check is None or check.running:
+                continue  # its request moved on (complete, answered or gone) before its turn
+            check.running = True
+            self.checks_running += 1
+            app = getattr(self, "app_wsgi", None)
+            future = self.tpool.submit(answer_before_body, app, self.cfg, check, conn.client, conn.server)
+            future.add_done_callback(lambda done, c=conn, k=check: self.method_queue.defer(self._checked, c, k, done))
+
+    def _checked(self, conn: ApiConn, check: HeadCheck, future: Future) -> None:
+        """On the loop: a head check's verdict. Refused: answered now, the body unread; allowed: the request goes
+        on (to a thread at once when its body came in meanwhile)."""
+        self.checks_running -= 1
+        if future.cancelled() or future.exception() is not None:
+            if future.exception() is not None:
+                self.log.error("head check failed", exc_info=future.exception())
+            answer = None
+        else:
+            answer = future.result()
+        if conn.check is check:  # else the request is over: its deadline passed, or the client went
+            check.decided = True
+            if answer is not None:
+                self._unpoll(conn)
+                self.reading_bodies.discard(conn)
+                self._release(conn)
+                conn.body = None
+                conn.check = None
+                self._refuse(conn, answer)
+            elif check.body_in:
+                self._request_in(conn)
+            elif check.expects_continue:
+                self._continue(conn)
+        self._start_checks()
+
+    def _unpoll(self, conn: ApiConn) -> None:
+        try:
+            self.poller.unregister(conn.sock)
+        except (KeyError, ValueError, OSError):
+            pass
 
     @staticmethod
     def _read_body(conn: ApiConn) -> bool:
@@ -383,9 +497,11 @@ class ApiWorker(ThreadWorker):
                 continue  # answered: the connection has moved on
             if conn in self.reading_bodies:  # the body is late: the connection is still the loop's
                 deadline.expired = True
-                self.poller.unregister(conn.sock)
+                self._unpoll(conn)  # registered unless the body is in and its head check's verdict is due
                 self.reading_bodies.discard(conn)
+                self._release(conn)
                 conn.body = None
+                conn.check = None
                 self._answer_timeout(conn)
                 deadline.finish()
                 self._close_after_answer(conn)
@@ -521,6 +637,8 @@ class ApiWorker(ThreadWorker):
     def _drop(self, conn: ApiConn) -> None:
         registered = self.receiving.pop(conn, 0) is None or conn in self.reading_bodies
         self.reading_bodies.discard(conn)
+        self._release(conn)
+        conn.check = None
         if conn.request_deadline is not None:
             conn.request_deadline.finish()  # gone
         if registered:
@@ -574,9 +692,9 @@ class ApiWorker(ThreadWorker):
             if answer is not None:  # the loop answers it
                 conn.resume = partial(self._refuse, conn, answer)
                 return result
-            reader = self._body_to_read(conn)
+            reader, expects_continue = self._body_to_read(conn)
             if reader is not None:  # part of a body: the loop reads on, under the request's deadline
-                conn.resume = partial(self._receive_body, conn, reader)
+                conn.resume = partial(self._receive_body, conn, reader, expects_continue)
                 return result
             refusal = self._count(conn)
             if refusal is not None:  # over the in-flight limit: the loop answers 429
@@ -715,9 +833,10 @@ def worker_class(
     max_readonly: int,
     max_mutating: int,
     request_timeout: float = parse_duration(defaults.REQUEST_TIMEOUT),
+    body_buffer: int = MAX_BUFFERED_BODIES,
 ) -> type[ApiWorker]:
     """The worker class gunicorn runs, with this server's settings; each worker takes its share of the
-    server's in-flight limits (rounded up)."""
+    server's in-flight limits and of the bytes its loops may buffer for request bodies (rounded up)."""
 
     def share(limit: int) -> int:
         return -(-limit // workers) if limit > 0 else 0
@@ -730,6 +849,7 @@ def worker_class(
             "read_header_timeout": read_header_timeout,
             "request_timeout": request_timeout,
             "inflight_limits": limits,
+            "body_buffer_limit": share(body_buffer),
             "__module__": __name__,
         },
     )

@@ -62,7 +62,7 @@ from tests.e2e import RunningServer, server_env, start_server, stop_process, wai
 
 LEASE_PERIOD = 10.0
 NODE_STATUS_PERIOD = 60.0
-WATCH_TIMEOUT = 300  # seconds a watch request asks for before the node re-watches from its resourceVersion
+WATCH_TIMEOUT = 300  # seconds (x 1-2) a watch request asks for before the node re-watches from its resourceVersion
 MUTATING_SLO, GET_SLO, NS_LIST_SLO, CLUSTER_LIST_SLO = 1.0, 1.0, 5.0, 30.0
 STARTUP_SLO, DELIVERY_SLO = 5.0, 5.0
 IMAGE = "registry.example/pause:3.9"
@@ -279,7 +279,8 @@ class Sim:
                     if result is not None:
                         await result
                 rv = body["metadata"]["resourceVersion"]
-            path = f"{list_path}{sep}watch=1&allowWatchBookmarks=true&timeoutSeconds={WATCH_TIMEOUT}"
+            timeout = int(WATCH_TIMEOUT * (1 + random.random()))  # as client-go: not every watch ends at once
+            path = f"{list_path}{sep}watch=1&allowWatchBookmarks=true&timeoutSeconds={timeout}"
             path += f"&resourceVersion={rv}"
             try:
                 rv, expired = await self._watch(name, path, rv, handle)

@@ -13,6 +13,12 @@ Meanwhile the ordinary client does 200 GETs of one object on a keep-alive connec
 (a TLS handshake each), and its latencies are printed, with the machine's load and this generator's CPU. Then
 the slow connections are watched until the server closes them (--read-header-timeout, 32 s, for the heads;
 --request-timeout, 60 s, for the bodies, answered 504).
+
+First, on the same server, --anonymous-bodies TLS connections (default 1,000) without a client certificate are
+opened, then each sends, all in a burst, the head of the same POST and the first bytes of its body, and holds
+back the rest: the server refuses each from its head (403) without waiting for the body. Printed: when the last
+was answered, counted from the first and from the last head sent, and an ordinary client's GET latency on a
+keep-alive connection meanwhile.
 """
 
 from __future__ import annotations
@@ -70,6 +76,76 @@ def answer_of(sock: ssl.SSLSocket) -> bytes | None:
         return None
     except (OSError, ssl.SSLError):
         return b""
+
+
+def refused_bodies(server, count: int) -> dict:
+    """`count` anonymous slow bodies at once: how soon all are refused, and an ordinary GET's latency meanwhile."""
+    ctx = anonymous_context(server)
+    socks: list[ssl.SSLSocket] = []
+    answered_at: dict[ssl.SSLSocket, float] = {}
+    answers: dict[bytes, int] = {}
+    opened = threading.Event()
+    latencies: list[float] = []
+
+    def collect() -> None:  # one owner per socket once it is in `socks`: this thread reads, the opener no more
+        while not opened.is_set() or len(answered_at) < len(socks):
+            for sock in [s for s in list(socks) if s not in answered_at and readable(s)]:
+                line = answer_of(sock)
+                if line is not None:
+                    answered_at[sock] = time.monotonic()
+                    answers[line] = answers.get(line, 0) + 1
+            time.sleep(0.01)
+
+    def get_meanwhile() -> None:
+        conn = Conn(server)
+        conn.request("GET", "/readyz")
+        while not opened.is_set() or len(answered_at) < len(socks):
+            start = time.monotonic()
+            status, _ = conn.request("GET", "/api/v1/namespaces/default")
+            if status == 200:
+                latencies.append(time.monotonic() - start)
+            time.sleep(0.01)
+        conn.close()
+
+    connected = [
+        ctx.wrap_socket(socket.create_connection(("127.0.0.1", server.port)), server_hostname="127.0.0.1")
+        for _ in range(count)
+    ]  # handshakes first: what follows is the server's answer to a burst of heads
+    threads = [threading.Thread(target=collect, daemon=True), threading.Thread(target=get_meanwhile, daemon=True)]
+    for thread in threads:
+        thread.start()
+    load = MachineLoad()
+    first = time.monotonic()
+    for sock in connected:
+        sock.sendall(slow_body_head(100_000) + b" " * 1000)
+        socks.append(sock)
+    last = time.monotonic()
+    opened.set()
+    for thread in threads:
+        thread.join(timeout=300)
+    machine = load.report(0.0)
+    done = max(answered_at.values(), default=last)
+    for sock in socks:
+        sock.close()
+    told = ", ".join(f"{n} x {line.decode(errors='replace') or 'nothing'}" for line, n in answers.items())
+    print(
+        f"  {count} anonymous slow bodies: all answered {done - first:.1f} s after the first head was sent "
+        f"({done - last:.1f} s after the last; sending the heads took {last - first:.1f} s): {told}"
+    )
+    print(f"  GET on a keep-alive connection meanwhile ({len(latencies)} answered): {fmt_ms(summary(latencies))}")
+    print(
+        f"  meanwhile: load average {machine['loadavg_1m']:.1f}, machine busy {machine['machine_busy_s']:.1f} of "
+        f"{machine['capacity_s']:.1f} CPU-s"
+    )
+    return {
+        "anonymous_bodies": count,
+        "all_answered_after_first_s": done - first,
+        "all_answered_after_last_s": done - last,
+        "sending_s": last - first,
+        "answers": {line.decode(errors="replace"): n for line, n in answers.items()},
+        "get_keepalive": summary(latencies),
+        "machine": machine,
+    }
 
 
 def run(server, slow: int, stalled: int, slow_bodies: int = 0) -> dict:
@@ -217,6 +293,7 @@ def main() -> int:
     parser.add_argument("--slow", type=int, default=1000)
     parser.add_argument("--stalled", type=int, default=1000)
     parser.add_argument("--slow-bodies", type=int, default=1000)
+    parser.add_argument("--anonymous-bodies", type=int, default=1000, help="refused from their heads (0: skip)")
     parser.add_argument(
         "--server-timeouts",
         metavar="DURATION",
@@ -231,7 +308,10 @@ def main() -> int:
         with bench_server(
             backend, args.workers, args.threads, extra=extra if args.server_timeouts else (), keep=args.keep
         ) as server:
-            results["backends"][backend] = run(server, args.slow, args.stalled, args.slow_bodies)
+            result = refused_bodies(server, args.anonymous_bodies) if args.anonymous_bodies else {}
+            if args.slow or args.stalled or args.slow_bodies:
+                result.update(run(server, args.slow, args.stalled, args.slow_bodies))
+            results["backends"][backend] = result
     write_json(args.json, results)
     return 0
 

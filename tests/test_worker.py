@@ -1,15 +1,23 @@
 """What the worker's loop reads from a request before any thread sees it: the request line, the in-flight class
-(long-running requests are not counted, as the reference's long-running check), where the body ends, and the
-request's deadline."""
+(long-running requests are not counted, as the reference's long-running check), where the body ends, the
+request's deadline, and what the app's chain makes of a head whose body has not come (the head check)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from flask import Flask
 from orch_apiserver import cli, server
+from orch_apiserver.auth.x509 import PEER_CERT_KEY
 from orch_apiserver.deadlines import request_timeout
 from orch_apiserver.observability import is_long_running, line_attributes, request_kind
+from orch_apiserver.pipeline import check_head
 from orch_apiserver.request_body import body_reader
 from orch_apiserver.worker import request_line
+from werkzeug.test import EnvironBuilder
+
+from tests.observability.helpers import value
 
 
 def in_flight_class(head: bytes) -> str | None:
@@ -109,3 +117,51 @@ def test_the_request_and_idle_deadlines_reach_the_worker() -> None:
     options = server.gunicorn_options(cli.parse_settings(["--request-timeout", "5s", "--idle-timeout", "2.5s"], {}))
     assert options["worker_class"].request_timeout == 5.0
     assert options["keepalive"] == 3  # gunicorn counts whole seconds
+
+
+def head_environ(method: str, path: str, peer_cert: bytes | None = None) -> dict:
+    """What the worker's head check hands the app: the head's environ, without a body."""
+    environ = EnvironBuilder(method=method, path=path, content_type="application/json").get_environ()
+    environ["CONTENT_LENGTH"] = "0"
+    if peer_cert is not None:
+        environ[PEER_CERT_KEY] = peer_cert
+    return environ
+
+
+def test_an_allowed_head_is_not_served_nor_counted(app, client) -> None:
+    client.post("/api/v1/namespaces/default/configmaps", json={"metadata": {"name": "kept"}})
+    requests_before = value(client.get("/metrics").get_data(as_text=True), "apiserver_request_total", verb="DELETE")
+    started: list[str] = []
+    admin_cert = client.environ_base[PEER_CERT_KEY]  # the admin's, as the test client presents it
+    environ = head_environ("DELETE", "/api/v1/namespaces/default/configmaps/kept", admin_cert)
+
+    assert check_head(app, environ, lambda status, headers, exc_info=None: started.append(status)) is None
+    assert started == []  # nothing answered: the request runs once its body is in
+    assert client.get("/api/v1/namespaces/default/configmaps/kept").status_code == 200  # the handler never ran
+    metrics = client.get("/metrics").get_data(as_text=True)
+    assert value(metrics, "apiserver_request_total", verb="DELETE") == requests_before
+
+
+def test_a_refused_head_gets_the_chains_answer(app) -> None:
+    started: list[str] = []
+    environ = head_environ("POST", "/api/v1/namespaces/default/configmaps")
+    body = check_head(app, environ, lambda status, headers, exc_info=None: started.append(status))
+    assert body is not None
+    assert started == ["403 Forbidden"]
+    assert json.loads(b"".join(body))["message"] == (
+        'configmaps is forbidden: User "system:anonymous" cannot create resource "configmaps" in API group "" '
+        'in the namespace "default"'
+    )
+
+
+def test_a_head_check_never_serves_a_request_of_an_app_without_the_chain() -> None:
+    served: list[str] = []
+    plain = Flask(__name__)
+
+    @plain.post("/x")
+    def view() -> str:
+        served.append("POST /x")
+        return ""
+
+    assert check_head(plain, head_environ("POST", "/x"), lambda *args: None) is None
+    assert served == []

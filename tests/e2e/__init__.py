@@ -113,6 +113,17 @@ class RunningServer:
     def get(self, path: str, **kwargs: Any) -> requests.Response:
         return self.session.get(path, **kwargs)
 
+    def metric(self, name: str, **labels: str) -> float:
+        """The sum of /metrics samples named `name` whose labels include `labels`."""
+        from prometheus_client.parser import text_string_to_metric_families
+
+        return sum(
+            sample.value
+            for family in text_string_to_metric_families(self.get("/metrics").text)
+            for sample in family.samples
+            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items())
+        )
+
     def log(self) -> str:
         try:
             return self.log_path.read_text(errors="replace")

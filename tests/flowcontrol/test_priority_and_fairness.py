@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 import requests
-from prometheus_client.parser import text_string_to_metric_families
 
 from tests.e2e import RunningServer, poll, server_on
 
@@ -212,15 +211,6 @@ def test_a_noisy_tenant_gets_429_while_node_heartbeats_and_masters_are_served(se
     assert set(noisy_codes) <= {200, 201, 429}, noisy_codes  # turned away, never a timeout or a 5xx
 
 
-def _metric(server: RunningServer, name: str, **labels: str) -> float:
-    return sum(
-        sample.value
-        for family in text_string_to_metric_families(server.get("/metrics").text)
-        for sample in family.samples
-        if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items())
-    )
-
-
 def test_a_one_seat_level_queues_one_request_and_refuses_the_next(server: RunningServer) -> None:
     admin = server.session
     level = admin.post(
@@ -290,8 +280,7 @@ def test_a_one_seat_level_queues_one_request_and_refuses_the_next(server: Runnin
     assert refused.text == "Too many requests, please try again later.\n"
     assert {a.status_code for a in answers} <= {200, 429}
     assert (
-        _metric(
-            server,
+        server.metric(
             "apiserver_flowcontrol_rejected_requests_total",
             flow_schema="tiny",
             priority_level="tiny-level",
@@ -299,5 +288,5 @@ def test_a_one_seat_level_queues_one_request_and_refuses_the_next(server: Runnin
         )
         >= 1
     )
-    assert _metric(server, "apiserver_flowcontrol_dispatched_requests_total", flow_schema="tiny") >= 3
-    assert _metric(server, "apiserver_flowcontrol_dispatched_requests_total", flow_schema="exempt") >= 1
+    assert server.metric("apiserver_flowcontrol_dispatched_requests_total", flow_schema="tiny") >= 3
+    assert server.metric("apiserver_flowcontrol_dispatched_requests_total", flow_schema="exempt") >= 1
