@@ -1,4 +1,7 @@
-"""Serving: PKI and kubeconfig preparation and gunicorn settings (the worker itself is app/worker.py)."""
+"""Serving: PKI and kubeconfig preparation and gunicorn settings (the worker itself is app/worker.py).
+
+gunicorn is imported only when serving: the test server prepares its PKI here too (app/testing/server.py).
+"""
 
 from __future__ import annotations
 
@@ -11,10 +14,8 @@ import sys
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import partial
-from typing import Any
-
-from gunicorn.app.base import BaseApplication
+from functools import cache, partial
+from typing import TYPE_CHECKING, Any
 
 from . import defaults, pki
 from .config import Settings, flask_config, split_host_port
@@ -22,7 +23,9 @@ from .metrics.multiprocess import child_exit as metrics_child_exit
 from .naming import Naming
 from .tls import request_client_certificates
 from .user import MASTERS_GROUP
-from .worker import worker_class
+
+if TYPE_CHECKING:
+    from gunicorn.app.base import BaseApplication
 
 ADMIN_USER = "admin"
 
@@ -119,6 +122,8 @@ def prepare(settings: Settings) -> Prepared:
 
 
 def gunicorn_options(settings: Settings) -> dict[str, Any]:
+    from .worker import worker_class
+
     ip = ipaddress.ip_address(settings.bind_address)
     host = f"[{ip}]" if ip.version == 6 else str(ip)
     return {
@@ -132,6 +137,7 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
             0 if settings.enable_priority_and_fairness else settings.max_requests_inflight,
             0 if settings.enable_priority_and_fairness else settings.max_mutating_requests_inflight,
             request_timeout=settings.request_timeout,
+            body_buffer=settings.max_request_body_buffer,
         ),
         # open watches and idle keep-alive connections cost a descriptor, not a thread (app/worker.py)
         "worker_connections": defaults.WORKER_CONNECTIONS,
@@ -154,42 +160,55 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
     }
 
 
-class ApiServer(BaseApplication):
-    """gunicorn run in-process; each worker builds its own app (no preload: no state shared across fork)."""
+def __getattr__(name: str) -> Any:
+    """`ApiServer`, made on first use."""
+    if name == "ApiServer":
+        return api_server_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    def __init__(
-        self,
-        load_app: Callable[[], WSGIApp],
-        options: dict[str, Any],
-        shutdown_delay: float = 0.0,
-        shutdown_signal: Any = None,
-    ) -> None:
-        self._load_app = load_app
-        self._options = options
-        self._shutdown_delay = shutdown_delay
-        self._shutdown_signal = shutdown_signal
-        super().__init__(prog="orch-apiserver")
 
-    def run(self) -> None:
-        """gunicorn's run, with a master that honours --shutdown-delay-duration (app/shutdown.py)."""
-        from .shutdown import DelayedShutdownArbiter
+@cache
+def api_server_class() -> type[BaseApplication]:
+    from gunicorn.app.base import BaseApplication
 
-        if self._shutdown_signal is None:
-            super().run()
-            return
-        try:
-            DelayedShutdownArbiter(self, self._shutdown_delay, self._shutdown_signal).run()
-        except RuntimeError as err:
-            print(f"\nError: {err}\n", file=sys.stderr, flush=True)
-            sys.exit(1)
+    class ApiServer(BaseApplication):
+        """gunicorn run in-process; each worker builds its own app (no preload: no state shared across fork)."""
 
-    def load_config(self) -> None:
-        for name, value in self._options.items():
-            if name in self.cfg.settings and value is not None:  # settings this gunicorn lacks are skipped
-                self.cfg.set(name, value)
+        def __init__(
+            self,
+            load_app: Callable[[], WSGIApp],
+            options: dict[str, Any],
+            shutdown_delay: float = 0.0,
+            shutdown_signal: Any = None,
+        ) -> None:
+            self._load_app = load_app
+            self._options = options
+            self._shutdown_delay = shutdown_delay
+            self._shutdown_signal = shutdown_signal
+            super().__init__(prog="orch-apiserver")
 
-    def load(self) -> WSGIApp:
-        return self._load_app()
+        def run(self) -> None:
+            """gunicorn's run, with a master that honours --shutdown-delay-duration (app/shutdown.py)."""
+            from .shutdown import DelayedShutdownArbiter
+
+            if self._shutdown_signal is None:
+                super().run()
+                return
+            try:
+                DelayedShutdownArbiter(self, self._shutdown_delay, self._shutdown_signal).run()
+            except RuntimeError as err:
+                print(f"\nError: {err}\n", file=sys.stderr, flush=True)
+                sys.exit(1)
+
+        def load_config(self) -> None:
+            for name, value in self._options.items():
+                if name in self.cfg.settings and value is not None:  # settings this gunicorn lacks are skipped
+                    self.cfg.set(name, value)
+
+        def load(self) -> WSGIApp:
+            return self._load_app()
+
+    return ApiServer
 
 
 def _create_app(config: dict[str, Any]) -> WSGIApp:
@@ -204,6 +223,6 @@ def run(settings: Settings) -> None:
 
     shutdown_signal = ShutdownSignal()  # made before the workers fork: they all see it
     config = {**flask_config(settings), SHUTDOWN_SIGNAL_KEY: shutdown_signal}
-    ApiServer(
+    api_server_class()(
         partial(_create_app, config), gunicorn_options(settings), settings.shutdown_delay_duration, shutdown_signal
     ).run()

@@ -2,10 +2,11 @@
 `wsgi.py` (issue 37), as the user runs it: `python -m pytest` in a fresh process, N times.
 
 Reports the fixture's set-up as pytest measures it (`--durations`: the first test's setup phase, which starts the
-session's server; imports of the server's modules included) and the whole pytest process, median, min and max,
-the pytest process's CPU time (user + system: what the load does not change much), with the machine's load average
-before and after. PYTHONDONTWRITEBYTECODE is left out of the runs' environment: a user's second run finds the
-byte-code the first one wrote (with it set, an editable install compiles every module of the server at each run).
+session's server; imports of the server's modules included), the CPU time of that set-up (the process's, all its
+threads: what the load changes least; a probe plugin measures it around the orch fixtures' set-up) and the whole
+pytest process (wall and CPU), median, min and max, with the machine's load average before and after.
+PYTHONDONTWRITEBYTECODE is left out of the runs' environment: a user's second run finds the byte-code the first one
+wrote (with it set, an editable install compiles every module of the server at each run).
 Run: `python bench/fixture_setup.py [--runs 10]`.
 """
 
@@ -27,6 +28,31 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.e2e.test_packaging import user_project
 
 SETUP_LINE = re.compile(r"^([0-9.]+)s setup\s+tests/test_mine\.py::", re.M)
+SETUP_CPU_LINE = re.compile(r"^orch fixtures' set-up CPU ([0-9.]+)s$", re.M)
+#: the probe plugin (`-p orch_setup_cpu_probe`): process CPU while the orch fixtures are set up
+PROBE = """
+import time
+
+import pytest
+
+spent = 0.0
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    global spent
+    if not fixturedef.argname.startswith("orch_"):
+        return (yield)
+    began = time.process_time()
+    try:
+        return (yield)
+    finally:
+        spent += time.process_time() - began
+
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line(f"orch fixtures' set-up CPU {spent:.3f}s")
+"""
 
 
 def _children_cpu() -> float:
@@ -34,17 +60,21 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def one_run(project: Path) -> tuple[float, float, float]:
-    """(fixture set-up, whole process, the process's CPU time), in seconds."""
+def one_run(project: Path, probe_dir: Path) -> tuple[float, float, float, float]:
+    """(fixture set-up, its CPU time, whole process, the process's CPU time), in seconds."""
     env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("ORCH_", "PYTEST_", "FLASK_")) and k != "PYTHONDONTWRITEBYTECODE"
     }
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(probe_dir), env.get("PYTHONPATH")]))
     cpu = _children_cpu()
     began = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=0", "--durations-min=0"],
+        [
+            *(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "orch_setup_cpu_probe"),
+            *("--durations=0", "--durations-min=0"),
+        ],
         cwd=project,
         env=env,
         capture_output=True,
@@ -56,10 +86,10 @@ def one_run(project: Path) -> tuple[float, float, float]:
     cpu = _children_cpu() - cpu
     if done.returncode != 0:
         raise SystemExit(f"the project's test failed:\n{done.stdout[-3000:]}{done.stderr[-2000:]}")
-    match = SETUP_LINE.search(done.stdout)
-    if match is None:
-        raise SystemExit(f"no setup duration in pytest's output:\n{done.stdout[-3000:]}")
-    return float(match.group(1)), whole, cpu
+    match, setup_cpu = SETUP_LINE.search(done.stdout), SETUP_CPU_LINE.search(done.stdout)
+    if match is None or setup_cpu is None:
+        raise SystemExit(f"no setup duration or CPU in pytest's output:\n{done.stdout[-3000:]}")
+    return float(match.group(1)), float(setup_cpu.group(1)), whole, cpu
 
 
 def summary(name: str, values: list[float]) -> str:
@@ -76,15 +106,20 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="orch-bench-fixture-") as directory:
         project = user_project(Path(directory) / "project")
-        one_run(project)  # warm the page cache and byte-code caches as a user's second run would be
+        probe_dir = Path(directory) / "probe"
+        probe_dir.mkdir()
+        (probe_dir / "orch_setup_cpu_probe.py").write_text(PROBE)
+        one_run(project, probe_dir)  # warm the caches (page, byte-code, templates) as a user's second run finds them
         print(f"machine load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        setups, wholes, cpus = [], [], []
+        setups, setup_cpus, wholes, cpus = [], [], [], []
         for _ in range(args.runs):
-            setup, whole, cpu = one_run(project)
+            setup, setup_cpu, whole, cpu = one_run(project, probe_dir)
             setups.append(setup)
+            setup_cpus.append(setup_cpu)
             wholes.append(whole)
             cpus.append(cpu)
         print(summary("fixture set-up", setups))
+        print(summary("its CPU (all threads)", setup_cpus))
         print(summary("whole pytest process", wholes))
         print(summary("its CPU (user+sys)", cpus))
         print(f"machine load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

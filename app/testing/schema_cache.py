@@ -36,14 +36,14 @@ def seed_sqlite(database_file: str) -> bool:
     if os.path.exists(database_file):
         return False
     try:
-        template = _template()
-        shutil.copyfile(template, database_file)
+        shutil.copyfile(schema_template(), database_file)
     except OSError:
         return False
     return True
 
 
-def _template() -> Path:
+def schema_template() -> Path:
+    """The empty database at the newest schema, made on first use (alembic, a few hundred milliseconds)."""
     from ..storage.schema import migrations_dir
 
     migrations = migrations_dir()
