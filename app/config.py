@@ -369,6 +369,14 @@ OPTIONS: tuple[Option, ...] = (
         f"+ {defaults.BACKGROUND_DATABASE_CONNECTIONS}, and closes them when returned (docs/operations.md)",
     ),
     Option(
+        "max_request_body_buffer",
+        defaults.MAX_REQUEST_BODY_BUFFER,
+        _byte_size,
+        "SIZE",
+        "request bodies still arriving that the workers hold, all workers together (each its share; 0: no limit); "
+        "a body beyond it is answered 429 at once (docs/connections.md)",
+    ),
+    Option(
         "max_list_memory",
         defaults.MAX_LIST_MEMORY,
         _byte_size,
@@ -742,6 +750,7 @@ class Settings:
     max_mutating_requests_inflight: int = defaults.MAX_MUTATING_REQUESTS_INFLIGHT
     database_pool_size: int = defaults.DATABASE_POOL_SIZE
     max_list_memory: int = parse_byte_size(defaults.MAX_LIST_MEMORY)
+    max_request_body_buffer: int = parse_byte_size(defaults.MAX_REQUEST_BODY_BUFFER)
     enable_priority_and_fairness: bool = defaults.ENABLE_PRIORITY_AND_FAIRNESS
     anonymous_auth: bool = defaults.ANONYMOUS_AUTH
     token_auth_file: str | None = None

@@ -80,6 +80,7 @@ MAX_REQUESTS_INFLIGHT = 400  # the reference's defaults; each worker takes its s
 MAX_MUTATING_REQUESTS_INFLIGHT = 200
 DATABASE_POOL_SIZE = 16  # connections a worker keeps once opened (4 made a busy server open ~10 a second)
 BACKGROUND_DATABASE_CONNECTIONS = 8  # a worker's most beyond --threads: hub, compactor, controllers, catalogs
+MAX_REQUEST_BODY_BUFFER = "512Mi"  # request bodies the loops hold while they arrive, all workers together
 MAX_LIST_MEMORY = "512Mi"  # list responses being built or sent, all workers together (each takes its share)
 LIST_MEMORY_WAIT = 60.0  # seconds a list waits for --max-list-memory before 429 (the reference's request timeout)
 ENABLE_PRIORITY_AND_FAIRNESS = True  # on by default, as in the reference since v1.20

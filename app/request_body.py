@@ -16,9 +16,6 @@ from dataclasses import dataclass
 MAX_BODY_BYTES = 3 * 1024 * 1024
 #: what chunked framing may add to a body within the limit before the loop stops buffering it
 MAX_CHUNKED_OVERHEAD = 64 * 1024
-#: bytes the workers' loops may buffer for request bodies, all workers together (each takes its share): beyond it a
-#: new body gets 429 at once (1,000 clients each trickling a 3 MiB body would otherwise hold 3 GB)
-MAX_BUFFERED_BODIES = 512 * 1024 * 1024
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 HEX_DIGITS = re.compile(rb"[0-9A-Fa-f]{1,16}")
 

@@ -47,7 +47,8 @@ from .auth.x509 import PEER_CERT_KEY
 from .deadlines import TIMEOUT_ANSWER, Deadline, GuardedSocket, request_timeout
 from .durations import parse_duration
 from .head_check import HeadCheck, answer_before_body
-from .request_body import CONTINUE, MAX_BUFFERED_BODIES, BodyReader, body_reader, buffer_needed
+from .memory import parse_byte_size
+from .request_body import CONTINUE, BodyReader, body_reader, buffer_needed
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -165,7 +166,7 @@ class ApiWorker(ThreadWorker):
     #: this worker's share of --max-requests-inflight / --max-mutating-requests-inflight (0: no limit)
     inflight_limits: ClassVar[dict[str, int]] = {"readOnly": 0, "mutating": 0}
     #: bytes the loop may buffer for the bodies it reads, all its connections together (0: no limit)
-    body_buffer_limit: int = MAX_BUFFERED_BODIES
+    body_buffer_limit: int = parse_byte_size(defaults.MAX_REQUEST_BODY_BUFFER)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -833,7 +834,7 @@ def worker_class(
     max_readonly: int,
     max_mutating: int,
     request_timeout: float = parse_duration(defaults.REQUEST_TIMEOUT),
-    body_buffer: int = MAX_BUFFERED_BODIES,
+    body_buffer: int = parse_byte_size(defaults.MAX_REQUEST_BODY_BUFFER),
 ) -> type[ApiWorker]:
     """The worker class gunicorn runs, with this server's settings; each worker takes its share of the
     server's in-flight limits and of the bytes its loops may buffer for request bodies (rounded up)."""

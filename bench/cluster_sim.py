@@ -66,6 +66,13 @@ WATCH_TIMEOUT = 300  # seconds (x 1-2) a watch request asks for before the node 
 MUTATING_SLO, GET_SLO, NS_LIST_SLO, CLUSTER_LIST_SLO = 1.0, 1.0, 5.0, 30.0
 STARTUP_SLO, DELIVERY_SLO = 5.0, 5.0
 IMAGE = "registry.example/pause:3.9"
+NODE_TOKEN, CONTROLLER_TOKEN = "sim-node-{}", "sim-controller"
+#: what the reference's node agents, network proxies and controller manager are granted (name, role, subject)
+IDENTITY_BINDINGS = (
+    ("sim:nodes", "system:node", "Group", "system:nodes"),
+    ("sim:node-proxiers", "system:node-proxier", "Group", "system:nodes"),
+    ("sim:controller", "cluster-admin", "User", "system:kube-controller-manager"),
+)
 #: seconds an answer (a watch's response head) may take before the connection is given up: a connection accepted
 #: by a stopping server's backlog is otherwise never answered
 ANSWER_TIMEOUT = 30.0
@@ -188,6 +195,10 @@ class Record:
         default_factory=lambda: collections.defaultdict(list)
     )
     statuses: collections.Counter = field(default_factory=collections.Counter)
+    #: (verb, resource) -> answers other than 2xx by code, over the whole run (429: priority and fairness)
+    refusals: dict[tuple[str, str], collections.Counter] = field(
+        default_factory=lambda: collections.defaultdict(collections.Counter)
+    )
     server_errors: list[float] = field(default_factory=list)  # times of 5xx answers
     failed_connections: list[float] = field(default_factory=list)
     created: dict[str, tuple[str, float]] = field(default_factory=dict)  # pod -> (node, time create answered)
@@ -207,13 +218,19 @@ class Record:
         ended = time.monotonic()
         self.calls[(verb, resource_name)].append((ended, ended - started))
         self.statuses[status] += 1
+        if not 200 <= status < 300:
+            self.refusals[(verb, resource_name)][status] += 1
         if status >= 500:
             self.server_errors.append(ended)
 
 
 class Sim:
-    def __init__(self, target: Target, args: argparse.Namespace) -> None:
+    def __init__(self, target: Target, args: argparse.Namespace, token_ssl: ssl.SSLContext | None = None) -> None:
         self.target, self.args = target, args
+        # with identities (a server this run started): nodes as system:node:<name> in system:nodes, the pod controller
+        # as system:kube-controller-manager (bearer tokens), so priority and fairness classifies them as the
+        # reference's agents are; else everyone is the admin (system:masters: exempt from it)
+        self.token_ssl = token_ssl
         self.record = Record()
         self.stopping = asyncio.Event()
         self.node_names = [f"hollow-{i:05d}" for i in range(args.nodes)]
@@ -227,6 +244,11 @@ class Sim:
         self.tasks: set[asyncio.Future] = set()  # calls in flight, kept referenced until done
         self.all_watching = asyncio.Event()  # every watch is established (set by the watches)
         self.joined = 0  # nodes whose Node and Lease exist
+
+    def identity(self, token: str) -> Target:
+        if self.token_ssl is None:
+            return self.target
+        return Target(self.target.host, self.target.port, self.token_ssl, token)
 
     def watch_down(self, name: str) -> None:
         """The watch is not established (not yet, or no more) since now, unless it was down already."""
@@ -283,7 +305,7 @@ class Sim:
             path = f"{list_path}{sep}watch=1&allowWatchBookmarks=true&timeoutSeconds={timeout}"
             path += f"&resourceVersion={rv}"
             try:
-                rv, expired = await self._watch(name, path, rv, handle)
+                rv, expired = await self._watch(conn.target, name, path, rv, handle)
                 backoff = 0.5
             except BROKEN:
                 self.record.failed_connections.append(time.monotonic())
@@ -298,13 +320,13 @@ class Sim:
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self.stopping.wait(), seconds)
 
-    async def _watch(self, name: str, path: str, rv: str, handle) -> tuple[str, bool]:
+    async def _watch(self, target: Target, name: str, path: str, rv: str, handle) -> tuple[str, bool]:
         """One watch request: (the last resourceVersion seen, whether it was too old: 410)."""
         reader, writer = await asyncio.wait_for(
-            asyncio.open_connection(self.target.host, self.target.port, ssl=self.target.ssl), ANSWER_TIMEOUT
+            asyncio.open_connection(target.host, target.port, ssl=target.ssl), ANSWER_TIMEOUT
         )
         try:
-            writer.write(self.target.head("GET", path) + b"\r\n")
+            writer.write(target.head("GET", path) + b"\r\n")
             status, _headers = await asyncio.wait_for(read_head(reader), ANSWER_TIMEOUT)
             if status != 200:
                 self.record.statuses[status] += 1
@@ -355,7 +377,8 @@ class Sim:
 
     async def node(self, index: int, ready: asyncio.Event) -> None:
         name = self.node_names[index]
-        conn = Connection(self.target)
+        node_target = self.identity(NODE_TOKEN.format(index))
+        conn = Connection(node_target)
         node = {
             "apiVersion": "v1",
             "kind": "Node",
@@ -379,7 +402,7 @@ class Sim:
         self.joined += 1
         handled: set[str] = set()  # pods (uid) this node started
         deleting: set[str] = set()  # pods (uid) whose deletion it confirmed
-        pods_conn, services_conn, slices_conn = (Connection(self.target) for _ in range(3))
+        pods_conn, services_conn, slices_conn = (Connection(node_target) for _ in range(3))
 
         async def on_pod(kind: str, pod: dict, received: float) -> None:
             meta = pod.get("metadata") or {}
@@ -536,6 +559,18 @@ class Sim:
 
     async def setup(self) -> None:
         conn = Connection(self.target)
+        if self.token_ssl is not None:
+            rbac = self.group("rbac.authorization")
+            for name, role, kind, subject in IDENTITY_BINDINGS:
+                binding = {
+                    "apiVersion": f"{rbac}/v1",
+                    "kind": "ClusterRoleBinding",
+                    "metadata": {"name": name},
+                    "roleRef": {"apiGroup": rbac, "kind": "ClusterRole", "name": role},
+                    "subjects": [{"apiGroup": rbac, "kind": kind, "name": subject}],
+                }
+                path = f"/apis/{rbac}/v1/clusterrolebindings"
+                await self._until_ok(conn, "POST", "clusterrolebindings", path, binding, ok=(201, 409))
         for ns in [*self.namespaces, "kube-node-lease"]:
             await self._until_ok(
                 conn, "POST", "namespaces", "/api/v1/namespaces", {"metadata": {"name": ns}}, ok=(201, 409)
@@ -572,7 +607,7 @@ class Sim:
         args = self.args
         pool: asyncio.Queue[Connection] = asyncio.Queue()
         for _ in range(args.controller_connections):
-            pool.put_nowait(Connection(self.target))
+            pool.put_nowait(Connection(self.identity(CONTROLLER_TOKEN)))
         seq = itertools.count()
         alive: collections.deque[tuple[str, str]] = collections.deque()  # (namespace, pod) oldest first
         pending: set[asyncio.Future] = set()
@@ -780,6 +815,9 @@ def report(record: Record, window: Window, restart_at: float | None) -> dict[str
         "other_nodes_events": record.foreign,
         "proxy_events": record.proxy_events,
         "statuses": {str(k): v for k, v in sorted(record.statuses.items())},
+        "refusals": {
+            f"{v} {r}": {str(k): n for k, n in sorted(c.items())} for (v, r), c in sorted(record.refusals.items())
+        },
         "server_errors_5xx": len(record.server_errors),
         "failed_connections": len(record.failed_connections),
         "watches_down_at_end": len(record.watches_down),
@@ -849,6 +887,8 @@ def print_report(out: dict[str, Any]) -> None:
         f"{out['other_nodes_events']}; proxy events {out['proxy_events']}; 5xx {out['server_errors_5xx']}, failed "
         f"connections {out['failed_connections']}, watches down at the end {out['watches_down_at_end']}"
     )
+    if out["refusals"]:
+        print(f"answers other than 2xx (whole run): {out['refusals']}")
     if "restart" in out:
         print(f"restart: {out['restart']}")
     print(f"cpu: {out.get('cpu')}")
@@ -938,8 +978,10 @@ async def progress(sim: Sim, holder: ServerHolder, every: float) -> None:
         cpu_gen, cpu_srv = gen, srv
 
 
-async def simulate(target: Target, args: argparse.Namespace, holder: ServerHolder) -> dict[str, Any]:
-    sim = Sim(target, args)
+async def simulate(
+    target: Target, args: argparse.Namespace, holder: ServerHolder, token_ssl: ssl.SSLContext | None = None
+) -> dict[str, Any]:
+    sim = Sim(target, args, token_ssl)
     await sim.setup()
     ticker = asyncio.ensure_future(progress(sim, holder, args.progress)) if args.progress > 0 else None
     ready_events = []
@@ -1050,10 +1092,21 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.server:
         target = kubeconfig_target(args.server, args.kubeconfig)
         return asyncio.run(simulate(target, args, ServerHolder(None)))
-    with own_server(args.backend, args.server_arg or []) as holder:
-        assert holder.server is not None
-        target = server_target(holder.server)
-        return asyncio.run(simulate(target, args, holder))
+    extra = list(args.server_arg or [])
+    with tempfile.TemporaryDirectory(prefix="orch-sim-tokens-") as tokens_dir:
+        if args.identities:
+            tokens = Path(tokens_dir) / "tokens.csv"
+            rows = [
+                f'{NODE_TOKEN.format(i)},system:node:hollow-{i:05d},node-{i},"system:nodes"' for i in range(args.nodes)
+            ]
+            rows.append(f"{CONTROLLER_TOKEN},system:kube-controller-manager,controller-manager")
+            tokens.write_text("\n".join(rows) + "\n")
+            extra += ["--token-auth-file", str(tokens)]
+        with own_server(args.backend, extra) as holder:
+            assert holder.server is not None
+            target = server_target(holder.server)
+            token_ssl = ssl.create_default_context(cafile=str(holder.server.ca_file)) if args.identities else None
+            return asyncio.run(simulate(target, args, holder, token_ssl))
 
 
 def parser() -> argparse.ArgumentParser:
@@ -1075,6 +1128,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--duration", type=float, default=120.0, help="seconds of the steady phase measured")
     p.add_argument("--drain", type=float, default=10.0, help="seconds after the window for the last events")
     p.add_argument("--restart-at", type=float, help="restart the server this many seconds into the steady phase")
+    p.add_argument(
+        "--identities",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="nodes and the controller as the reference's identities (bearer tokens), not the admin (own server only)",
+    )
     p.add_argument("--progress", type=float, default=15.0, help="seconds between progress lines (0: none)")
     p.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE")
     return p

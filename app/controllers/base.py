@@ -7,6 +7,7 @@ time-driven rules: expiry, garbage collection), and only while this process hold
 
 from __future__ import annotations
 
+import builtins
 import copy
 import logging
 import time
@@ -152,10 +153,16 @@ class Client:
             return None
 
     def list(self, rt: ResourceType, namespace: str | None = None, field_selector: str = "") -> list[dict]:
+        return self.list_at(rt, namespace, field_selector)[0]
+
+    def list_at(
+        self, rt: ResourceType, namespace: str | None = None, field_selector: str = ""
+    ) -> tuple[builtins.list[dict], int]:
+        """The objects and the revision they were read at (changes at or below it are in them)."""
         self._authorize("list", rt, namespace)
         with self.acting():
             result = self.ctx.registry.list(rt, namespace, ListOptions(field_selector=field_selector))
-        return [orjson.loads(text) for text in result.items]
+        return [orjson.loads(text) for text in result.items], result.revision
 
     def create(self, rt: ResourceType, namespace: str | None, obj: dict) -> dict:
         attrs = self._authorize("create", rt, namespace)  # as a POST: the name is in the body

@@ -126,3 +126,41 @@ def test_namespace_deletion_with_bound_pods_completes(database_url: str, tmp_pat
         wait_for(lambda: client.get("/api/v1/namespaces/served").status_code == 404, timeout=30)
     finally:
         _shutdown(app)
+
+
+def test_followed_changes_after_its_one_list_count_as_a_list_would(gc_app: Any, clock: FakeClock) -> None:
+    """Fed by the loop's changes (no list after the first), a pod bound later to a missing node and the pods of a
+    node deleted later go after the quarantine; a pod deleted meanwhile is not deleted again."""
+    from orch_apiserver.registry.informer import ChangeFeed
+
+    client = gc_app.test_client()
+    assert client.get("/api").status_code == 200
+    svc = gc_app.extensions["orch"]
+    gc = PodGarbageCollector(Context(svc.registry, svc.naming, svc.hub, None, clock=clock))
+    feed = ChangeFeed(svc.registry, gc.watched_keys())
+    feed.open()
+    gc.feed_opened(True)
+    created(client, "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "leaving"}})
+    created(client, PODS, pod("on-leaving", "leaving"))
+    gc.sync()  # the one list
+
+    def no_more_lists(*args: Any) -> None:
+        raise AssertionError("listed again while following")
+
+    gc.client.list_at = no_more_lists  # type: ignore[method-assign]
+    created(client, PODS, pod("late", "ghost"))
+    created(client, PODS, pod("gone-by-itself", "ghost"))
+    assert client.delete(f"{PODS}/gone-by-itself?gracePeriodSeconds=0").status_code == 200
+    assert client.delete("/api/v1/nodes/leaving").status_code == 200
+
+    def caught_up() -> bool:
+        gc.observe(feed.take(0.1))
+        return {f.name for f in (gc.view or {}).values()} == {"on-leaving", "late"} and not gc.node_names
+
+    wait_for(caught_up)
+    gc.sync()
+    clock.advance(seconds=41)
+    gc.sync()
+    assert client.get(f"{PODS}/late").status_code == 404
+    assert client.get(f"{PODS}/on-leaving").status_code == 404
+    feed.close()

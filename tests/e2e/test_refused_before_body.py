@@ -18,9 +18,12 @@ from dataclasses import dataclass
 
 import pytest
 from orch_apiserver import pki
-from orch_apiserver.request_body import MAX_BODY_BYTES, MAX_BUFFERED_BODIES
+from orch_apiserver.request_body import MAX_BODY_BYTES
 
 from . import RunningServer, closed_by_server, poll, start_server
+
+#: --max-request-body-buffer of the server below: room for four bodies of the largest size
+BODY_BUFFER = 4 * MAX_BODY_BYTES
 
 PATH = "/api/v1/namespaces/default/configmaps"
 BODY_LENGTH = 100_000  # announced; the clients send a first part and hold back the rest
@@ -53,6 +56,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         tmp / "data",
         [
             *("--workers", "1", "--threads", "4", "--request-timeout", "30s"),
+            *("--max-request-body-buffer", str(BODY_BUFFER)),
             *("--token-auth-file", str(tmp / "tokens.csv")),
             *("--audit-policy-file", str(tmp / "policy.yaml"), "--audit-log-path", str(tmp / "audit.log")),
         ],
@@ -253,8 +257,8 @@ def audit_stages(world: World, audit_id: str) -> list[str] | None:
 
 def test_a_body_beyond_the_workers_buffer_budget_is_turned_away_at_once(world: World) -> None:
     """The loop reserves a body's announced length when its head ends; once its worker's budget is spent
-    (MAX_BUFFERED_BODIES with one worker), a further slow body gets the in-flight limit's 429 at once."""
-    room = MAX_BUFFERED_BODIES // MAX_BODY_BYTES
+    (--max-request-body-buffer with one worker), a further slow body gets the in-flight limit's 429 at once."""
+    room = BODY_BUFFER // MAX_BODY_BYTES
     held = []
     for _ in range(room + 1):  # allowed ones: they keep their room until their deadline
         sock = connect(world.server, world.admin)
