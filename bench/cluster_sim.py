@@ -27,6 +27,12 @@ machine's load. --restart-at T restarts the server T s into the steady phase wit
 reports 5xx answers, failed connections, when every watch was back and how long until the SLOs held again
 (the end of the last second after the restart with a call over its SLO, a startup over 5 s or a watch down).
 All runs in one asyncio loop: one process hosts 1,000+ nodes.
+
+With a server of its own (not --server) and --identities (the default), each node authenticates as
+system:node:<name> in system:nodes and the pod controller as system:kube-controller-manager (bearer tokens; the
+reference's system:node, system:node-proxier and cluster-admin roles bound at setup), so priority and fairness
+classifies them as the reference's agents (node-high, workload-high); --no-identities runs everyone as the admin
+(system:masters: exempt). Answers other than 2xx are reported per call (429: turned away by priority and fairness).
 """
 
 from __future__ import annotations
