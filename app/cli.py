@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -171,18 +172,17 @@ def feature_gate_warnings(settings: Settings) -> list[str]:
     return [f"{PROG}: warning: {line}" for line in warnings(flask_config(settings)["FEATURE_GATES"])]
 
 
+class StderrHandler(logging.StreamHandler):
+    """Writes to sys.stderr as it is at each line: a stream replaced since (tests capture it) is not kept."""
+
+    stream = property(lambda self: sys.stderr, lambda self, _value: None)  # type: ignore[assignment]
+
+
 def configure_logging() -> None:
     """The server's own INFO lines (one per request with --request-log, controllers) on stderr, in gunicorn's
     layout; without a handler Python would print only warnings."""
-    import logging
-
-    class StderrHandler(logging.StreamHandler):
-        """Writes to sys.stderr as it is at each line: a stream replaced since (tests capture it) is not kept."""
-
-        stream = property(lambda self: sys.stderr, lambda self, _value: None)  # type: ignore[assignment]
-
     logger = logging.getLogger(__package__)
-    if any(type(h).__name__ == StderrHandler.__name__ for h in logger.handlers):
+    if any(isinstance(h, StderrHandler) for h in logger.handlers):
         return  # main() run again in one process (tests): one handler is enough
     handler = StderrHandler()
     handler.setFormatter(

@@ -147,12 +147,15 @@ class Subscription:
             log.exception("a subscription's filter failed on %s; delivering the change", change.key)
             return True
 
-    def in_index(self, change: Change) -> bool:
-        """The change's old or new value of the index's field is the one selected (yes without an index)."""
+    def in_index(self, change: Change, remembered: bool = False) -> bool:
+        """The change's old or new value of the index's field is the one selected (yes without an index); of a
+        change the hub remembers, its values are worked out once for every subscription asking."""
         index = self.index
         if index is None:
             return True
         try:
+            if remembered:
+                return index.value in index_values(change, index.name, index.values_of)
             return index.value in index.values_of(change)
         except Exception:  # as in the hub: a failing index lets the change through, the filter decides
             log.exception("the %s index failed on %s; delivering the change", index.name, change.key)
@@ -341,7 +344,8 @@ class WatchHub:
         if kept is not None:
             if after < upto:
                 self.storage.changes_after(after, upto=after + 1, limit=1)  # raises if compacted
-            return [bare(c) for c in kept if c.key.startswith(prefixes) and self._wanted_kept(sub, c)]
+            wanted = [c for c in kept if c.key.startswith(prefixes) and sub.in_index(c, remembered=True)]
+            return [c for c in map(bare, wanted) if sub._accepted(c)]  # a filter's caches go with the copies
         out: list[Change] = []
         cursor = after
         while cursor < upto:
@@ -354,20 +358,6 @@ class WatchHub:
         if not out and after < upto:
             self.storage.changes_after(after, upto=after + 1, limit=1)  # raises if compacted
         return out
-
-    @staticmethod
-    def _wanted_kept(sub: Subscription, change: Change) -> bool:
-        """sub.wants for a change kept in memory: its index values are worked out once for every resuming watch."""
-        index = sub.index
-        if index is not None:
-            try:
-                inside = index.value in index_values(change, index.name, index.values_of)
-            except Exception:  # as when live: a failing index lets the change through, the filter decides
-                log.exception("the %s index failed on %s; delivering the change", index.name, change.key)
-                inside = True
-            if not inside:
-                return False
-        return sub._accepted(change)
 
     def caught_up_revision(self, sub: Subscription) -> int | None:
         """A revision every change of which `sub` has been given, when its queue is empty (bookmarks)."""

@@ -40,7 +40,7 @@ class RecentChanges:
         self.complete_after = revision
 
     def extend(self, changes: list[Change]) -> None:
-        if self.complete_after is None or self.budget <= 0:
+        if self.complete_after is None:  # never reset: remembering is off (a budget of 0)
             return
         for change in changes:
             self._changes.append(bare(change))
@@ -62,10 +62,6 @@ class RecentChanges:
         lo = bisect.bisect_right(changes, after, lo=self._head, key=lambda c: c.rv)
         hi = bisect.bisect_right(changes, upto, lo=lo, key=lambda c: c.rv)
         return changes[lo:hi]
-
-    @property
-    def size_bytes(self) -> int:
-        return self._bytes
 
     def __len__(self) -> int:
         return len(self._changes) - self._head
