@@ -6,8 +6,8 @@
 
 Each hollow node holds its own connections, as a node agent and a network proxy do (HTTP/1.1 over TLS, one
 connection per watch, one keep-alive connection for its other calls):
-  - registers its Node and its Lease (kube-node-lease), renews the Lease every 10 s (PUT), patches nodes/status
-    every 60 s;
+  - registers its Node and its Lease (orch-node-lease; kube-node-lease on k8s.io), renews the Lease every 10 s
+    (PUT), patches nodes/status every 60 s;
   - lists then watches its pods (fieldSelector spec.nodeName=<node>) and marks each bound pod Running through
     pods/status; a pod given a deletionTimestamp is deleted with grace 0 (as the agent confirms it stopped);
   - lists then watches Services and EndpointSlices cluster-wide (the proxy's label selectors).
@@ -29,10 +29,11 @@ reports 5xx answers, failed connections, when every watch was back and how long 
 All runs in one asyncio loop: one process hosts 1,000+ nodes.
 
 With a server of its own (not --server) and --identities (the default), each node authenticates as
-system:node:<name> in system:nodes and the pod controller as system:kube-controller-manager (bearer tokens; the
-reference's system:node, system:node-proxier and cluster-admin roles bound at setup), so priority and fairness
-classifies them as the reference's agents (node-high, workload-high); --no-identities runs everyone as the admin
-(system:masters: exempt). Answers other than 2xx are reported per call (429: turned away by priority and fairness).
+system:node:<name> in system:nodes and the pod controller as system:orch-controller-manager (kube- on k8s.io;
+bearer tokens; the reference's system:node, system:node-proxier and cluster-admin roles bound at setup), so
+priority and fairness classifies them as the reference's agents (node-high, workload-high); --no-identities runs
+everyone as the admin (system:masters: exempt). Answers other than 2xx are reported per call (429: turned away
+by priority and fairness).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ NODE_TOKEN, CONTROLLER_TOKEN = "sim-node-{}", "sim-controller"
 IDENTITY_BINDINGS = (
     ("sim:nodes", "system:node", "Group", "system:nodes"),
     ("sim:node-proxiers", "system:node-proxier", "Group", "system:nodes"),
-    ("sim:controller", "cluster-admin", "User", "system:kube-controller-manager"),
+    ("sim:controller", "cluster-admin", "User", "system:{prefix}-controller-manager"),
 )
 #: seconds an answer (a watch's response head) may take before the connection is given up: a connection accepted
 #: by a stopping server's backlog is otherwise never answered
@@ -101,6 +102,11 @@ def cpu_self() -> float:
 
 class ServerGone(Exception):
     """The connection failed or closed mid-request (a restart, an overload): the caller retries later."""
+
+
+def component_prefix(api_domain: str) -> str:
+    """The server's prefix of system namespaces and component names: kube on k8s.io, orch on orch.io."""
+    return "kube" if api_domain == "k8s.io" else api_domain.split(".")[0]
 
 
 @dataclass
@@ -219,6 +225,8 @@ class Record:
     watch_downtime: list[tuple[str, float, float]] = field(default_factory=list)  # (watch, down since, back at)
     relists: collections.Counter = field(default_factory=collections.Counter)
     proxy_events: int = 0
+    #: (time, seconds) the generator's loop woke late: a call it times is that much longer than the server took
+    loop_lag: list[tuple[float, float]] = field(default_factory=list)
 
     def call(self, verb: str, resource_name: str, started: float, status: int) -> None:
         ended = time.monotonic()
@@ -234,7 +242,7 @@ class Sim:
     def __init__(self, target: Target, args: argparse.Namespace, token_ssl: ssl.SSLContext | None = None) -> None:
         self.target, self.args = target, args
         # with identities (a server this run started): nodes as system:node:<name> in system:nodes, the pod controller
-        # as system:kube-controller-manager (bearer tokens), so priority and fairness classifies them as the
+        # as system:orch-controller-manager (bearer tokens), so priority and fairness classifies them as the
         # reference's agents are; else everyone is the admin (system:masters: exempt from it)
         self.token_ssl = token_ssl
         self.record = Record()
@@ -246,6 +254,9 @@ class Sim:
         self.group = lambda name: f"{name}.{args.api_domain}"
         key_domain = "kubernetes.io" if args.api_domain == "k8s.io" else args.api_domain
         self.key = lambda name: f"{key_domain}/{name}"
+        # system namespaces and components: kube-node-lease, system:kube-controller-manager on k8s.io
+        self.prefix = component_prefix(args.api_domain)
+        self.lease_namespace = f"{self.prefix}-node-lease"
         self.proxy_selector = f"!service.{key_domain}/headless,!service.{key_domain}/service-proxy-name"
         self.tasks: set[asyncio.Future] = set()  # calls in flight, kept referenced until done
         self.all_watching = asyncio.Event()  # every watch is established (set by the watches)
@@ -397,7 +408,7 @@ class Sim:
             },
         }
         await self._until_ok(conn, "POST", "nodes", "/api/v1/nodes", node, ok=(201, 409))
-        lease_path = f"/apis/{self.group('coordination')}/v1/namespaces/kube-node-lease/leases"
+        lease_path = f"/apis/{self.group('coordination')}/v1/namespaces/{self.lease_namespace}/leases"
         lease = {
             "apiVersion": f"{self.group('coordination')}/v1",
             "kind": "Lease",
@@ -573,11 +584,11 @@ class Sim:
                     "kind": "ClusterRoleBinding",
                     "metadata": {"name": name},
                     "roleRef": {"apiGroup": rbac, "kind": "ClusterRole", "name": role},
-                    "subjects": [{"apiGroup": rbac, "kind": kind, "name": subject}],
+                    "subjects": [{"apiGroup": rbac, "kind": kind, "name": subject.format(prefix=self.prefix)}],
                 }
                 path = f"/apis/{rbac}/v1/clusterrolebindings"
                 await self._until_ok(conn, "POST", "clusterrolebindings", path, binding, ok=(201, 409))
-        for ns in [*self.namespaces, "kube-node-lease"]:
+        for ns in [*self.namespaces, self.lease_namespace]:
             await self._until_ok(
                 conn, "POST", "namespaces", "/api/v1/namespaces", {"metadata": {"name": ns}}, ok=(201, 409)
             )
@@ -811,6 +822,7 @@ def report(record: Record, window: Window, restart_at: float | None) -> dict[str
         "calls": calls,
         "pod_startup": {**startups, "slo": STARTUP_SLO},
         "watch_delivery": {**deliveries, "slo": DELIVERY_SLO},
+        "generator_loop_lag": stats([d for t, d in record.loop_lag if window.has(t)]),
         "pods_created": len(record.created),
         "pods_deleted": len(record.deleted),
         "lost_by_node_watch": len(never_seen_by_node),
@@ -886,6 +898,12 @@ def print_report(out: dict[str, Any]) -> None:
                 f"{label:<28} {got['n']:>7} {got['p50'] * 1000:>9.1f} {got['p99'] * 1000:>9.1f} "
                 f"{got['max'] * 1000:>9.1f}  <= {got['slo']:.0f} s"
             )
+    lag = out.get("generator_loop_lag") or {}
+    if lag.get("n"):
+        print(
+            f"{'generator loop lag':<28} {lag['n']:>7} {lag['p50'] * 1000:>9.1f} {lag['p99'] * 1000:>9.1f} "
+            f"{lag['max'] * 1000:>9.1f}  (the generator's own delay inside every figure above)"
+        )
     print(
         f"pods created {out['pods_created']}, deleted {out['pods_deleted']}; lost: not seen by their node's watch "
         f"{out['lost_by_node_watch']}, never seen Running {out['never_seen_running']} (by its node's watch "
@@ -895,6 +913,8 @@ def print_report(out: dict[str, Any]) -> None:
     )
     if out["refusals"]:
         print(f"answers other than 2xx (whole run): {out['refusals']}")
+    if out.get("apf_rejected"):
+        print(f"priority and fairness, 429s by level and reason (server's lifetime): {out['apf_rejected']}")
     if "restart" in out:
         print(f"restart: {out['restart']}")
     print(f"cpu: {out.get('cpu')}")
@@ -963,6 +983,15 @@ class ServerHolder:
         self.server = server
 
 
+async def loop_lag(sim: Sim, period: float = 0.02) -> None:
+    """How late the generator's loop wakes from a short sleep: its share of every latency it reports."""
+    while not sim.stopping.is_set():
+        asked = time.monotonic()
+        await asyncio.sleep(period)
+        woke = time.monotonic()
+        sim.record.loop_lag.append((woke, woke - asked - period))
+
+
 async def progress(sim: Sim, holder: ServerHolder, every: float) -> None:
     """A line every `every` s while the run goes on: a long run that seems stalled shows where it is."""
     t0, cpu_gen = time.monotonic(), cpu_self()
@@ -990,6 +1019,7 @@ async def simulate(
     sim = Sim(target, args, token_ssl)
     await sim.setup()
     ticker = asyncio.ensure_future(progress(sim, holder, args.progress)) if args.progress > 0 else None
+    lag_probe = asyncio.ensure_future(loop_lag(sim))
     ready_events = []
     node_tasks = []
     t_start = time.monotonic()
@@ -1043,12 +1073,15 @@ async def simulate(
         await asyncio.sleep(2.0)
     await sim.note_gone()
     sim.stopping.set()
+    lag_probe.cancel()
     if ticker is not None:
         ticker.cancel()
     _done, late = await asyncio.wait([controller, observer, probes, *node_tasks], timeout=15)  # all at once
     for task in late:
         task.cancel()
     out = report(sim.record, Window(window_start, window_end), restart_at)
+    if holder.server is not None:
+        out["apf_rejected"] = await asyncio.get_running_loop().run_in_executor(None, apf_rejections, holder.server)
     wall = window_end - window_start
     out["cpu"] = {
         "window_s": round(wall, 1),
@@ -1059,6 +1092,18 @@ async def simulate(
         "loadavg_1m": round(load["loadavg_1m"], 2),
     }
     return out
+
+
+def apf_rejections(server: RunningServer) -> dict[str, int]:
+    """apiserver_flowcontrol_rejected_requests_total by "level/reason" (queue-full: no place to wait)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    counts: collections.Counter[str] = collections.Counter()
+    for family in text_string_to_metric_families(server.get("/metrics").text):
+        for sample in family.samples:
+            if sample.name == "apiserver_flowcontrol_rejected_requests_total":
+                counts[f"{sample.labels['priority_level']}/{sample.labels['reason']}"] += int(sample.value)
+    return dict(counts.most_common())
 
 
 @contextlib.contextmanager
@@ -1105,7 +1150,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             rows = [
                 f'{NODE_TOKEN.format(i)},system:node:hollow-{i:05d},node-{i},"system:nodes"' for i in range(args.nodes)
             ]
-            rows.append(f"{CONTROLLER_TOKEN},system:kube-controller-manager,controller-manager")
+            manager = f"system:{component_prefix(args.api_domain)}-controller-manager"
+            rows.append(f"{CONTROLLER_TOKEN},{manager},controller-manager")
             tokens.write_text("\n".join(rows) + "\n")
             extra += ["--token-auth-file", str(tokens)]
         with own_server(args.backend, extra) as holder:

@@ -79,6 +79,19 @@ def _everything(subjects: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+#: the part of each bootstrap level's seats other levels may borrow: the reference's v1.26+ bootstrap values
+#: (`lendablePercent`, absent from the v1beta1/v1beta2 objects this server serves); other levels lend nothing
+LENDABLE_PERCENT = {
+    "system": 33,
+    "node-high": 25,
+    "leader-election": 0,
+    "workload-high": 50,
+    "workload-low": 90,
+    "global-default": 50,
+    CATCH_ALL: 0,
+}
+
+
 def priority_levels(naming: Naming) -> tuple[list[dict], list[dict]]:
     """(mandatory, suggested) PriorityLevelConfigurations: the reference's v1.23 names and specs."""
     mandatory = [

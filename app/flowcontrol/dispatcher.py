@@ -4,9 +4,11 @@ executed, queued or rejected.
 
 Seats: the server's --max-requests-inflight + --max-mutating-requests-inflight, split across workers as the
 in-flight limits are, and capped by the threads a worker has (a seat is only worth something with a thread to
-run on): at most half of --threads. Each Limited level gets ceil(seats x shares / sum of shares). A queued
-request holds its thread, so a worker keeps at most a quarter of --threads waiting in queues (beyond: 429
-queue-full), which leaves threads for exempt requests and for turning the noisy ones away.
+run on): at most half of --threads. Each Limited level gets ceil(seats x shares / sum of shares), of which
+its lendablePercent (the reference's v1.26+ bootstrap values for the suggested levels) may run other levels'
+requests while it does not use them (queueset.SeatPool). A queued request holds its thread, so a worker keeps
+at most a quarter of --threads waiting in queues (beyond: 429 queue-full), which leaves threads for exempt
+requests and for turning the noisy ones away.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..controllers.apfbootstrap import CATCH_ALL, EXEMPT, flow_schemas, priority_levels
+from ..controllers.apfbootstrap import CATCH_ALL, EXEMPT, LENDABLE_PERCENT, flow_schemas, priority_levels
 from .matching import distinguisher, matches_schema
-from .queueset import TIME_OUT, QueueSet, QueuingConfig, Rejected, Waiter, flow_hash
+from .queueset import TIME_OUT, QueueSet, QueuingConfig, Rejected, SeatPool, Waiter, flow_hash
 
 if TYPE_CHECKING:
     from ..auth.authz import Attributes
@@ -60,6 +62,7 @@ class Level:
     exempt: bool
     shares: int
     queuing: dict[str, Any] | None  # None: Reject when full
+    lendable_percent: int = 0
     queues: QueueSet | None = None
 
 
@@ -100,6 +103,7 @@ class PriorityAndFairness:
         self._lock = threading.Lock()
         self._seen: tuple[tuple[dict, ...], tuple[dict, ...]] | None = None
         self._config = Config()
+        self._seat_pool = SeatPool()
         self._waiting = 0  # requests of this worker waiting in any queue (each holds a thread)
         self.closers: list[Callable[[], None]] = []  # what stops following the configuration objects
 
@@ -145,13 +149,15 @@ class PriorityAndFairness:
                 int(queuing.get("queues", 0)),
                 int(queuing.get("handSize", 0)),
                 int(queuing.get("queueLengthLimit", 0)),
+                round(seats * level.lendable_percent / 100),
             )
             previous = old.get(level.name)
             if previous is not None and previous.queues is not None:
                 previous.queues.reconfigure(shape)
                 level.queues = previous.queues
             else:
-                level.queues = QueueSet(shape)
+                level.queues = QueueSet(shape, self._seat_pool)
+        self._seat_pool.attach([lv.queues for lv in levels.values() if lv.queues is not None])
         return Config(schemas, levels)
 
     # -- requests -----------------------------------------------------------------------------------------
@@ -256,7 +262,10 @@ def _level(obj: dict) -> Level | None:
     shares = limited.get("nominalConcurrencyShares", limited.get("assuredConcurrencyShares"))
     response = limited.get("limitResponse") or {}
     queuing = (response.get("queuing") or {}) if response.get("type") == "Queue" else None
-    return Level(name, uid, False, int(shares) if isinstance(shares, int) and shares > 0 else 30, queuing)
+    lendable = limited.get("lendablePercent")  # v1beta3 and later; the bootstrap's value by name before
+    if not isinstance(lendable, int) or not 0 <= lendable <= 100:
+        lendable = LENDABLE_PERCENT.get(name, 0)
+    return Level(name, uid, False, int(shares) if isinstance(shares, int) and shares > 0 else 30, queuing, lendable)
 
 
 def _schema(obj: dict) -> Schema | None:

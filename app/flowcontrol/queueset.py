@@ -1,6 +1,11 @@
 """One priority level's seats and queues: shuffle sharding picks a flow's queue, fair queuing picks which queue's
 head gets the next free seat (the reference's fairqueuing/queueset, with every request one seat wide).
 
+Levels lend each other seats (the reference's borrowing, v1.26+): a level's `lendable` seats are in its worker's
+SeatPool while it does not use them, and any level whose own seats are taken may run a request on one. A freed
+lendable seat goes to the waiting level that uses the smallest part of its nominal seats, so a lender gets its
+seats back as soon as borrowed ones are released (the reference re-divides every 10 s).
+
 A waiting request holds its thread (this server's requests run on a worker's thread pool), so the caller says
 how long it may wait; the level only keeps the order.
 """
@@ -27,6 +32,8 @@ class QueuingConfig:
     queues: int = 0
     hand_size: int = 0
     queue_length_limit: int = 0
+    #: seats of `concurrency_limit` other levels may run on while this one does not use them
+    lendable: int = 0
 
 
 class Rejected(Exception):  # a refusal, not a failure of the server
@@ -75,16 +82,64 @@ class _Queue:
     executing: int = 0
 
 
+class SeatPool:
+    """The levels of one worker, under one lock: their lendable seats are shared."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.levels: list[QueueSet] = []  # those of the current configuration
+        self._retired: list[QueueSet] = []  # levels no longer configured whose requests still run on shared seats
+
+    def attach(self, levels: list[QueueSet]) -> None:
+        """The current configuration's levels (a level left out lends nothing more; its running requests keep
+        the shared seats they took until they finish)."""
+        with self.lock:
+            current = {id(level) for level in levels}
+            gone = [level for level in self.levels if id(level) not in current]
+            self._retired = [level for level in [*self._retired, *gone] if level.executing > level.guaranteed]
+            self.levels = list(levels)
+            self.dispatch_locked()
+
+    def free_locked(self) -> int:
+        """Lendable seats nobody runs on now."""
+        lendable = sum(level.config.lendable for level in self.levels)
+        taken = sum(max(0, level.executing - level.guaranteed) for level in [*self.levels, *self._retired])
+        return lendable - taken
+
+    def dispatch_locked(self) -> None:
+        """Every level's own seats to its waiting requests, then the free lendable seats, each to the waiting
+        level that uses the smallest part of its nominal seats."""
+        for level in self.levels:
+            while level.waiting and level.executing < level.guaranteed:
+                level.dispatch_one_locked()
+        free = self.free_locked()
+        while free > 0:
+            waiting = [level for level in self.levels if level.waiting]
+            if not waiting:
+                return
+            min(waiting, key=lambda lv: lv.executing / max(1, lv.config.concurrency_limit)).dispatch_one_locked()
+            free -= 1
+
+
 class QueueSet:
     """Seats (`concurrency_limit`) and queues of one priority level in this worker."""
 
-    def __init__(self, config: QueuingConfig) -> None:
-        self.lock = threading.Lock()
+    def __init__(self, config: QueuingConfig, pool: SeatPool | None = None) -> None:
+        if pool is None:  # a level on its own: lends to nobody, borrows from nobody
+            pool = SeatPool()
+            pool.levels.append(self)
+        self.pool = pool
+        self.lock = pool.lock
         self.config = config
         self.queues = [_Queue() for _ in range(config.queues)]
         self.executing = 0
         self.waiting = 0
         self.virtual_time = 0.0
+
+    @property
+    def guaranteed(self) -> int:
+        """Seats this level never lends."""
+        return self.config.concurrency_limit - self.config.lendable
 
     def reconfigure(self, config: QueuingConfig) -> None:
         """A changed PriorityLevelConfiguration: new shape; queued requests keep their place when their queue
@@ -101,7 +156,7 @@ class QueueSet:
                     self.queues[target].waiting.append(waiter)
                 self.waiting = sum(len(q.waiting) for q in self.queues)
             self.config = config
-            self._dispatch_locked()
+            self.pool.dispatch_locked()
 
     def enqueue_or_start(self, hash_value: int, may_queue: bool = True) -> Waiter:
         """A seat at once (the Waiter is `dispatched`) or a place in the flow's queue (wait on it); raises
@@ -109,7 +164,7 @@ class QueueSet:
         with self.lock:
             config = self.config
             index = self._choose_queue(hash_value) if self.queues else None
-            if self.waiting == 0 and self.executing < config.concurrency_limit:
+            if self.waiting == 0 and (self.executing < self.guaranteed or self.pool.free_locked() > 0):
                 self.executing += 1
                 if index is not None:
                     self.queues[index].executing += 1
@@ -126,7 +181,7 @@ class QueueSet:
             waiter = Waiter(index, queued=True)
             queue.waiting.append(waiter)
             self.waiting += 1
-            self._dispatch_locked()
+            self.pool.dispatch_locked()
             return waiter
 
     def wait(self, waiter: Waiter, timeout: float) -> bool:
@@ -152,22 +207,21 @@ class QueueSet:
             self.executing -= 1
             if queue is not None and queue < len(self.queues):
                 self.queues[queue].executing = max(0, self.queues[queue].executing - 1)
-            self._dispatch_locked()
+            self.pool.dispatch_locked()
 
     def _choose_queue(self, hash_value: int) -> int:
         """The shortest queue of the flow's hand (the first of equals)."""
         hand = deal_hand(hash_value, len(self.queues), self.config.hand_size or 1)
         return min(hand, key=lambda i: len(self.queues[i].waiting) + self.queues[i].executing)
 
-    def _dispatch_locked(self) -> None:
-        while self.waiting and self.executing < self.config.concurrency_limit:
-            candidates = [q for q in self.queues if q.waiting]
-            queue = min(candidates, key=lambda q: q.next_start)
-            waiter = queue.waiting.popleft()
-            self.waiting -= 1
-            self.virtual_time = max(self.virtual_time, queue.next_start)
-            queue.next_start += 1.0  # one request served: this queue's turn comes after the others' heads
-            waiter.dispatched = True
-            self.executing += 1
-            queue.executing += 1
-            waiter.event.set()
+    def dispatch_one_locked(self) -> None:
+        """A seat to the head of the queue whose turn it is (the caller found one free and a request waiting)."""
+        queue = min((q for q in self.queues if q.waiting), key=lambda q: q.next_start)
+        waiter = queue.waiting.popleft()
+        self.waiting -= 1
+        self.virtual_time = max(self.virtual_time, queue.next_start)
+        queue.next_start += 1.0  # one request served: this queue's turn comes after the others' heads
+        waiter.dispatched = True
+        self.executing += 1
+        queue.executing += 1
+        waiter.event.set()

@@ -106,6 +106,28 @@ def test_seats_are_shared_by_concurrency_shares() -> None:
         "global-default": 2,
     }
     assert levels["exempt"].queues is None
+    lendable = {name: lv.queues.config.lendable for name, lv in levels.items() if lv.queues is not None}
+    # the reference's lendablePercent (v1.26+) of those seats, rounded
+    assert lendable == {
+        "catch-all": 0,
+        "system": 1,
+        "node-high": 1,
+        "leader-election": 0,
+        "workload-high": 2,
+        "workload-low": 6,
+        "global-default": 1,
+    }
+
+
+def test_node_heartbeats_beyond_node_high_s_seats_run_on_seats_idle_levels_lend() -> None:
+    apf = _apf()
+    renew = _resource(_user("system:node:n1", "system:nodes"), "update", COORDINATION, "leases", "orch-node-lease")
+    seats = [apf.admit(renew) for _ in range(13)]  # node-high's 2 kept seats + all 11 lendable ones: none waits
+    node_high = apf.config().levels["node-high"].queues
+    assert node_high is not None and node_high.executing == 13 and node_high.waiting == 0
+    for seat in seats:
+        apf.release(seat)
+    assert node_high.executing == 0
 
 
 def test_a_worker_s_share_follows_the_in_flight_limits_and_its_threads() -> None:

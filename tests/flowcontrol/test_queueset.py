@@ -11,6 +11,7 @@ from orch_apiserver.flowcontrol.queueset import (
     QueueSet,
     QueuingConfig,
     Rejected,
+    SeatPool,
     deal_hand,
     flow_hash,
 )
@@ -95,3 +96,62 @@ def test_waiters_on_threads_are_all_served_in_turn() -> None:
     for thread in threads:
         thread.join(30)
     assert len(served) == 40 and level.executing == 0 and level.waiting == 0
+
+
+def _levels(*configs: QueuingConfig) -> list[QueueSet]:
+    pool = SeatPool()
+    levels = [QueueSet(config, pool) for config in configs]
+    pool.attach(levels)
+    return levels
+
+
+def test_a_busy_level_runs_on_an_idle_level_s_lendable_seats_and_then_queues() -> None:
+    busy, idle = _levels(
+        QueuingConfig(concurrency_limit=2, queues=4, hand_size=1, queue_length_limit=10),
+        QueuingConfig(concurrency_limit=4, queues=4, hand_size=1, queue_length_limit=10, lendable=3),
+    )
+    started = [busy.enqueue_or_start(i) for i in range(6)]
+    assert [w.dispatched for w in started] == [True] * 5 + [False]  # its own 2, then the idle level's 3
+    assert started[5].queued
+    own = idle.enqueue_or_start(99)
+    assert own.dispatched  # the seat it never lends
+    assert idle.enqueue_or_start(98).queued  # its lent seats are taken: it waits for one to come back
+
+
+def test_a_freed_lent_seat_goes_back_to_its_lender_before_the_borrower_s_backlog() -> None:
+    busy, lender = _levels(
+        QueuingConfig(concurrency_limit=1, queues=4, hand_size=1, queue_length_limit=10),
+        QueuingConfig(concurrency_limit=2, queues=4, hand_size=1, queue_length_limit=10, lendable=2),
+    )
+    running = [busy.enqueue_or_start(i) for i in range(3)]  # 1 own + 2 borrowed
+    backlog = [busy.enqueue_or_start(i) for i in range(3, 6)]
+    reclaim = lender.enqueue_or_start(7)
+    assert all(w.dispatched for w in running) and reclaim.queued and not reclaim.dispatched
+    busy.finish(running[1].queue)  # a borrowed seat comes back
+    # the lender uses none of its seats, the borrower more than its own: the lender gets it
+    assert reclaim.dispatched and not any(w.dispatched for w in backlog)
+
+
+def test_a_level_that_lends_nothing_keeps_its_idle_seats() -> None:
+    busy, keeper = _levels(
+        QueuingConfig(concurrency_limit=1),
+        QueuingConfig(concurrency_limit=3, queues=1, hand_size=1, queue_length_limit=1),
+    )
+    busy.enqueue_or_start(1)
+    with pytest.raises(Rejected) as refused:  # a Reject level whose seat is taken, though 3 seats sit idle
+        busy.enqueue_or_start(2)
+    assert refused.value.reason == CONCURRENCY_LIMIT
+    assert all(keeper.enqueue_or_start(i).dispatched for i in range(3))
+
+
+def test_a_level_dropped_from_the_configuration_keeps_the_seats_its_requests_borrowed() -> None:
+    pool = SeatPool()
+    lender = QueueSet(QueuingConfig(concurrency_limit=2, queues=1, hand_size=1, queue_length_limit=5, lendable=2), pool)
+    dropped = QueueSet(QueuingConfig(concurrency_limit=1), pool)
+    pool.attach([lender, dropped])
+    borrowed = [dropped.enqueue_or_start(i) for i in range(3)]  # 1 own + the lender's 2
+    assert all(w.dispatched for w in borrowed)
+    pool.attach([lender])  # a new configuration without that level
+    assert lender.enqueue_or_start(1).queued  # both its seats still run the dropped level's requests
+    dropped.finish(borrowed[0].queue)
+    assert lender.executing == 1
