@@ -47,7 +47,7 @@ from .auth.x509 import PEER_CERT_KEY
 from .deadlines import TIMEOUT_ANSWER, Deadline, GuardedSocket, request_timeout
 from .durations import parse_duration
 from .head_check import HeadCheck, answer_before_body
-from .memory import parse_byte_size
+from .memory import parse_byte_size, tune_collector
 from .request_body import CONTINUE, BodyReader, body_reader, buffer_needed
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
@@ -208,6 +208,7 @@ class ApiWorker(ThreadWorker):
         self.app_wsgi = self.wsgi  # type: ignore[has-type]
         self.wsgi = with_connection(self.wsgi)  # type: ignore[has-type]
         worker_booted(self.app_wsgi)  # post-start hooks run now, not with the first request
+        tune_collector()  # after the boot: what it made lives on (app/memory.py)
 
     def init_signals(self) -> None:
         super().init_signals()

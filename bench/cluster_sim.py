@@ -43,6 +43,7 @@ import asyncio
 import base64
 import collections
 import contextlib
+import gc
 import itertools
 import json
 import os
@@ -64,7 +65,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import MachineLoad, PostgresCpu, percentile, server_usage
+from bench.common import MachineLoad, PostgresCpu, percentile, rss_kib, server_usage, worker_pids
 from tests.e2e import RunningServer, server_env, start_server, stop_process, wait_ready
 
 LEASE_PERIOD = 10.0
@@ -227,6 +228,8 @@ class Record:
     proxy_events: int = 0
     #: (time, seconds) the generator's loop woke late: a call it times is that much longer than the server took
     loop_lag: list[tuple[float, float]] = field(default_factory=list)
+    #: (time, resident MiB of each worker process, by pid) of a server this run started, every few seconds
+    worker_rss: list[tuple[float, list[float]]] = field(default_factory=list)
 
     def call(self, verb: str, resource_name: str, started: float, status: int) -> None:
         ended = time.monotonic()
@@ -823,6 +826,7 @@ def report(record: Record, window: Window, restart_at: float | None) -> dict[str
         "pod_startup": {**startups, "slo": STARTUP_SLO},
         "watch_delivery": {**deliveries, "slo": DELIVERY_SLO},
         "generator_loop_lag": stats([d for t, d in record.loop_lag if window.has(t)]),
+        "worker_rss_mib": rss_report([sizes for t, sizes in record.worker_rss if window.has(t)]),
         "pods_created": len(record.created),
         "pods_deleted": len(record.deleted),
         "lost_by_node_watch": len(never_seen_by_node),
@@ -913,6 +917,12 @@ def print_report(out: dict[str, Any]) -> None:
     )
     if out["refusals"]:
         print(f"answers other than 2xx (whole run): {out['refusals']}")
+    if out.get("worker_rss_mib"):
+        rss = out["worker_rss_mib"]
+        print(
+            f"server memory per worker (resident MiB, steady phase): first {rss['first']}, last {rss['last']}, "
+            f"max {rss['max']}"
+        )
     if out.get("apf_rejected"):
         print(f"priority and fairness, 429s by level and reason (server's lifetime): {out['apf_rejected']}")
     if "restart" in out:
@@ -983,6 +993,15 @@ class ServerHolder:
         self.server = server
 
 
+async def freeze_often(sim: Sim, every: float = 10.0) -> None:
+    """What lived 10 s lives on (connections, records): the cyclic collector's full passes over the generator's
+    1M+ objects stopped its loop 0.6-0.7 s every few seconds, a delay inside every figure it reports (cycles
+    that die after a freeze are never collected: tolerable for a bench run)."""
+    while not sim.stopping.is_set():
+        await sim._pause(every)
+        gc.freeze()
+
+
 async def loop_lag(sim: Sim, period: float = 0.02) -> None:
     """How late the generator's loop wakes from a short sleep: its share of every latency it reports."""
     while not sim.stopping.is_set():
@@ -990,6 +1009,36 @@ async def loop_lag(sim: Sim, period: float = 0.02) -> None:
         await asyncio.sleep(period)
         woke = time.monotonic()
         sim.record.loop_lag.append((woke, woke - asked - period))
+
+
+def workers_rss_mib(server: RunningServer) -> list[float]:
+    """Resident memory of each worker process (MiB), in pid order."""
+    sizes = []
+    for pid in sorted(worker_pids(server)):
+        with contextlib.suppress(OSError):
+            sizes.append(round(rss_kib(pid) / 1024, 1))
+    return sizes
+
+
+async def sample_memory(sim: Sim, holder: ServerHolder, every: float = 10.0) -> None:
+    while not sim.stopping.is_set():
+        if holder.server is not None:
+            sizes = await asyncio.get_running_loop().run_in_executor(None, workers_rss_mib, holder.server)
+            sim.record.worker_rss.append((time.monotonic(), sizes))
+        await sim._pause(every)
+
+
+def rss_report(samples: list[list[float]]) -> dict[str, Any]:
+    """Each worker's resident MiB at the window's first and last sample and its largest (growth: last - first)."""
+    if not samples:
+        return {}
+    workers = min(len(sizes) for sizes in samples)
+    return {
+        "first": samples[0][:workers],
+        "last": samples[-1][:workers],
+        "max": [max(sizes[i] for sizes in samples) for i in range(workers)],
+        "samples": len(samples),
+    }
 
 
 async def progress(sim: Sim, holder: ServerHolder, every: float) -> None:
@@ -1007,7 +1056,8 @@ async def progress(sim: Sim, holder: ServerHolder, every: float) -> None:
             f"#  +{now - t0:5.0f} s: nodes {sim.joined}/{sim.args.nodes}, watches down {len(rec.watches_down)},"
             f" pods created {len(rec.created)} running {len(rec.running_seen)} deleted {len(rec.deleted)},"
             f" calls in flight {len(sim.tasks)}, server {(srv - cpu_srv) / every:.2f} cores,"
-            f" generator {(gen - cpu_gen) / every:.2f} cores, load {os.getloadavg()[0]:.1f}",
+            f" generator {(gen - cpu_gen) / every:.2f} cores, load {os.getloadavg()[0]:.1f}"
+            + (f", worker RSS MiB {rec.worker_rss[-1][1]}" if rec.worker_rss else ""),
             flush=True,
         )
         cpu_gen, cpu_srv = gen, srv
@@ -1020,6 +1070,8 @@ async def simulate(
     await sim.setup()
     ticker = asyncio.ensure_future(progress(sim, holder, args.progress)) if args.progress > 0 else None
     lag_probe = asyncio.ensure_future(loop_lag(sim))
+    freezer = asyncio.ensure_future(freeze_often(sim))
+    memory = asyncio.ensure_future(sample_memory(sim, holder))
     ready_events = []
     node_tasks = []
     t_start = time.monotonic()
@@ -1074,6 +1126,8 @@ async def simulate(
     await sim.note_gone()
     sim.stopping.set()
     lag_probe.cancel()
+    freezer.cancel()
+    memory.cancel()
     if ticker is not None:
         ticker.cancel()
     _done, late = await asyncio.wait([controller, observer, probes, *node_tasks], timeout=15)  # all at once
