@@ -88,15 +88,18 @@ class SeatPool:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.levels: list[QueueSet] = []  # those of the current configuration
-        self._retired: list[QueueSet] = []  # levels no longer configured whose requests still run on shared seats
+        #: levels no longer configured that still run requests on shared seats or have requests waiting
+        self._retired: list[QueueSet] = []
 
     def attach(self, levels: list[QueueSet]) -> None:
         """The current configuration's levels (a level left out lends nothing more; its running requests keep
-        the shared seats they took until they finish)."""
+        the shared seats they took until they finish, its waiting ones get its own seats as they free)."""
         with self.lock:
             current = {id(level) for level in levels}
             gone = [level for level in self.levels if id(level) not in current]
-            self._retired = [level for level in [*self._retired, *gone] if level.executing > level.guaranteed]
+            self._retired = [
+                level for level in [*self._retired, *gone] if level.executing > level.guaranteed or level.waiting
+            ]
             self.levels = list(levels)
             self.dispatch_locked()
 
@@ -109,7 +112,7 @@ class SeatPool:
     def dispatch_locked(self) -> None:
         """Every level's own seats to its waiting requests, then the free lendable seats, each to the waiting
         level that uses the smallest part of its nominal seats."""
-        for level in self.levels:
+        for level in [*self.levels, *self._retired]:
             while level.waiting and level.executing < level.guaranteed:
                 level.dispatch_one_locked()
         free = self.free_locked()

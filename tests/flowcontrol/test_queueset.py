@@ -155,3 +155,14 @@ def test_a_level_dropped_from_the_configuration_keeps_the_seats_its_requests_bor
     assert lender.enqueue_or_start(1).queued  # both its seats still run the dropped level's requests
     dropped.finish(borrowed[0].queue)
     assert lender.executing == 1
+
+
+def test_a_request_waiting_in_a_dropped_level_still_gets_that_level_s_seat() -> None:
+    pool = SeatPool()
+    dropped = QueueSet(QueuingConfig(concurrency_limit=1, queues=1, hand_size=1, queue_length_limit=5), pool)
+    pool.attach([dropped])
+    running = dropped.enqueue_or_start(1)
+    waiting = dropped.enqueue_or_start(1)
+    pool.attach([])  # the PriorityLevelConfiguration was deleted
+    dropped.finish(running.queue)
+    assert waiting.dispatched
