@@ -32,8 +32,11 @@ With a server of its own (not --server) and --identities (the default), each nod
 system:node:<name> in system:nodes and the pod controller as system:orch-controller-manager (kube- on k8s.io;
 bearer tokens; the reference's system:node, system:node-proxier and cluster-admin roles bound at setup), so
 priority and fairness classifies them as the reference's agents (node-high, workload-high); --no-identities runs
-everyone as the admin (system:masters: exempt). Answers other than 2xx are reported per call (429: turned away
-by priority and fairness).
+everyone as the admin (system:masters: exempt). Every call is made as client-go's REST client makes it: a 429 or
+5xx with Retry-After is sent again after that many seconds (up to 10 times), so a node whose Lease PUT is turned
+away by priority and fairness renews it a second later, not by a GET and a PUT at its next renewal. Calls are timed
+whole, retries included (the SLO figures: what the agent waits), and each request sent is timed too (the server's
+view, as its request latency metric); answers other than 2xx are reported per request and per call.
 """
 
 from __future__ import annotations
@@ -65,6 +68,8 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from orch_apiserver.naming import Naming
+
 from bench.common import MachineLoad, PostgresCpu, percentile, rss_kib, server_usage, worker_pids
 from tests.e2e import RunningServer, server_env, start_server, stop_process, wait_ready
 
@@ -79,8 +84,10 @@ NODE_TOKEN, CONTROLLER_TOKEN = "sim-node-{}", "sim-controller"
 IDENTITY_BINDINGS = (
     ("sim:nodes", "system:node", "Group", "system:nodes"),
     ("sim:node-proxiers", "system:node-proxier", "Group", "system:nodes"),
-    ("sim:controller", "cluster-admin", "User", "system:{prefix}-controller-manager"),
+    ("sim:controller", "cluster-admin", "User", None),  # None: the pod controller's user (controller_user)
 )
+#: times client-go's REST client sends a request again after a 429 or 5xx with Retry-After (its maxRetries)
+CLIENT_RETRIES = 10
 #: seconds an answer (a watch's response head) may take before the connection is given up: a connection accepted
 #: by a stopping server's backlog is otherwise never answered
 ANSWER_TIMEOUT = 30.0
@@ -105,9 +112,9 @@ class ServerGone(Exception):
     """The connection failed or closed mid-request (a restart, an overload): the caller retries later."""
 
 
-def component_prefix(api_domain: str) -> str:
-    """The server's prefix of system namespaces and component names: kube on k8s.io, orch on orch.io."""
-    return "kube" if api_domain == "k8s.io" else api_domain.split(".")[0]
+def controller_user(naming: Naming) -> str:
+    """The pod controller's user: the reference's controller manager (system:kube-controller-manager on k8s.io)."""
+    return f"system:{naming.namespace_prefix}-controller-manager"
 
 
 @dataclass
@@ -153,8 +160,11 @@ class Connection:
         self.writer: asyncio.StreamWriter | None = None
         self.lock = asyncio.Lock()
 
-    async def request(self, method: str, path: str, body: Any = None, content_type: str = "application/json"):
-        """(status, decoded JSON body or None); raises ServerGone when the connection failed."""
+    async def request(
+        self, method: str, path: str, body: Any = None, content_type: str = "application/json"
+    ) -> tuple[int, Any, int | None]:
+        """(status, decoded JSON body or None, Retry-After seconds or None); raises ServerGone when the connection
+        failed."""
         payload = b"" if body is None else orjson.dumps(body)
         extra = "\r\n"
         if body is not None:
@@ -169,10 +179,12 @@ class Connection:
             except BROKEN as err:
                 self.close()
                 raise ServerGone(repr(err)) from err
+        retry_after = headers.get("retry-after", "")
+        wait = int(retry_after) if retry_after.isdigit() else None
         try:
-            return status, orjson.loads(data) if data else None
+            return status, orjson.loads(data) if data else None, wait
         except orjson.JSONDecodeError:
-            return status, None
+            return status, None, wait
 
     async def _exchange(self, request: bytes) -> tuple[int, dict[str, str], bytes]:
         if self.reader is None or self.writer is None:
@@ -203,9 +215,17 @@ class Connection:
 @dataclass
 class Record:
     t0: float = field(default_factory=time.monotonic)
-    #: (verb, resource) -> [(time answered, seconds)]
+    #: (verb, resource) -> [(time answered, seconds)] of every call, its retries after 429s included (the client's
+    #: view); `attempts`: of every request sent (the server's)
     calls: dict[tuple[str, str], list[tuple[float, float]]] = field(
         default_factory=lambda: collections.defaultdict(list)
+    )
+    attempts: dict[tuple[str, str], list[tuple[float, float]]] = field(
+        default_factory=lambda: collections.defaultdict(list)
+    )
+    #: (verb, resource) -> calls that failed after their retries, by the last answer's code
+    failed_calls: dict[tuple[str, str], collections.Counter] = field(
+        default_factory=lambda: collections.defaultdict(collections.Counter)
     )
     statuses: collections.Counter = field(default_factory=collections.Counter)
     #: (verb, resource) -> answers other than 2xx by code, over the whole run (429: priority and fairness)
@@ -232,8 +252,16 @@ class Record:
     worker_rss: list[tuple[float, list[float]]] = field(default_factory=list)
 
     def call(self, verb: str, resource_name: str, started: float, status: int) -> None:
+        """A call's outcome, retries included."""
         ended = time.monotonic()
         self.calls[(verb, resource_name)].append((ended, ended - started))
+        if not 200 <= status < 300:
+            self.failed_calls[(verb, resource_name)][status] += 1
+
+    def attempt(self, verb: str, resource_name: str, sent: float, status: int) -> None:
+        """One request of a call, as the server answered it."""
+        ended = time.monotonic()
+        self.attempts[(verb, resource_name)].append((ended, ended - sent))
         self.statuses[status] += 1
         if not 200 <= status < 300:
             self.refusals[(verb, resource_name)][status] += 1
@@ -254,13 +282,12 @@ class Sim:
         self.namespaces = [f"sim-{k}" for k in range(args.namespaces)]
         self.services = [f"svc-{k}" for k in range(args.services)]
         # the server's domain: API groups (coordination.orch.io) and keys (orch.io/...; kubernetes.io on k8s.io)
-        self.group = lambda name: f"{name}.{args.api_domain}"
-        key_domain = "kubernetes.io" if args.api_domain == "k8s.io" else args.api_domain
-        self.key = lambda name: f"{key_domain}/{name}"
-        # system namespaces and components: kube-node-lease, system:kube-controller-manager on k8s.io
-        self.prefix = component_prefix(args.api_domain)
-        self.lease_namespace = f"{self.prefix}-node-lease"
-        self.proxy_selector = f"!service.{key_domain}/headless,!service.{key_domain}/service-proxy-name"
+        naming = Naming(args.api_domain)
+        self.group, self.key = naming.group, naming.key
+        self.controller_user = controller_user(naming)  # system:kube-controller-manager on k8s.io
+        self.lease_namespace = naming.node_lease_namespace  # kube-node-lease on k8s.io
+        service_keys = naming.key_group("service")  # service.kubernetes.io on k8s.io
+        self.proxy_selector = f"!{service_keys}/headless,!{service_keys}/service-proxy-name"
         self.tasks: set[asyncio.Future] = set()  # calls in flight, kept referenced until done
         self.all_watching = asyncio.Event()  # every watch is established (set by the watches)
         self.joined = 0  # nodes whose Node and Lease exist
@@ -284,12 +311,23 @@ class Sim:
     async def call(
         self, conn: Connection, verb: str, resource_name: str, method: str, path: str, body: Any = None, **kw: Any
     ) -> tuple[int, Any]:
+        """One call as client-go's REST client makes it: a 429 (or 5xx) with Retry-After is sent again after that
+        many seconds, up to CLIENT_RETRIES times. The call is timed whole (the client's view); every attempt is
+        recorded too (the server's view: what its request latency metric shows)."""
         started = time.monotonic()
-        try:
-            status, data = await conn.request(method, path, body, **kw)
-        except ServerGone:
-            self.record.failed_connections.append(time.monotonic())
-            return 0, None
+        for attempt in range(CLIENT_RETRIES + 1):
+            sent = time.monotonic()
+            try:
+                status, data, retry_after = await conn.request(method, path, body, **kw)
+            except ServerGone:
+                self.record.failed_connections.append(time.monotonic())
+                return 0, None
+            self.record.attempt(verb, resource_name, sent, status)
+            if retry_after is None or not (status == 429 or status >= 500) or attempt == CLIENT_RETRIES:
+                break
+            await self._pause(retry_after)
+            if self.stopping.is_set():
+                break
         self.record.call(verb, resource_name, started, status)
         return status, data
 
@@ -587,7 +625,7 @@ class Sim:
                     "kind": "ClusterRoleBinding",
                     "metadata": {"name": name},
                     "roleRef": {"apiGroup": rbac, "kind": "ClusterRole", "name": role},
-                    "subjects": [{"apiGroup": rbac, "kind": kind, "name": subject.format(prefix=self.prefix)}],
+                    "subjects": [{"apiGroup": rbac, "kind": kind, "name": subject or self.controller_user}],
                 }
                 path = f"/apis/{rbac}/v1/clusterrolebindings"
                 await self._until_ok(conn, "POST", "clusterrolebindings", path, binding, ok=(201, 409))
@@ -808,6 +846,8 @@ def report(record: Record, window: Window, restart_at: float | None) -> dict[str
         got = stats([d for t, d in values if window.has(t)])
         if not got["n"]:
             continue
+        sent = stats([d for t, d in record.attempts[(verb, resource_name)] if window.has(t)])
+        got["attempts"], got["attempt_p99"] = sent["n"], sent.get("p99", 0.0)  # the server's view of the same calls
         got["slo"] = slo_for(verb, resource_name)
         got["met"] = got["p99"] <= got["slo"]
         slo_met = slo_met and got["met"]
@@ -839,6 +879,9 @@ def report(record: Record, window: Window, restart_at: float | None) -> dict[str
         "statuses": {str(k): v for k, v in sorted(record.statuses.items())},
         "refusals": {
             f"{v} {r}": {str(k): n for k, n in sorted(c.items())} for (v, r), c in sorted(record.refusals.items())
+        },
+        "failed_calls": {
+            f"{v} {r}": {str(k): n for k, n in sorted(c.items())} for (v, r), c in sorted(record.failed_calls.items())
         },
         "server_errors_5xx": len(record.server_errors),
         "failed_connections": len(record.failed_connections),
@@ -888,12 +931,12 @@ def restart_report(record: Record, restart_at: float, end: float) -> dict[str, A
 
 
 def print_report(out: dict[str, Any]) -> None:
-    print(f"{'call':<28} {'n':>7} {'p50 ms':>9} {'p99 ms':>9} {'max ms':>9}  SLO")
+    print(f"{'call (retries included)':<28} {'n':>7} {'p50 ms':>9} {'p99 ms':>9} {'max ms':>9}  SLO        per request")
     for name, got in out["calls"].items():
         mark = "ok" if got["met"] else "MISSED"
         print(
             f"{name:<28} {got['n']:>7} {got['p50'] * 1000:>9.1f} {got['p99'] * 1000:>9.1f} {got['max'] * 1000:>9.1f}  "
-            f"<= {got['slo']:.0f} s {mark}"
+            f"<= {got['slo']:.0f} s {mark:<6}  {got['attempts']} sent, p99 {got['attempt_p99'] * 1000:.1f} ms"
         )
     for label, key in (("pod startup", "pod_startup"), ("watch delivery", "watch_delivery")):
         got = out[key]
@@ -916,7 +959,9 @@ def print_report(out: dict[str, Any]) -> None:
         f"connections {out['failed_connections']}, watches down at the end {out['watches_down_at_end']}"
     )
     if out["refusals"]:
-        print(f"answers other than 2xx (whole run): {out['refusals']}")
+        print(f"answers other than 2xx (whole run, every request): {out['refusals']}")
+    if out["failed_calls"]:
+        print(f"calls that failed after client-go's retries (whole run): {out['failed_calls']}")
     if out.get("worker_rss_mib"):
         rss = out["worker_rss_mib"]
         print(
@@ -1204,8 +1249,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             rows = [
                 f'{NODE_TOKEN.format(i)},system:node:hollow-{i:05d},node-{i},"system:nodes"' for i in range(args.nodes)
             ]
-            manager = f"system:{component_prefix(args.api_domain)}-controller-manager"
-            rows.append(f"{CONTROLLER_TOKEN},{manager},controller-manager")
+            rows.append(f"{CONTROLLER_TOKEN},{controller_user(Naming(args.api_domain))},controller-manager")
             tokens.write_text("\n".join(rows) + "\n")
             extra += ["--token-auth-file", str(tokens)]
         with own_server(args.backend, extra) as holder:
