@@ -122,6 +122,7 @@ def prepare(settings: Settings) -> Prepared:
 
 
 def gunicorn_options(settings: Settings) -> dict[str, Any]:
+    from .flowcontrol.dispatcher import waiting_threads
     from .worker import worker_class
 
     ip = ipaddress.ip_address(settings.bind_address)
@@ -138,6 +139,8 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
             0 if settings.enable_priority_and_fairness else settings.max_mutating_requests_inflight,
             request_timeout=settings.request_timeout,
             body_buffer=settings.max_request_body_buffer,
+            # a request waiting in an APF queue holds a thread: these wait, --threads run
+            waiting_threads=waiting_threads(settings.threads) if settings.enable_priority_and_fairness else 0,
         ),
         # open watches and idle keep-alive connections cost a descriptor, not a thread (app/worker.py)
         "worker_connections": defaults.WORKER_CONNECTIONS,

@@ -167,6 +167,8 @@ class ApiWorker(ThreadWorker):
     inflight_limits: ClassVar[dict[str, int]] = {"readOnly": 0, "mutating": 0}
     #: bytes the loop may buffer for the bodies it reads, all its connections together (0: no limit)
     body_buffer_limit: int = parse_byte_size(defaults.MAX_REQUEST_BODY_BUFFER)
+    #: threads besides --threads, for requests waiting in priority and fairness queues (they hold their thread)
+    waiting_threads: int = 0
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -192,6 +194,11 @@ class ApiWorker(ThreadWorker):
         if now - self._last_heartbeat >= HEARTBEAT_INTERVAL:
             self._last_heartbeat = now
             super().notify()
+
+    def get_thread_pool(self) -> Any:
+        from concurrent.futures import ThreadPoolExecutor
+
+        return ThreadPoolExecutor(max_workers=self.cfg.threads + self.waiting_threads)
 
     def init_process(self) -> None:
         # gunicorn builds every parser from this class attribute; there is no setting for the message class
@@ -836,9 +843,11 @@ def worker_class(
     max_mutating: int,
     request_timeout: float = parse_duration(defaults.REQUEST_TIMEOUT),
     body_buffer: int = parse_byte_size(defaults.MAX_REQUEST_BODY_BUFFER),
+    waiting_threads: int = 0,
 ) -> type[ApiWorker]:
     """The worker class gunicorn runs, with this server's settings; each worker takes its share of the
-    server's in-flight limits and of the bytes its loops may buffer for request bodies (rounded up)."""
+    server's in-flight limits and of the bytes its loops may buffer for request bodies (rounded up), and has
+    `waiting_threads` threads besides --threads for requests waiting in priority and fairness queues."""
 
     def share(limit: int) -> int:
         return -(-limit // workers) if limit > 0 else 0
@@ -852,6 +861,7 @@ def worker_class(
             "request_timeout": request_timeout,
             "inflight_limits": limits,
             "body_buffer_limit": share(body_buffer),
+            "waiting_threads": waiting_threads,
             "__module__": __name__,
         },
     )

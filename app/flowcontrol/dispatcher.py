@@ -6,9 +6,10 @@ Seats: the server's --max-requests-inflight + --max-mutating-requests-inflight, 
 in-flight limits are, and capped by the threads a worker has (a seat is only worth something with a thread to
 run on): at most half of --threads. Each Limited level gets ceil(seats x shares / sum of shares), of which
 its lendablePercent (the reference's v1.26+ bootstrap values for the suggested levels) may run other levels'
-requests while it does not use them (queueset.SeatPool). A queued request holds its thread, so a worker keeps
-at most a quarter of --threads waiting in queues (beyond: 429 queue-full), which leaves threads for exempt
-requests and for turning the noisy ones away.
+requests while it does not use them (queueset.SeatPool). A queued request holds its thread, so a worker has
+waiting threads besides --threads (`waiting_threads`: twice as many) and keeps at most those and a quarter of
+--threads waiting in queues (beyond: 429 queue-full), which leaves threads for exempt requests and for turning
+the noisy ones away.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from .. import defaults
 from ..controllers.apfbootstrap import CATCH_ALL, EXEMPT, LENDABLE_PERCENT, flow_schemas, priority_levels
 from .matching import distinguisher, matches_schema
 from .queueset import TIME_OUT, QueueSet, QueuingConfig, Rejected, SeatPool, Waiter, flow_hash
@@ -32,6 +34,11 @@ if TYPE_CHECKING:
 QUEUE_WAIT_LIMIT = 15.0
 
 
+def waiting_threads(threads: int) -> int:
+    """Threads a worker has besides --threads for requests waiting in APF queues."""
+    return threads * defaults.APF_WAITING_THREADS_PER_THREAD
+
+
 @dataclass(frozen=True)
 class WorkerShare:
     """What one worker may run and hold waiting."""
@@ -43,7 +50,7 @@ class WorkerShare:
     def of(cls, max_readonly: int, max_mutating: int, workers: int, threads: int) -> WorkerShare:
         total = max_readonly + max_mutating
         per_worker = -(-total // max(1, workers)) if total > 0 else threads
-        return cls(max(1, min(per_worker, threads // 2)), max(1, threads // 4))
+        return cls(max(1, min(per_worker, threads // 2)), max(1, threads // 4) + waiting_threads(threads))
 
 
 @dataclass(frozen=True)

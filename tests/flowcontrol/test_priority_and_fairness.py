@@ -39,11 +39,11 @@ SUGGESTED_SCHEMAS = {
 
 
 @contextlib.contextmanager
-def started(store: str, data_dir: Path) -> Iterator[RunningServer]:
+def started(store: str, data_dir: Path, args: tuple[str, ...] = ()) -> Iterator[RunningServer]:
     tokens = data_dir / "tokens.csv"
     data_dir.mkdir(parents=True, exist_ok=True)
     tokens.write_text('noisy-token,noisy,1001\ntiny-token,tiny,1002\nnode-token,system:node:n1,1003,"system:nodes"\n')
-    with server_on(store, data_dir, ["--token-auth-file", str(tokens)]) as server:
+    with server_on(store, data_dir, ["--token-auth-file", str(tokens), *args]) as server:
         admin = server.session
         # every user here may do anything: what APF does is the question, not RBAC
         admin.post(
@@ -211,19 +211,20 @@ def test_a_noisy_tenant_gets_429_while_node_heartbeats_and_masters_are_served(se
     assert set(noisy_codes) <= {200, 201, 429}, noisy_codes  # turned away, never a timeout or a 5xx
 
 
-def test_a_one_seat_level_queues_one_request_and_refuses_the_next(server: RunningServer) -> None:
-    admin = server.session
+def _one_seat_level(admin: requests.Session, user: str, queue_length: int) -> tuple[dict, dict]:
+    """A level with one seat and one queue of `queue_length`, and the FlowSchema sending `user` there (as soon as
+    the user's requests name it)."""
     level = admin.post(
         f"{FC}/prioritylevelconfigurations",
         json={
-            "metadata": {"name": "tiny-level"},
+            "metadata": {"name": f"{user}-level"},
             "spec": {
                 "type": "Limited",
                 "limited": {
                     "assuredConcurrencyShares": 1,
                     "limitResponse": {
                         "type": "Queue",
-                        "queuing": {"queues": 1, "handSize": 1, "queueLengthLimit": 1},
+                        "queuing": {"queues": 1, "handSize": 1, "queueLengthLimit": queue_length},
                     },
                 },
             },
@@ -232,14 +233,14 @@ def test_a_one_seat_level_queues_one_request_and_refuses_the_next(server: Runnin
     schema = admin.post(
         f"{FC}/flowschemas",
         json={
-            "metadata": {"name": "tiny"},
+            "metadata": {"name": user},
             "spec": {
-                "priorityLevelConfiguration": {"name": "tiny-level"},
+                "priorityLevelConfiguration": {"name": f"{user}-level"},
                 "matchingPrecedence": 100,
                 "distinguisherMethod": {"type": "ByUser"},
                 "rules": [
                     {
-                        "subjects": [{"kind": "User", "user": {"name": "tiny"}}],
+                        "subjects": [{"kind": "User", "user": {"name": user}}],
                         "resourceRules": [
                             {"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"], "namespaces": ["*"]}
                         ],
@@ -248,6 +249,12 @@ def test_a_one_seat_level_queues_one_request_and_refuses_the_next(server: Runnin
             },
         },
     ).json()
+    return level, schema
+
+
+def test_a_one_seat_level_queues_one_request_and_refuses_the_next(server: RunningServer) -> None:
+    admin = server.session
+    level, schema = _one_seat_level(admin, "tiny", 1)
     tiny = _as(server, "tiny")
     poll(
         lambda: (
@@ -290,3 +297,39 @@ def test_a_one_seat_level_queues_one_request_and_refuses_the_next(server: Runnin
     )
     assert server.metric("apiserver_flowcontrol_dispatched_requests_total", flow_schema="tiny") >= 3
     assert server.metric("apiserver_flowcontrol_dispatched_requests_total", flow_schema="exempt") >= 1
+
+
+def test_a_burst_beyond_the_worker_s_threads_waits_in_its_level_s_queue_and_is_served(tmp_path: Path) -> None:
+    # 4 threads: 2 seats, 1 of them the level's; a waiting request holds a thread, and the worker has 8 more for
+    # waiting (without them 1 request could wait and the rest of a burst got 429 with the queue nearly empty)
+    with started("sqlite", tmp_path, ("--threads", "4")) as server:
+        admin = server.session
+        for k in range(200):  # a list long enough that the level's one seat is taken while the burst arrives
+            admin.post(
+                "/api/v1/namespaces/default/configmaps", json={"metadata": {"name": f"c{k}"}, "data": {"k": "v"}}
+            )
+        _level, schema = _one_seat_level(admin, "tiny", 50)
+        tiny = _as(server, "tiny")
+        path = "/api/v1/namespaces/default/configmaps"
+        poll(lambda: tiny.get(path).headers.get(SCHEMA_HEADER) == schema["metadata"]["uid"])
+        codes: Counter[int] = Counter()
+        lock = threading.Lock()
+
+        def client() -> None:
+            session = _as(server, "tiny")
+            for _ in range(15):
+                code = session.get(path).status_code
+                with lock:
+                    codes[code] += 1
+
+        clients = [threading.Thread(target=client, daemon=True) for _ in range(8)]
+        for thread in clients:
+            thread.start()
+        waiting_seen = 0.0
+        while any(thread.is_alive() for thread in clients):
+            waiting = server.metric("apiserver_flowcontrol_current_inqueue_requests", priority_level="tiny-level")
+            waiting_seen = max(waiting_seen, waiting)
+        for thread in clients:
+            thread.join(60)
+    assert codes == {200: 8 * 15}, codes  # every one served: none turned away while its queue had room
+    assert waiting_seen >= 2, waiting_seen  # more waited at once than a quarter of the threads (1) could
