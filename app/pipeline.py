@@ -269,7 +269,8 @@ def priority_and_fairness(apf: Callable[[], PriorityAndFairness | None], naming:
             else:
                 seat = limiter.admit(attrs)
         except RequestRejected as rejected:
-            answer = Response(TOO_MANY_REQUESTS, 429, {"Retry-After": "1", "X-Content-Type-Options": "nosniff"})
+            headers = {"Retry-After": str(rejected.retry_after), "X-Content-Type-Options": "nosniff"}
+            answer = Response(TOO_MANY_REQUESTS, 429, headers)
             answer.content_type = "text/plain; charset=utf-8"
             answer.headers[schema_header] = rejected.seat.schema.uid
             answer.headers[level_header] = rejected.seat.level.uid

@@ -24,6 +24,7 @@ from .. import defaults
 from ..controllers.apfbootstrap import CATCH_ALL, EXEMPT, LENDABLE_PERCENT, flow_schemas, priority_levels
 from .matching import distinguisher, matches_schema
 from .queueset import TIME_OUT, QueueSet, QueuingConfig, Rejected, SeatPool, Waiter, flow_hash
+from .retry_after import DroppedRequests
 
 if TYPE_CHECKING:
     from ..auth.authz import Attributes
@@ -112,6 +113,7 @@ class PriorityAndFairness:
         self._config = Config()
         self._seat_pool = SeatPool()
         self._waiting = 0  # requests of this worker waiting in any queue (each holds a thread)
+        self.dropped = DroppedRequests()  # the Retry-After of each level's 429s
         self.closers: list[Callable[[], None]] = []  # what stops following the configuration objects
 
     def stop(self) -> None:
@@ -236,7 +238,7 @@ class PriorityAndFairness:
     def _rejected(self, seat: Seat, rejected: Rejected) -> NoReturn:
         if self.metrics is not None:
             self.metrics.rejected_one(seat.level.name, seat.schema.name, rejected.reason)
-        raise RequestRejected(seat, rejected.reason)
+        raise RequestRejected(seat, rejected.reason, self.dropped.record(seat.level.name))
 
     def release(self, seat: Seat) -> None:
         """The request is done (or, for a watch, initialised): its seat goes to the next waiting one."""
@@ -249,10 +251,10 @@ class PriorityAndFairness:
             seat.level.queues.finish(seat.queue)
 
 
-class RequestRejected(Exception):  # APF's answer, rendered as 429
-    def __init__(self, seat: Seat, reason: str) -> None:
+class RequestRejected(Exception):  # APF's answer, rendered as 429 with Retry-After: `retry_after` seconds
+    def __init__(self, seat: Seat, reason: str, retry_after: int = 1) -> None:
         super().__init__(reason)
-        self.seat, self.reason = seat, reason
+        self.seat, self.reason, self.retry_after = seat, reason, retry_after
 
 
 def _meta(obj: dict) -> tuple[str, str]:
