@@ -128,16 +128,15 @@ class QueueSet:
     """Seats (`concurrency_limit`) and queues of one priority level in this worker."""
 
     def __init__(self, config: QueuingConfig, pool: SeatPool | None = None) -> None:
-        if pool is None:  # a level on its own: lends to nobody, borrows from nobody
-            pool = SeatPool()
-            pool.levels.append(self)
-        self.pool = pool
-        self.lock = pool.lock
+        self.pool = pool or SeatPool()
+        self.lock = self.pool.lock
         self.config = config
         self.queues = [_Queue() for _ in range(config.queues)]
         self.executing = 0
         self.waiting = 0
         self.virtual_time = 0.0
+        if pool is None:  # a level on its own: lends to nobody, borrows from nobody
+            self.pool.attach([self])
 
     @property
     def guaranteed(self) -> int:

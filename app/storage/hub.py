@@ -123,7 +123,7 @@ class Subscription:
     def offer(self, change: Change) -> None:
         if change.rv <= self.floor or not change.key.startswith(self.prefixes):
             return
-        if not self._accepted(change):  # the index was asked by the hub already
+        if not self.accepted(change):  # the index was asked by the hub already
             return
         listener = self.listener
         if listener is not None:  # served by a writer that is told, not by a thread waiting on the condition
@@ -136,9 +136,10 @@ class Subscription:
 
     def wants(self, change: Change) -> bool:
         """What the index and `accepts` say of a change under the prefixes (yes without them)."""
-        return self.in_index(change) and self._accepted(change)
+        return self.in_index(change) and self.accepted(change)
 
-    def _accepted(self, change: Change) -> bool:
+    def accepted(self, change: Change) -> bool:
+        """What `accepts` says of a change (yes without it; yes when it fails: the reader sees the change)."""
         if self.accepts is None:
             return True
         try:
@@ -345,7 +346,7 @@ class WatchHub:
             if after < upto:
                 self.storage.changes_after(after, upto=after + 1, limit=1)  # raises if compacted
             wanted = [c for c in kept if c.key.startswith(prefixes) and sub.in_index(c, remembered=True)]
-            return [c for c in map(bare, wanted) if sub._accepted(c)]  # a filter's caches go with the copies
+            return [c for c in map(bare, wanted) if sub.accepted(c)]  # a filter's caches go with the copies
         out: list[Change] = []
         cursor = after
         while cursor < upto:
