@@ -322,10 +322,11 @@ def test_a_burst_beyond_the_worker_s_threads_waits_in_its_level_s_queue_and_is_s
         poll(lambda: tiny.get(path).headers.get(SCHEMA_HEADER) == schema["metadata"]["uid"])
         codes: Counter[int] = Counter()
         lock = threading.Lock()
+        stop = threading.Event()
 
         def client() -> None:
             session = _as(server, "tiny")
-            for _ in range(15):
+            while not stop.is_set():
                 code = session.get(path).status_code
                 with lock:
                     codes[code] += 1
@@ -334,10 +335,18 @@ def test_a_burst_beyond_the_worker_s_threads_waits_in_its_level_s_queue_and_is_s
         for thread in clients:
             thread.start()
         waiting_seen = 0.0
-        while any(thread.is_alive() for thread in clients):
+
+        def several_waiting() -> bool:  # the clients go on until the burst is seen waiting (a loaded machine is slow)
+            nonlocal waiting_seen
             waiting = server.metric("apiserver_flowcontrol_current_inqueue_requests", priority_level="tiny-level")
             waiting_seen = max(waiting_seen, waiting)
-        for thread in clients:
-            thread.join(60)
-    assert codes == {200: 8 * 15}, codes  # every one served: none turned away while its queue had room
+            return waiting_seen >= 2
+
+        try:
+            poll(several_waiting, timeout=60, interval=0.01)
+        finally:
+            stop.set()
+            for thread in clients:
+                thread.join(60)
+    assert set(codes) == {200}, codes  # every one served: none turned away while its queue had room
     assert waiting_seen >= 2, waiting_seen  # more waited at once than a quarter of the threads (1) could
