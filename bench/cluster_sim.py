@@ -161,10 +161,11 @@ class Connection:
         self.lock = asyncio.Lock()
 
     async def request(
-        self, method: str, path: str, body: Any = None, content_type: str = "application/json"
+        self, method: str, path: str, body: Any = None, content_type: str = "application/json", decode: bool = True
     ) -> tuple[int, Any, int | None]:
         """(status, decoded JSON body or None, Retry-After seconds or None); raises ServerGone when the connection
-        failed."""
+        failed. `decode=False` leaves the body unread by the generator (a large list decoded here would stop every
+        hollow node's loop meanwhile: a client's own cost, not the server's)."""
         payload = b"" if body is None else orjson.dumps(body)
         extra = "\r\n"
         if body is not None:
@@ -182,7 +183,7 @@ class Connection:
         retry_after = headers.get("retry-after", "")
         wait = int(retry_after) if retry_after.isdigit() else None
         try:
-            return status, orjson.loads(data) if data else None, wait
+            return status, orjson.loads(data) if data and decode else None, wait
         except orjson.JSONDecodeError:
             return status, None, wait
 
@@ -806,10 +807,10 @@ class Sim:
             if now - last_ns >= 10:
                 last_ns = now
                 path = f"/api/v1/namespaces/{self.namespaces[0]}/pods"
-                await self.call(conn, "LIST", "pods (namespace)", "GET", path)
+                await self.call(conn, "LIST", "pods (namespace)", "GET", path, decode=False)
             if now - last_cluster >= 30:
                 last_cluster = now
-                await self.call(conn, "LIST", "pods (cluster)", "GET", "/api/v1/pods")
+                await self.call(conn, "LIST", "pods (cluster)", "GET", "/api/v1/pods", decode=False)
         conn.close()
 
 
@@ -1091,6 +1092,7 @@ async def progress(sim: Sim, holder: ServerHolder, every: float) -> None:
     t0, cpu_gen = time.monotonic(), cpu_self()
     server = holder.server
     cpu_srv = server_usage(server).cpu if server is not None else 0.0
+    refused = 0
     while not sim.stopping.is_set():
         await sim._pause(every)
         now, gen = time.monotonic(), cpu_self()
@@ -1100,12 +1102,13 @@ async def progress(sim: Sim, holder: ServerHolder, every: float) -> None:
         print(
             f"#  +{now - t0:5.0f} s: nodes {sim.joined}/{sim.args.nodes}, watches down {len(rec.watches_down)},"
             f" pods created {len(rec.created)} running {len(rec.running_seen)} deleted {len(rec.deleted)},"
-            f" calls in flight {len(sim.tasks)}, server {(srv - cpu_srv) / every:.2f} cores,"
+            f" calls in flight {len(sim.tasks)}, 429s {rec.statuses[429] - refused},"
+            f" server {(srv - cpu_srv) / every:.2f} cores,"
             f" generator {(gen - cpu_gen) / every:.2f} cores, load {os.getloadavg()[0]:.1f}"
             + (f", worker RSS MiB {rec.worker_rss[-1][1]}" if rec.worker_rss else ""),
             flush=True,
         )
-        cpu_gen, cpu_srv = gen, srv
+        cpu_gen, cpu_srv, refused = gen, srv, rec.statuses[429]
 
 
 async def simulate(
