@@ -337,14 +337,14 @@ class WatchHub:
     def _backlog(self, sub: Subscription, after: int, upto: int) -> list[Change]:
         """The changes `sub` wants after `after` up to `upto`: from memory when it still has them all, else from the
         log. Raises RevisionCompacted below the log's (or the kinds' own) compaction mark, either way."""
+        # checked even when the hub has nothing after `after` yet: another process may have compacted past it
         prefixes = sub.prefixes
-        if after < upto and self.storage.retention:  # kinds kept for less than the rest have marks of their own
+        if self.storage.retention:  # kinds kept for less than the rest have marks of their own
             self.storage.check_retained(prefixes, after)
         with self._lock:
             kept = self._recent.between(after, upto)
         if kept is not None:
-            if after < upto:
-                self.storage.changes_after(after, upto=after + 1, limit=1)  # raises if compacted
+            self.storage.changes_after(after, upto=after + 1, limit=1)  # raises if compacted
             wanted = [c for c in kept if c.key.startswith(prefixes) and sub.in_index(c, remembered=True)]
             return [c for c in map(bare, wanted) if sub.accepted(c)]  # a filter's caches go with the copies
         out: list[Change] = []
@@ -356,7 +356,7 @@ class WatchHub:
                 break
             out.extend(c for c in batch if c.key.startswith(prefixes) and sub.wants(c))
             cursor = batch[-1].rv
-        if not out and after < upto:
+        if not out:
             self.storage.changes_after(after, upto=after + 1, limit=1)  # raises if compacted
         return out
 

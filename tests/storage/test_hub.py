@@ -67,6 +67,24 @@ def test_subscribing_from_a_compacted_revision_fails(storage: Storage, hub: Watc
     assert hub.subscriber_count == 0
 
 
+def test_subscribing_from_a_compacted_revision_fails_while_the_hub_lags(database_url: str, storage: Storage) -> None:
+    """A hub that has not yet read another process's writes must still refuse a start revision they compacted."""
+    lagging = WatchHub(storage, poll_interval=30)
+    other = Storage(database_url, history_window=60)  # its commits neither wake nor reach the lagging hub
+    try:
+        lagging.start()
+        start = storage.current_revision()
+        other.create("/k/a", {"metadata": {"name": "a"}})
+        other.create("/k/b", {"metadata": {"name": "b"}})
+        other.compact(now=time.time() + 120)
+        with pytest.raises(RevisionCompacted):
+            lagging.subscribe("/k/", start)
+        assert lagging.subscriber_count == 0
+    finally:
+        lagging.stop()
+        other.dispose()
+
+
 def test_another_process_write_wakes_the_hub_before_the_poll(pg_database: str) -> None:
     """With PostgreSQL, LISTEN/NOTIFY delivers a remote write long before the (here 30 s) poll."""
     storage = Storage(pg_database)
