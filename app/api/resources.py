@@ -250,7 +250,7 @@ def _patch_checked(
     schema = registry.schema(rt, rt.subresource(sub) if sub else None)
     if schema is None and sub not in (None, "status"):
         return body, [], None
-    read = registry.read(rt, ns, name)
+    read = registry.read(rt, ns, name, remembered=True)  # only warnings depend on it, and the write checks it
     current = _sub_view(rt, sub, registry.served(rt, read.decode()))
     group, version, kind = _view_type(rt, sub)
     if schema is None:  # no declaration: the kind's strategy says what is unknown (a custom kind's CRD schema)

@@ -22,6 +22,7 @@ from ..apply import record_update
 from ..catalog import Catalog, CreateCall, ResourceType, Subresource
 from ..errors import (
     AlreadyExists,
+    ApiError,
     BadRequest,
     Conflict,
     Forbidden,
@@ -35,7 +36,15 @@ from ..naming import Naming
 from ..schema import has_schema, schema_for
 from ..schema.types import Struct
 from ..selectors import parse_field_selector, parse_label_selector
-from ..storage.store import KeyExists, KeyNotFound, RevisionCompacted, RevisionMismatch, Storage, Stored
+from ..storage.store import (
+    KeyExists,
+    KeyNotFound,
+    Remembered,
+    RevisionCompacted,
+    RevisionMismatch,
+    Storage,
+    Stored,
+)
 from . import meta
 from .admission import CREATE, DELETE, Attributes, Chain
 from .admitting import admit_as_is, admit_update, carry_system_fields, metadata_of, review_options, sub_kind
@@ -58,6 +67,10 @@ MAX_UPDATE_RETRIES = 16
 MAX_LIST_PAGE = 10000
 GENERATE_NAME_ATTEMPTS = 8
 TOO_LARGE_RV_WAIT = 3.0
+
+
+class Unverified(Exception):
+    """A write that would end without writing started from a remembered state the store no longer holds."""
 
 
 @dataclass(frozen=True)
@@ -155,9 +168,12 @@ class Registry:
         )
         return [revision_entry(rt, r, lambda data: self.served(rt, orjson.loads(data))) for r in revisions], mark
 
-    def read(self, rt: ResourceType, namespace: str | None, name: str) -> Stored:
-        """The stored object (a caller that reads before a write hands it to the write: one read, not two)."""
-        stored = self.storage.get(object_key(rt, namespace, name))
+    def read(self, rt: ResourceType, namespace: str | None, name: str, remembered: bool = False) -> Stored:
+        """The stored object (a caller that reads before a write hands it to the write: one read, not two);
+        `remembered`: the watch hub's memory of it will do (it may be stale: a write compares it with the store)."""
+        key = object_key(rt, namespace, name)
+        stored: Stored | None = self.hub.remembered(key) if remembered and self.hub is not None else None
+        stored = stored or self.storage.get(key)
         if stored is None:
             raise NotFound(rt.plural, rt.group, name)
         return stored
@@ -435,7 +451,7 @@ class Registry:
                 raise Conflict(rt.plural, rt.group, name)
             return self._write_update(rt, key, current, copy.deepcopy(obj), sub, dry_run, manager), False
 
-        return self._guaranteed_update(rt, key, name, replace, conditional=conditional)
+        return self._guaranteed_update(rt, key, name, replace, conditional=conditional, remembered=True)
 
     def _guaranteed_update(
         self,
@@ -445,17 +461,26 @@ class Registry:
         attempt: Callable[[Stored | None], T],
         read: Stored | None = None,
         conditional: bool = False,
+        remembered: bool = False,
     ) -> T:
         """The one retry loop of every write to an existing object (the reference's GuaranteedUpdate): read,
         `attempt` (transform and compare-and-swap), read again when another write came between; a write the
-        client made conditional on its resourceVersion answers 409 instead. `read`: the first try's object."""
+        client made conditional on its resourceVersion answers 409 instead. `read`: the first try's object;
+        `remembered`: else let the first try start from the watch hub's memory, without a read from the store
+        (any failure of that try, or a write it would skip, is tried again from the store: it may be stale)."""
+        first = read
+        if first is None and remembered and self.hub is not None:
+            first = self.hub.remembered(key)
         for tries in range(MAX_UPDATE_RETRIES):
-            current = read if tries == 0 and read is not None else self.storage.get(key)
+            current = first if tries == 0 and first is not None else self.storage.get(key)
             try:
                 return attempt(current)
             except RevisionMismatch:
-                if conditional:
+                if conditional and not isinstance(current, Remembered):
                     raise Conflict(rt.plural, rt.group, name) from None
+            except (ApiError, Unverified):
+                if not isinstance(current, Remembered):
+                    raise
         raise Conflict(rt.plural, rt.group, name)
 
     @records("patch")
@@ -496,7 +521,7 @@ class Registry:
                 patched = self._check_view_type(rt, sub, patched)
             return self._write_update(rt, key, current, patched, sub, dry_run, manager)
 
-        return self._guaranteed_update(rt, key, name, patch_current, read)
+        return self._guaranteed_update(rt, key, name, patch_current, read, remembered=True)
 
     @records("apply")
     def apply(
@@ -735,6 +760,8 @@ class Registry:
             new = self._track_as(rt, old, new, manager, sub)
             md = metadata_of(new)
         meta.drop_empty(md)
+        if isinstance(current, Remembered) and (new == old or dry_run):
+            self._confirm_current(key, current)  # nothing will be written to compare it with the store's
         if new == old:
             return served_old  # a no-op write: no new revision, no event
         if dry_run:
@@ -746,6 +773,12 @@ class Registry:
             return self.served(rt, self.storage.update(key, new, current).decode())
         except KeyNotFound:
             raise NotFound(rt.plural, rt.group, md.get("name", "")) from None
+
+    def _confirm_current(self, key: str, remembered: Remembered) -> None:
+        """Unverified unless the store still holds `remembered` (a write that ends without writing relies on it)."""
+        stored = self.storage.get(key)
+        if stored is None or stored.rv != remembered.rv:
+            raise Unverified()
 
     # -- delete --------------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..background import OutageLog
 from .recent import RecentChanges, bare, index_values
-from .store import Change, RevisionCompacted, Storage
+from .store import DELETED, Change, Remembered, RevisionCompacted, Storage
 
 log = logging.getLogger(__name__)
 
@@ -359,6 +359,15 @@ class WatchHub:
         if not out:
             self.storage.changes_after(after, upto=after + 1, limit=1)  # raises if compacted
         return out
+
+    def remembered(self, key: str) -> Remembered | None:
+        """The object under `key` as the hub last saw it change, if it still remembers that change and it was not
+        a deletion: possibly older than the store's (a write the hub has not read yet), so only a first try of a
+        compare-and-swap write may start from it (the reference's cacher hands GuaranteedUpdate the same)."""
+        change = self._recent.latest(key)
+        if change is None or change.type == DELETED:
+            return None
+        return Remembered(change.key, change.rv, change.data)
 
     def caught_up_revision(self, sub: Subscription) -> int | None:
         """A revision every change of which `sub` has been given, when its queue is empty (bookmarks)."""

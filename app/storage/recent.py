@@ -33,20 +33,30 @@ class RecentChanges:
         self._bytes = 0
         #: every change after this revision, up to the newest appended, is kept (None: none known yet)
         self.complete_after: int | None = None
+        self._latest: dict[str, Change] = {}  # each key's newest kept change
 
     def reset(self, revision: int) -> None:
         """Forget everything: what follows `revision` will be appended."""
-        self._changes, self._head, self._bytes = [], 0, 0
+        self._changes, self._head, self._bytes, self._latest = [], 0, 0, {}
         self.complete_after = revision
+
+    def latest(self, key: str) -> Change | None:
+        """The newest kept change of `key` (None: none kept). Safe without the hub's lock: one dict lookup."""
+        return self._latest.get(key)
 
     def extend(self, changes: list[Change]) -> None:
         if self.complete_after is None:  # never reset: remembering is off (a budget of 0)
             return
+        latest = self._latest
         for change in changes:
-            self._changes.append(bare(change))
+            kept = bare(change)
+            self._changes.append(kept)
+            latest[kept.key] = kept
             self._bytes += _size(change)
         while self._bytes > self.budget and self._head < len(self._changes):
             oldest = self._changes[self._head]
+            if latest.get(oldest.key) is oldest:
+                del latest[oldest.key]
             self._bytes -= _size(oldest)
             self.complete_after = oldest.rv
             self._head += 1

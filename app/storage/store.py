@@ -64,6 +64,10 @@ class Stored:
         return orjson.loads(self.data)
 
 
+class Remembered(Stored):
+    """An object's state from the watch hub's memory rather than the store: it may be older than the stored one."""
+
+
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"  # the kinds of change
 
 

@@ -157,7 +157,8 @@ def test_patch_reads_the_object_once_and_still_retries_after_a_race(app, client,
     monkeypatch.setattr(storage, "get", lambda key: reads.append(key) or getting(key))
     merge = {"Content-Type": "application/merge-patch+json"}
     assert client.patch(f"{CM}/once", data=b'{"data":{"k":"new"}}', headers=merge).status_code == 200
-    assert reads == ["/core/configmaps/default/once"]  # the field-validation check's read serves the patch too
+    # the field-validation check's read serves the patch too; none when the watch hub remembers the object
+    assert reads in ([], ["/core/configmaps/default/once"])
     # the object changes between that read and the write: the patch is applied again to the newer object
     updating, raced = storage.update, []
 

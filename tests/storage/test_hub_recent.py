@@ -94,3 +94,23 @@ def test_a_compacted_revision_is_refused_though_memory_still_has_it(storage: Sto
     storage.compact(now=time.time() + 120)  # the history window is 60 s
     with pytest.raises(RevisionCompacted):
         hub.subscribe("/k/", start)
+
+
+def test_the_hub_remembers_each_objects_newest_state_until_it_forgets_the_change(storage: Storage, hubs) -> None:
+    hub = hubs(recent_bytes=3_000)  # a few changes' worth
+    made = storage.create("/k/a", {"metadata": {"name": "a"}, "n": 1})
+    changed = storage.update("/k/a", {"metadata": {"name": "a"}, "n": 2}, made)
+    gone = storage.create("/k/b", {"metadata": {"name": "b"}})
+    storage.delete("/k/b", gone)
+    deadline = time.monotonic() + 5
+    while hub._last < storage.current_revision() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    remembered = hub.remembered("/k/a")
+    assert remembered is not None and (remembered.rv, remembered.data) == (changed.rv, storage.get("/k/a").data)
+    assert hub.remembered("/k/b") is None  # deleted: the store is asked
+    for i in range(8):  # past the budget: /k/a's change is dropped, and its state with it
+        storage.create(f"/k/c{i}", {"metadata": {"name": f"c{i}"}, "pad": "x" * 300})
+    while hub._last < storage.current_revision() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert hub.remembered("/k/a") is None
+    assert hub.remembered("/k/c7") is not None
