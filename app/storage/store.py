@@ -303,8 +303,9 @@ class WriterSlots:
         self._free.release()
 
 
-#: PostgreSQL writes one process runs at once (one being flushed, one waiting for the revision row)
-WRITER_SLOTS = 2
+#: PostgreSQL writes one process runs at once: a few more than the one PostgreSQL flushes, as a finished write
+#: holds its slot until its thread gets the GIL back (6 instead of 2: 1,000 nodes went from 2,235 429s to 1,022)
+WRITER_SLOTS = 6
 
 
 @dataclass(frozen=True)
