@@ -172,11 +172,14 @@ class Registry:
         """The stored object (a caller that reads before a write hands it to the write: one read, not two);
         `remembered`: the watch hub's memory of it will do (it may be stale: a write compares it with the store)."""
         key = object_key(rt, namespace, name)
-        stored: Stored | None = self.hub.remembered(key) if remembered and self.hub is not None else None
-        stored = stored or self.storage.get(key)
+        stored = (self._remembered(key) if remembered else None) or self.storage.get(key)
         if stored is None:
             raise NotFound(rt.plural, rt.group, name)
         return stored
+
+    def _remembered(self, key: str) -> Stored | None:
+        """The watch hub's memory of the object under `key`, if it has one (it may be older than the store's)."""
+        return self.hub.remembered(key) if self.hub is not None else None
 
     def wait_for_revision(self, wanted: int) -> int:
         """Block briefly until the store has reached `wanted`; 504 Too large resource version after."""
@@ -469,8 +472,8 @@ class Registry:
         `remembered`: else let the first try start from the watch hub's memory, without a read from the store
         (any failure of that try, or a write it would skip, is tried again from the store: it may be stale)."""
         first = read
-        if first is None and remembered and self.hub is not None:
-            first = self.hub.remembered(key)
+        if first is None and remembered:
+            first = self._remembered(key)
         for tries in range(MAX_UPDATE_RETRIES):
             current = first if tries == 0 and first is not None else self.storage.get(key)
             try:
