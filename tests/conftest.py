@@ -53,6 +53,14 @@ def app_logger_as_it_was() -> Iterator[None]:
     logger.setLevel(level)
 
 
+@pytest.fixture(autouse=True)
+def kubectl_discovery_cache_per_test(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """kubectl caches discovery per host:port under ~/.kube/cache; test servers reuse ports, so a later server
+    with another API domain would be answered from an earlier server's cache (kubectl creates the directory)."""
+    cache = tmp_path_factory.getbasetemp() / "kubectl-cache" / uuid.uuid4().hex
+    monkeypatch.setenv("KUBECACHEDIR", str(cache))
+
+
 @pytest.fixture(scope="session")
 def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("template") / "orch.db"
