@@ -924,11 +924,62 @@ def restart_report(record: Record, restart_at: float, end: float) -> dict[str, A
         last_bad = max(last_bad, max(back))
     return {
         "all_watches_back_after_s": (max(back) - restart_at) if back else None,
+        **recovery_by_window(record, restart_at, end, max(back) if back else restart_at),
         "watches_resumed": len(resumed),
         "slos_hold_again_after_s": last_bad - restart_at if last_bad <= end else None,
         "server_errors_5xx_after": sum(1 for t in record.server_errors if t >= restart_at),
         "failed_connections_after": sum(1 for t in record.failed_connections if t >= restart_at),
     }
+
+
+RECOVERY_WINDOW_S = 10.0
+
+
+def recovery_by_window(record: Record, restart_at: float, end: float, watches_back: float) -> dict[str, Any]:
+    """The SLOs as percentiles (how SIG Scalability states them), per 10-s window after the restart: the p99 of the
+    calls (and pod startups) begun in each window, per call type, against its SLO; the SLOs hold again from the
+    first window after which every window met them and every watch was back. Calls count where they began: one
+    made during the restart and answered a minute later (after Retry-Afters) is the restart's, not that minute's."""
+    windows: list[dict[str, Any]] = []
+    start = restart_at
+    while start < end:
+        stop = min(start + RECOVERY_WINDOW_S, end)
+        worst, over = ("", 0.0), 0
+        for (verb, resource_name), values in record.calls.items():
+            if resource_name == "informer":
+                continue
+            inside = [d for t, d in values if start <= t - d < stop]
+            if not inside:
+                continue
+            limit = slo_for(verb, resource_name)
+            over += sum(1 for d in inside if d > limit)
+            ratio = percentile(inside, 99) / limit
+            worst = max(worst, (f"{verb} {resource_name}", ratio), key=lambda w: w[1])
+        startups = [d for t, d in record.startups if start <= t - d < stop]
+        calls = sum(1 for values in record.calls.values() for t, d in values if start <= t - d < stop)
+        if not calls and not startups:  # the run's last moments: nothing begun there
+            start = stop
+            continue
+        startup_ratio = percentile(startups, 99) / STARTUP_SLO if startups else 0.0
+        worst = max(worst, ("pod startup", startup_ratio), key=lambda w: w[1])
+        windows.append(
+            {
+                "from_s": round(start - restart_at),
+                "calls": calls,
+                "over_slo": over,
+                "worst": worst[0],
+                "worst_p99_of_slo": round(worst[1], 2),
+            }
+        )
+        start = stop
+    held = None
+    for window in reversed(windows):
+        if window["worst_p99_of_slo"] > 1.0:
+            break
+        held = window["from_s"]
+    if held is not None:
+        held = max(held, watches_back - restart_at)
+    return {"p99_within_slos_again_after_s": held, "windows": windows}
 
 
 def print_report(out: dict[str, Any]) -> None:
@@ -972,7 +1023,14 @@ def print_report(out: dict[str, Any]) -> None:
     if out.get("apf_rejected"):
         print(f"priority and fairness, 429s by level and reason (server's lifetime): {out['apf_rejected']}")
     if "restart" in out:
-        print(f"restart: {out['restart']}")
+        restart = dict(out["restart"])
+        windows = restart.pop("windows", [])
+        print(f"restart: {restart}")
+        for w in windows:
+            print(
+                f"  +{w['from_s']:>4} s after the restart: {w['calls']:>6} calls, {w['over_slo']:>5} over their SLO, "
+                f"worst p99 {w['worst_p99_of_slo']:.2f} x SLO ({w['worst']})"
+            )
     print(f"cpu: {out.get('cpu')}")
     print(f"SLOs met: {out['slo_met']}")
 
@@ -1070,7 +1128,8 @@ async def sample_memory(sim: Sim, holder: ServerHolder, every: float = 10.0) -> 
     while not sim.stopping.is_set():
         if holder.server is not None:
             sizes = await asyncio.get_running_loop().run_in_executor(None, workers_rss_mib, holder.server)
-            sim.record.worker_rss.append((time.monotonic(), sizes))
+            if sizes:  # none while a restarted server is down
+                sim.record.worker_rss.append((time.monotonic(), sizes))
         await sim._pause(every)
 
 
@@ -1096,7 +1155,8 @@ async def progress(sim: Sim, holder: ServerHolder, every: float) -> None:
     while not sim.stopping.is_set():
         await sim._pause(every)
         now, gen = time.monotonic(), cpu_self()
-        server = holder.server
+        if holder.server is not server:  # restarted: new processes, counted from zero
+            server, cpu_srv = holder.server, 0.0
         srv = server_usage(server).cpu if server is not None else 0.0
         rec = sim.record
         print(

@@ -237,10 +237,12 @@ def create_configmaps(
 
 
 def children(pid: int) -> list[int]:
+    """The children of `pid`; none once it has exited (a server being restarted)."""
     out: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        with contextlib.suppress(OSError):
-            out.extend(int(p) for p in (task / "children").read_text().split())
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                out.extend(int(p) for p in (task / "children").read_text().split())
     return sorted(set(out))
 
 
