@@ -354,6 +354,15 @@ OPTIONS: tuple[Option, ...] = (
         "bool",
     ),
     Option(
+        "apf_waiting_threads",
+        None,
+        _int_in(0, 1 << 16),
+        "N",
+        "threads per worker besides --threads for requests waiting in priority and fairness queues (a waiting "
+        "request holds one; beyond them 429 queue-full); "
+        f"default {defaults.APF_WAITING_THREADS_PER_THREAD} x --threads",
+    ),
+    Option(
         "database_url",
         defaults.DATABASE_URL,
         _database_url,
@@ -748,6 +757,7 @@ class Settings:
     idle_timeout: float = parse_duration(defaults.IDLE_TIMEOUT)
     max_requests_inflight: int = defaults.MAX_REQUESTS_INFLIGHT
     max_mutating_requests_inflight: int = defaults.MAX_MUTATING_REQUESTS_INFLIGHT
+    apf_waiting_threads: int | None = None  # None: APF_WAITING_THREADS_PER_THREAD x threads
     database_pool_size: int = defaults.DATABASE_POOL_SIZE
     max_list_memory: int = parse_byte_size(defaults.MAX_LIST_MEMORY)
     max_request_body_buffer: int = parse_byte_size(defaults.MAX_REQUEST_BODY_BUFFER)
@@ -1005,6 +1015,7 @@ def flask_config(settings: Settings) -> dict[str, Any]:
             settings.max_mutating_requests_inflight,
             settings.workers,
             settings.threads,
+            settings.apf_waiting_threads,
         ),
         "CLUSTER_SIGNING_CERT_FILE": settings.cluster_signing_cert_file or settings.pki_file(defaults.CA_CERT),
         "CLUSTER_SIGNING_KEY_FILE": settings.cluster_signing_key_file or settings.pki_file(defaults.CA_KEY),

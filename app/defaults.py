@@ -12,8 +12,9 @@ SECURE_PORT = 6443
 WORKERS = 2
 THREADS = 32
 #: with priority and fairness on, a worker has this many threads more per --threads thread that only wait in APF
-#: queues (a waiting request holds its thread; a blocked thread costs a stack, no CPU)
-APF_WAITING_THREADS_PER_THREAD = 2
+#: queues, unless --apf-waiting-threads says (a waiting request holds its thread; a blocked one costs a stack, no
+#: CPU); 2 had a restart with 1,000 nodes connected turn ~3,300 requests away (docs/flowcontrol.md)
+APF_WAITING_THREADS_PER_THREAD = 8
 DATABASE_URL: str | None = None  # None: SQLite file `orch.db` inside the data directory
 TLS_CERT_FILE: str | None = None  # None: a serving certificate signed by the cluster CA is generated
 TLS_PRIVATE_KEY_FILE: str | None = None

@@ -140,7 +140,11 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
             request_timeout=settings.request_timeout,
             body_buffer=settings.max_request_body_buffer,
             # a request waiting in an APF queue holds a thread: these wait, --threads run
-            waiting_threads=waiting_threads(settings.threads) if settings.enable_priority_and_fairness else 0,
+            waiting_threads=(
+                waiting_threads(settings.threads, settings.apf_waiting_threads)
+                if settings.enable_priority_and_fairness
+                else 0
+            ),
         ),
         # open watches and idle keep-alive connections cost a descriptor, not a thread (app/worker.py)
         "worker_connections": defaults.WORKER_CONNECTIONS,

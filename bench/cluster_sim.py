@@ -944,19 +944,19 @@ def recovery_by_window(record: Record, restart_at: float, end: float, watches_ba
     start = restart_at
     while start < end:
         stop = min(start + RECOVERY_WINDOW_S, end)
-        worst, over = ("", 0.0), 0
+        worst, over, calls = ("", 0.0), 0, 0
         for (verb, resource_name), values in record.calls.items():
             if resource_name == "informer":
-                continue
+                continue  # the watches' re-lists: their being back is judged by `watches_back`
             inside = [d for t, d in values if start <= t - d < stop]
             if not inside:
                 continue
+            calls += len(inside)
             limit = slo_for(verb, resource_name)
             over += sum(1 for d in inside if d > limit)
             ratio = percentile(inside, 99) / limit
             worst = max(worst, (f"{verb} {resource_name}", ratio), key=lambda w: w[1])
         startups = [d for t, d in record.startups if start <= t - d < stop]
-        calls = sum(1 for values in record.calls.values() for t, d in values if start <= t - d < stop)
         if not calls and not startups:  # the run's last moments: nothing begun there
             start = stop
             continue
@@ -1157,13 +1157,14 @@ async def progress(sim: Sim, holder: ServerHolder, every: float) -> None:
         now, gen = time.monotonic(), cpu_self()
         if holder.server is not server:  # restarted: new processes, counted from zero
             server, cpu_srv = holder.server, 0.0
-        srv = server_usage(server).cpu if server is not None else 0.0
+        down = server is not None and server.process.poll() is not None  # stopped, its successor not started
+        srv = server_usage(server).cpu if server is not None and not down else cpu_srv
         rec = sim.record
         print(
             f"#  +{now - t0:5.0f} s: nodes {sim.joined}/{sim.args.nodes}, watches down {len(rec.watches_down)},"
             f" pods created {len(rec.created)} running {len(rec.running_seen)} deleted {len(rec.deleted)},"
             f" calls in flight {len(sim.tasks)}, 429s {rec.statuses[429] - refused},"
-            f" server {(srv - cpu_srv) / every:.2f} cores,"
+            f" server {'down' if down else f'{(srv - cpu_srv) / every:.2f} cores'},"
             f" generator {(gen - cpu_gen) / every:.2f} cores, load {os.getloadavg()[0]:.1f}"
             + (f", worker RSS MiB {rec.worker_rss[-1][1]}" if rec.worker_rss else ""),
             flush=True,

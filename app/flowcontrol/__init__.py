@@ -46,7 +46,7 @@ EXTENSION_KEY = "orch.apf"
 
 def install(app: Flask, server_metrics: ServerMetrics) -> None:
     """With ENABLE_PRIORITY_AND_FAIRNESS: this worker's APF, from APF_WORKER_SHARE (the two in-flight limits,
-    workers, threads; a bare app counts as one worker of the default threads)."""
+    workers, threads, waiting threads or None; a bare app counts as one worker of the default threads)."""
     if not app.config.get("ENABLE_PRIORITY_AND_FAIRNESS"):
         return
     from .. import defaults
@@ -54,15 +54,16 @@ def install(app: Flask, server_metrics: ServerMetrics) -> None:
     from ..lifecycle import stop_with_app
     from ..metrics.flowcontrol import build_flowcontrol_metrics
 
-    readonly, mutating, workers, threads = app.config.get("APF_WORKER_SHARE") or (
+    readonly, mutating, workers, threads, waiting = app.config.get("APF_WORKER_SHARE") or (
         defaults.MAX_REQUESTS_INFLIGHT,
         defaults.MAX_MUTATING_REQUESTS_INFLIGHT,
         1,
         defaults.THREADS,
+        None,
     )
     svc: Services = app.extensions["orch"]
     hub = svc.hub if app.config.get("BACKGROUND", True) else None
-    apf = build(svc.registry, hub, WorkerShare.of(readonly, mutating, workers, threads), None)
+    apf = build(svc.registry, hub, WorkerShare.of(readonly, mutating, workers, threads, waiting), None)
     apf.metrics = build_flowcontrol_metrics(server_metrics)
     app.extensions[EXTENSION_KEY] = apf
     stop_with_app(app, apf.stop)

@@ -7,9 +7,9 @@ in-flight limits are, and capped by the threads a worker has (a seat is only wor
 run on): at most half of --threads. Each Limited level gets ceil(seats x shares / sum of shares), of which
 its lendablePercent (the reference's v1.26+ bootstrap values for the suggested levels) may run other levels'
 requests while it does not use them (queueset.SeatPool). A queued request holds its thread, so a worker has
-waiting threads besides --threads (`waiting_threads`: twice as many) and keeps at most those and a quarter of
---threads waiting in queues (beyond: 429 queue-full), which leaves threads for exempt requests and for turning
-the noisy ones away.
+waiting threads besides --threads (`waiting_threads`: --apf-waiting-threads, default 8 x --threads) and keeps
+at most those and a quarter of --threads waiting in queues (beyond: 429 queue-full), which leaves threads for
+exempt requests and for turning the noisy ones away.
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ if TYPE_CHECKING:
 QUEUE_WAIT_LIMIT = 15.0
 
 
-def waiting_threads(threads: int) -> int:
-    """Threads a worker has besides --threads for requests waiting in APF queues."""
-    return threads * defaults.APF_WAITING_THREADS_PER_THREAD
+def waiting_threads(threads: int, configured: int | None = None) -> int:
+    """Threads a worker has besides --threads for requests waiting in APF queues (--apf-waiting-threads)."""
+    return configured if configured is not None else threads * defaults.APF_WAITING_THREADS_PER_THREAD
 
 
 @dataclass(frozen=True)
@@ -48,10 +48,12 @@ class WorkerShare:
     waiting: int
 
     @classmethod
-    def of(cls, max_readonly: int, max_mutating: int, workers: int, threads: int) -> WorkerShare:
+    def of(
+        cls, max_readonly: int, max_mutating: int, workers: int, threads: int, waiting: int | None = None
+    ) -> WorkerShare:
         total = max_readonly + max_mutating
         per_worker = -(-total // max(1, workers)) if total > 0 else threads
-        return cls(max(1, min(per_worker, threads // 2)), max(1, threads // 4) + waiting_threads(threads))
+        return cls(max(1, min(per_worker, threads // 2)), max(1, threads // 4) + waiting_threads(threads, waiting))
 
 
 @dataclass(frozen=True)

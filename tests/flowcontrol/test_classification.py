@@ -131,10 +131,12 @@ def test_node_heartbeats_beyond_node_high_s_seats_run_on_seats_idle_levels_lend(
 
 
 def test_a_worker_s_share_follows_the_in_flight_limits_and_its_threads() -> None:
-    # seats: at most half the threads; waiting: a quarter of them and the waiting threads (twice --threads)
-    assert WorkerShare.of(400, 200, 2, 32) == WorkerShare(16, 8 + 64)
-    assert WorkerShare.of(10, 2, 2, 32) == WorkerShare(6, 8 + 64)  # the limits split across workers
-    assert WorkerShare.of(0, 0, 1, 8) == WorkerShare(4, 2 + 16)  # no limits: the threads decide
+    # seats: at most half the threads; waiting: a quarter of them and the waiting threads (8 x --threads)
+    assert WorkerShare.of(400, 200, 2, 32) == WorkerShare(16, 8 + 256)
+    assert WorkerShare.of(10, 2, 2, 32) == WorkerShare(6, 8 + 256)  # the limits split across workers
+    assert WorkerShare.of(0, 0, 1, 8) == WorkerShare(4, 2 + 64)  # no limits: the threads decide
+    assert WorkerShare.of(400, 200, 2, 32, waiting=40) == WorkerShare(16, 8 + 40)  # --apf-waiting-threads
+    assert WorkerShare.of(400, 200, 2, 32, waiting=0) == WorkerShare(16, 8)
 
 
 def test_the_catch_all_level_rejects_at_once_when_its_seat_is_taken() -> None:

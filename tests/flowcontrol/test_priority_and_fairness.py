@@ -64,7 +64,8 @@ def started(store: str, data_dir: Path, args: tuple[str, ...] = ()) -> Iterator[
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    with started("sqlite", tmp_path_factory.mktemp("apf")) as running:
+    # 32 waiting threads (not 8 x the tests' 16): the noisy tenant's 64 clients outnumber seats and waiting places
+    with started("sqlite", tmp_path_factory.mktemp("apf"), ("--apf-waiting-threads", "32")) as running:
         yield running
 
 
@@ -190,7 +191,8 @@ def test_a_noisy_tenant_gets_429_while_node_heartbeats_and_masters_are_served(se
                     retry_afters.append(int(answer.headers["Retry-After"]))
                 assert answer.text == "Too many requests, please try again later.\n"
 
-    # more than the worker's seats and waiting places (8 + 36 with the tests' 16 threads): the rest is turned away
+    # more than the worker's seats and waiting places (8 + 4 + 32 with the tests' 16 threads and
+    # --apf-waiting-threads 32): the rest is turned away
     flooders = [threading.Thread(target=flood, args=(i,), daemon=True) for i in range(64)]
     for thread in flooders:
         thread.start()
@@ -308,7 +310,7 @@ def test_a_one_seat_level_queues_one_request_and_refuses_the_next(server: Runnin
 
 
 def test_a_burst_beyond_the_worker_s_threads_waits_in_its_level_s_queue_and_is_served(tmp_path: Path) -> None:
-    # 4 threads: 2 seats, 1 of them the level's; a waiting request holds a thread, and the worker has 8 more for
+    # 4 threads: 2 seats, 1 of them the level's; a waiting request holds a thread, and the worker has 32 more for
     # waiting (without them 1 request could wait and the rest of a burst got 429 with the queue nearly empty)
     with started("sqlite", tmp_path, ("--threads", "4")) as server:
         admin = server.session
