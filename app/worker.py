@@ -39,7 +39,7 @@ from gunicorn import util
 from gunicorn.http import get_parser
 from gunicorn.http.message import Request
 from gunicorn.http.parser import RequestParser
-from gunicorn.workers.gthread import TConn, ThreadWorker
+from gunicorn.workers.gthread import PollableMethodQueue, TConn, ThreadWorker
 
 from . import defaults
 from .api.handoff import DETACH_KEY, Handoff
@@ -147,6 +147,12 @@ class ApiConn(TConn):
         self.check: HeadCheck | None = None  # the head check of a request whose body is still arriving
         self.expects_continue = False  # the client waits for `100 Continue`: sent once its head check allows it
         self.reserved = 0  # bytes of the worker's body budget this request's body holds
+        self.gone = False  # closed by the loop: closing it again would close a descriptor another connection has
+        self.body_in_memory = True  # the request's body is all read (by the loop): what the app left unread is free
+
+    def close(self, graceful: bool = False) -> None:
+        self.gone = True  # gunicorn's own closes (expired keep-alives) count too
+        super().close(graceful)
 
     def init(self) -> None:
         """Called by gunicorn before each request it parses: the head read so far goes first."""
@@ -156,6 +162,17 @@ class ApiConn(TConn):
         if self.head:
             self.parser.unreader.unread(bytes(self.head))
             self.head = bytearray()
+
+
+class GuardedMethodQueue(PollableMethodQueue):
+    """gunicorn's queue of callbacks threads hand the loop, each run under the loop's guard (ApiWorker._guarded)."""
+
+    def __init__(self, guard: Callable[..., None]) -> None:
+        super().__init__()
+        self.guard = guard
+
+    def defer(self, callback: Callable[..., Any], *args: Any) -> None:
+        super().defer(self.guard, partial(callback, *args))
 
 
 class ApiWorker(ThreadWorker):
@@ -186,6 +203,7 @@ class ApiWorker(ThreadWorker):
         self.checks_running = 0  # at most one thread in HEAD_CHECK_SHARE: the rest are left to requests
         self.buffered = 0  # bytes of bodies being read, as reserved when their heads ended
         self._last_heartbeat = -HEARTBEAT_INTERVAL
+        self.method_queue = GuardedMethodQueue(self._guarded)
 
     def notify(self) -> None:
         """The heartbeat, at most once a second: gunicorn touches the file on every turn of the loop (a
@@ -228,6 +246,56 @@ class ApiWorker(ThreadWorker):
         super().handle_exit(sig, frame)
         worker_exiting(getattr(self, "app_wsgi", None))  # end open watches cleanly, then drain
 
+    def wait_for_and_dispatch_events(self, timeout: float) -> None:
+        """gunicorn's dispatch, less the events that went stale within their batch: a callback earlier in the same
+        batch may have unregistered, re-registered or closed a later event's connection (its descriptor number may
+        even be a new connection's by then), and that event's callback must not run on it."""
+        try:
+            events = self.poller.select(timeout)
+        except InterruptedError:
+            return
+        current = self.poller.get_map()
+        for key, _ in events:
+            if current.get(key.fd) is not key:
+                continue
+            self._guarded(key.data, key.fileobj)
+
+    def _guarded(self, callback: Callable[..., Any], *args: Any) -> None:
+        """Run a loop callback; one that fails on a connection closes that connection (logged once) instead of
+        ending the worker and every connection it holds. A failure that is not a connection's is the worker's."""
+        try:
+            callback(*args)
+        except Exception:
+            conn = connection_of(callback)
+            if conn is None:
+                raise
+            self.log.exception("closing the connection from %s: its state is inconsistent", (conn.client or ("",))[0])
+            self._forget(conn)
+
+    def _forget(self, conn: ApiConn) -> None:
+        """Take a connection out of every list the loop keeps, and close it."""
+        self.receiving.pop(conn, None)
+        self.reading_bodies.discard(conn)
+        for waiting in (self.keepalived_conns, self.pending_conns):
+            if conn in waiting:
+                waiting.remove(conn)
+        self._release(conn)
+        conn.check = None
+        if conn.request_deadline is not None:
+            conn.request_deadline.finish()
+        self._close(conn)
+
+    def _close(self, conn: ApiConn) -> None:
+        """The one way the loop closes a connection: once, and never while the poller still watches it (the kernel
+        hands the descriptor's number to the next accepted connection at once)."""
+        self.closing.pop(conn, None)
+        if conn.gone:
+            return
+        conn.gone = True
+        self._unpoll(conn)
+        self.nr_conns -= 1
+        util.close(conn.sock)
+
     # -- the loop's side: accept, handshake, request head -------------------------------------------------
 
     def accept(self, listener: Any) -> None:
@@ -251,7 +319,7 @@ class ApiWorker(ThreadWorker):
                 self._drop(conn)
                 return
             conn.handshaking = True
-        self._receive(conn)
+        self._guarded(self._receive, conn)
 
     def on_client_socket_readable(self, conn: Any, client: Any) -> None:
         """A kept-alive connection has a new request: its head is read here too."""
@@ -356,6 +424,7 @@ class ApiWorker(ThreadWorker):
         limit, well framed), and whether the client waits for `100 Continue` before sending it."""
         reader, expects_continue = body_reader(conn.head)
         state = reader.complete(conn.head) if reader is not None else True
+        conn.body_in_memory = state is not None
         if state is None and conn.request_deadline is not None:
             conn.request_deadline.loop_may_write = False  # the thread reads the body from the socket itself
         if state is not False:
@@ -456,6 +525,7 @@ class ApiWorker(ThreadWorker):
             if not data:
                 return False
             conn.head += data
+        conn.body_in_memory = state is not None
         if state is None and conn.request_deadline is not None:
             conn.request_deadline.loop_may_write = False  # the thread reads the rest from the socket itself
         return True
@@ -581,9 +651,8 @@ class ApiWorker(ThreadWorker):
             conn.sock.setblocking(False)
             socket.socket.shutdown(conn.sock, socket.SHUT_WR)
             self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_closing, conn))
-        except (OSError, ValueError, KeyError):
-            self.nr_conns -= 1
-            util.close(conn.sock)
+        except OSError:  # gone already
+            self._close(conn)
             return
         self.closing[conn] = time.monotonic() + CLOSE_LINGER
 
@@ -598,14 +667,7 @@ class ApiWorker(ThreadWorker):
         self._closed(conn)
 
     def _closed(self, conn: ApiConn) -> None:
-        if self.closing.pop(conn, None) is None:
-            return
-        try:
-            self.poller.unregister(conn.sock)
-        except (KeyError, ValueError, OSError):
-            pass
-        self.nr_conns -= 1
-        util.close(conn.sock)
+        self._close(conn)
 
     def _uncount(self, conn: Any) -> None:
         kind = getattr(conn, "counted", None)
@@ -644,19 +706,8 @@ class ApiWorker(ThreadWorker):
             pass
 
     def _drop(self, conn: ApiConn) -> None:
-        registered = self.receiving.pop(conn, 0) is None or conn in self.reading_bodies
-        self.reading_bodies.discard(conn)
-        self._release(conn)
-        conn.check = None
-        if conn.request_deadline is not None:
-            conn.request_deadline.finish()  # gone
-        if registered:
-            try:
-                self.poller.unregister(conn.sock)
-            except (KeyError, ValueError, OSError):
-                pass
-        self.nr_conns -= 1
-        util.close(conn.sock)
+        """The client went (or broke the protocol) while the loop had its connection."""
+        self._forget(conn)
 
     def murder_pending(self) -> None:
         """Besides gunicorn's pending connections: heads not complete by their deadline, and when stopping,
@@ -789,6 +840,8 @@ class ApiWorker(ThreadWorker):
     def _keepalive_after(self, conn: Any, keepalive: Any) -> Any:
         if keepalive is DETACHED:  # the body is not ours to drain: the stream owns the socket
             return DETACHED
+        if keepalive and conn.body_in_memory:  # gunicorn drops 64 KiB at most, then closes what it answered keep-alive
+            return bool(conn.parser.finish_body())
         return super()._keepalive_after(conn, keepalive)
 
     def finish_request(self, conn: Any, fs: Any) -> None:
@@ -799,12 +852,14 @@ class ApiWorker(ThreadWorker):
         deadline = getattr(conn, "request_deadline", None)
         if deadline is not None and deadline.expired:  # answered 504 before: no graceful drain (it blocks the loop)
             conn.request_deadline = None
-            self.nr_conns -= 1
-            util.close(conn.sock)
+            self._close(conn)
             return
         resume, conn.resume = getattr(conn, "resume", None), None
         if result is True and resume is not None:
             resume()  # the thread left a request head to the loop
+            return
+        if not result:  # gunicorn's graceful close would wait for the client on the loop, up to 2 s
+            self._close_after_answer(conn)
             return
         super().finish_request(conn, fs)
 
@@ -815,8 +870,7 @@ class ApiWorker(ThreadWorker):
             done.set_result(True)
             super().finish_request(conn, done)
         else:
-            self.nr_conns -= 1
-            util.close(conn.sock)
+            self._close(conn)
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         """A request gunicorn could not parse (or an app crash it caught) answered with a Status body."""
@@ -834,6 +888,15 @@ class ApiWorker(ThreadWorker):
             client.sendall(error_response(code, message))
         except OSError:
             self.log.debug("Failed to send error message.")
+
+
+def connection_of(callback: Callable[..., Any]) -> ApiConn | None:
+    """The connection a loop callback is for (the loop's and the method queue's are partials naming it first)."""
+    while isinstance(callback, partial):
+        if callback.args and isinstance(callback.args[0], ApiConn):
+            return callback.args[0]
+        callback = callback.func
+    return None
 
 
 def worker_class(

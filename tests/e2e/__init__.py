@@ -136,6 +136,19 @@ class RunningServer:
         stop_process(self.process)
 
 
+def child_pids(parent: int) -> set[int]:
+    """The process ids whose parent is `parent` (a server's gunicorn workers), from /proc."""
+    children = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == parent:
+            children.add(int(stat.parent.name))
+    return children
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
