@@ -35,7 +35,6 @@ from functools import partial
 from typing import Any, ClassVar
 
 from gunicorn import sock as gunicorn_sock
-from gunicorn import util
 from gunicorn.http import get_parser
 from gunicorn.http.message import Request
 from gunicorn.http.parser import RequestParser
@@ -270,10 +269,11 @@ class ApiWorker(ThreadWorker):
             if conn is None:
                 raise
             self.log.exception("closing the connection from %s: its state is inconsistent", (conn.client or ("",))[0])
-            self._forget(conn)
+            self._drop(conn)
 
-    def _forget(self, conn: ApiConn) -> None:
-        """Take a connection out of every list the loop keeps, and close it."""
+    def _drop(self, conn: ApiConn) -> None:
+        """Take a connection out of every list the loop keeps, and close it (the client went, broke the protocol, or
+        left the connection in a state the loop cannot go on from)."""
         self.receiving.pop(conn, None)
         self.reading_bodies.discard(conn)
         for waiting in (self.keepalived_conns, self.pending_conns):
@@ -291,10 +291,9 @@ class ApiWorker(ThreadWorker):
         self.closing.pop(conn, None)
         if conn.gone:
             return
-        conn.gone = True
         self._unpoll(conn)
         self.nr_conns -= 1
-        util.close(conn.sock)
+        conn.close()
 
     # -- the loop's side: accept, handshake, request head -------------------------------------------------
 
@@ -664,9 +663,6 @@ class ApiWorker(ThreadWorker):
             return
         except OSError:
             pass
-        self._closed(conn)
-
-    def _closed(self, conn: ApiConn) -> None:
         self._close(conn)
 
     def _uncount(self, conn: Any) -> None:
@@ -705,10 +701,6 @@ class ApiWorker(ThreadWorker):
         except OSError:
             pass
 
-    def _drop(self, conn: ApiConn) -> None:
-        """The client went (or broke the protocol) while the loop had its connection."""
-        self._forget(conn)
-
     def murder_pending(self) -> None:
         """Besides gunicorn's pending connections: heads not complete by their deadline, and when stopping,
         connections that have not sent a byte of a request."""
@@ -716,7 +708,7 @@ class ApiWorker(ThreadWorker):
         self._expire_deadlines()
         now = time.monotonic()
         for conn in [conn for conn, close_at in self.closing.items() if close_at <= now]:
-            self._closed(conn)
+            self._close(conn)
         expired = []
         for conn in self.receiving:  # in deadline order: while serving, stop at the first one still in time
             if conn.deadline <= now or (not self.alive and not conn.head):
