@@ -54,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Kubernetes-style API server (orch.io). Every flag can also be set as ORCH_<FLAG_NAME>. "
         "Also: `orch-apiserver pki init [flags]` (prepare the PKI without serving), "
-        "`orch-apiserver kubeconfig user NAME [flags]`.",
+        "`orch-apiserver kubeconfig user NAME [flags]`, `orch-apiserver backup OUT [flags]`, "
+        "`orch-apiserver restore FILE [--replace] [flags]`.",
         allow_abbrev=False,
     )
     for option in OPTIONS:
@@ -202,6 +203,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from . import pki_init
 
         return pki_init.main(args[2:], parse_settings, check_authentication)
+    if args[:1] in (["backup"], ["restore"]):
+        from . import backup_cli
+
+        return backup_cli.main(args[0], args[1:], parse_settings)
     settings = parse_settings(args)
     for line in feature_gate_warnings(settings):  # deprecated and GA gates are on their way out
         print(line, file=sys.stderr, flush=True)

@@ -13,9 +13,11 @@ import threading
 from collections.abc import Callable
 
 import psycopg
+from psycopg.conninfo import make_conninfo
 from sqlalchemy.engine import make_url
 
 from ..background import BackgroundThread, OutageLog
+from .serving import APPLICATION_NAME
 
 log = logging.getLogger(__name__)
 CHANNEL = "orch_changes"
@@ -23,7 +25,12 @@ RECONNECT_DELAY = 1.0
 
 
 def conninfo(url: str) -> str:
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    """libpq's connection string for a SQLAlchemy URL, as the store's own connections make it: the multi-host forms
+    (`?host=a:p&host=b:q`, `?host=a,b&port=p,q`) become `host=a,b port=p,q`, which libpq tries in turn."""
+    parsed = make_url(url)
+    _, params = parsed.get_dialect()().create_connect_args(parsed)
+    params.setdefault("application_name", APPLICATION_NAME)
+    return make_conninfo("", **params)
 
 
 class ChangeNotifier(BackgroundThread):

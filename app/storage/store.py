@@ -29,6 +29,7 @@ from ..background import BackgroundThread, OutageLog
 from .dbapi import driver_cursor, driver_errors, for_driver
 from .history import DEFAULT_RULE, Attribution, RetentionRule, current_attribution, rules_touching
 from .models import changes, objects, sequence
+from .serving import APPLICATION_NAME, hold_shared
 
 
 class StorageError(Exception):
@@ -200,6 +201,12 @@ _UPSERT_MARK = (
     "INSERT INTO compaction_marks (rule, compacted) VALUES (:rule, :upto) "
     "ON CONFLICT (rule) DO UPDATE SET compacted = excluded.compacted WHERE compaction_marks.compacted < :upto"
 )
+# rows at or below the floor are there only after a restore (app/storage/backup.py): they go, a batch a round, once
+# older than the longest retention (a round's deletes above the floor never reach them)
+_RESTORED_OLD = (
+    "DELETE FROM changes WHERE rv IN "
+    "(SELECT rv FROM changes WHERE rv <= :floor AND created_at < :before ORDER BY rv LIMIT :lim)"
+)
 #: revisions per compaction batch
 COMPACT_BATCH = 5000
 # The keys of a range changed after a revision are those of live objects written since and those deleted since
@@ -339,6 +346,8 @@ class Storage:
         self.engine = self._make_engine(url)
         self._sql: dict[str, str] = {}  # statement with `:name` parameters -> as the driver takes it
         self._writers = WriterQueue(make_url(url).database) if self.is_sqlite else WriterSlots(WRITER_SLOTS)
+        #: a restore refuses the SQLite file while this is held (app/storage/serving.py)
+        self._serving_lock = hold_shared(make_url(url).database) if self.is_sqlite else -1
         self._listeners: list[Callable[[list[Change]], None]] = []
 
     # -- engine and transactions -------------------------------------------------------------
@@ -349,7 +358,8 @@ class Storage:
         sizes = {"pool_size": self.pool.kept, "max_overflow": self.pool.most - self.pool.kept, "pool_use_lifo": True}
         if not self.is_sqlite:
             # single statements run in autocommit (one round trip, no BEGIN/ROLLBACK); a list's snapshot sets its level
-            engine = sa.create_engine(url, isolation_level="AUTOCOMMIT", **sizes)
+            named = {} if "application_name" in make_url(url).query else {"application_name": APPLICATION_NAME}
+            engine = sa.create_engine(url, isolation_level="AUTOCOMMIT", connect_args=named, **sizes)
             _ping_when_idle(engine)
             event.listen(engine, "connect", _without_jit)
             return engine
@@ -395,6 +405,9 @@ class Storage:
 
     def dispose(self) -> None:
         self.engine.dispose()
+        if self._serving_lock >= 0:
+            os.close(self._serving_lock)
+            self._serving_lock = -1
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -752,6 +765,12 @@ class Storage:
         """Drop change-log rows older than their kind's retention (`retention`; the rest: the history window)
         and advance the marks; return the floor mark (`sequence.compacted`: no kind's history below it)."""
         now = now if now is not None else self.clock()
+        floor = self._compact_rules(now)
+        longest = max([self.history_window, *(rule.seconds for rule in self.retention)])
+        self._in_own_transaction(_RESTORED_OLD, {"floor": floor, "before": now - longest, "lim": COMPACT_BATCH})
+        return floor
+
+    def _compact_rules(self, now: float) -> int:
         if not self.retention:
             return self._compact_rule(DEFAULT_RULE, None, self._horizon(now - self.history_window))
         named = tuple(p for rule in self.retention for p in rule.prefixes)
