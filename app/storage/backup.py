@@ -325,8 +325,7 @@ def _write_transaction(engine: Engine) -> Iterator[Connection]:
         try:
             if engine.dialect.name == "postgresql":
                 conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": schema.MIGRATION_LOCK_KEY})
-                sessions = sa.text(serving.PG_SERVER_SESSIONS)
-                others = conn.execute(sessions, {"name": serving.APPLICATION_NAME}).scalar()
+                others = _server_sessions(conn)
                 if others:
                     raise BackupError(
                         f"{others} server session(s) are connected to this database: stop every orch-apiserver "
@@ -337,6 +336,21 @@ def _write_transaction(engine: Engine) -> Iterator[Connection]:
             conn.exec_driver_sql("ROLLBACK")
             raise
         conn.exec_driver_sql("COMMIT")
+
+
+#: how long a restore waits for the sessions of servers just stopped to end (a backend exits after its client)
+SESSIONS_END_WAIT = 3.0
+
+
+def _server_sessions(conn: Connection) -> int:
+    """Servers' sessions on this PostgreSQL database, once those of servers just stopped had time to end."""
+    deadline = time.monotonic() + SESSIONS_END_WAIT
+    while True:
+        count = conn.execute(sa.text(serving.PG_SERVER_SESSIONS), {"name": serving.APPLICATION_NAME}).scalar_one()
+        if not count or time.monotonic() > deadline:
+            return count
+        time.sleep(0.1)
+        conn.execute(sa.text("SELECT pg_stat_clear_snapshot()"))  # pg_stat_activity is read once per transaction
 
 
 def _restore_rows(
