@@ -17,6 +17,8 @@ from . import child_pids, free_port, poll, unavailable
 
 BIN_DIRS = ("/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/17/bin")
 STANDBY_NAME = "standby"
+#: the recipe of docs/operations.md, used as written
+RECIPE = Path(__file__).resolve().parents[2] / "config" / "postgresql"
 
 
 def _bin_dir() -> Path:
@@ -76,14 +78,9 @@ class PgPair:
 
     def start(self) -> None:
         self._run("initdb", "-D", str(self.primary.data), "-U", "postgres", "-A", "trust", "--no-sync")
-        settings = [
-            "wal_level = replica",
-            "max_wal_senders = 5",
-            "fsync = on",
-            "synchronous_commit = on",
-            f"synchronous_standby_names = '{STANDBY_NAME}'" if self.synchronous else "",
-            "max_connections = 100",
-        ]
+        settings = RECIPE.joinpath("primary.conf").read_text().splitlines()
+        if not self.synchronous:
+            settings = [line for line in settings if not line.startswith("synchronous_standby_names")]
         with open(self.primary.data / "postgresql.conf", "a") as conf:
             conf.write("\n".join(settings) + "\n")
         with open(self.primary.data / "pg_hba.conf", "a") as hba:
@@ -120,14 +117,19 @@ class PgPair:
                 os.kill(backend, signal.SIGKILL)
 
     def promote(self) -> None:
-        """Promote the standby, and as Patroni's `synchronous_mode` does when no standby is left, stop waiting
-        for one: the new primary inherited `synchronous_standby_names`, and its commits would wait forever."""
-        import psycopg
-
-        self._run("pg_ctl", "promote", "-w", "-t", "60", "-D", str(self.standby.data))
-        with psycopg.connect(f"host=127.0.0.1 port={self.standby.port} user=postgres", autocommit=True) as conn:
-            conn.execute("ALTER SYSTEM SET synchronous_standby_names = ''")
-            conn.execute("SELECT pg_reload_conf()")
+        """The recipe's config/postgresql/promote.sh, as written: promote the standby, then stop waiting for a
+        synchronous standby (the new primary inherited `synchronous_standby_names`)."""
+        env = {
+            "PATH": f"{self.bin}:{os.environ.get('PATH', '')}",
+            "PGDATA": str(self.standby.data),
+            "PGHOST": "127.0.0.1",
+            "PGPORT": str(self.standby.port),
+            "PGUSER": "postgres",
+        }
+        command = _as_owner(["env", *(f"{k}={v}" for k, v in env.items()), str(RECIPE / "promote.sh")])
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"promote.sh failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
 
     def stop(self) -> None:
         for node in (self.standby, self.primary):
