@@ -40,6 +40,8 @@ KEPT_FILES = ("pki/sa.key", "pki/encryption-config.yaml")
 #: how far past the highest revision the database may have handed out (the backup's or the replaced store's) a
 #: restore sets the counter: writes acknowledged after the backup was taken, up to this many, are never reused
 RESTORE_MARGIN = 1_000_000
+#: gzip's fastest level: on 200 MB of random base64 texts level 6 took 25 s for a 152 MB file, level 1 20 s for 156 MB
+COMPRESSION = 1
 #: rows per insert statement and per progress line check
 BATCH = 2000
 #: the application_name of the backup and restore sessions (not a server's: app/storage/serving.py)
@@ -133,7 +135,7 @@ def backup(url: str, out: Path, data_dir: Path | None = None, progress: Progress
     partial = out.with_name(out.name + ".partial")
     tables: dict[str, int] = {}
     try:
-        with _snapshot(engine) as conn, gzip.open(partial, "wb", compresslevel=6) as raw:
+        with _snapshot(engine) as conn, gzip.open(partial, "wb", compresslevel=COMPRESSION) as raw:
             present = sa.inspect(conn).has_table("alembic_version") and sa.inspect(conn).has_table("sequence")
             schema_revision = present and conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
             revision = present and conn.execute(sa.select(sequence.c.rv)).scalar_one_or_none()
