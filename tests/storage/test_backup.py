@@ -244,3 +244,42 @@ def test_kept_files_travel_with_the_backup(make_store: MakeStore, tmp_path: Path
         restore(file, target, target_dir)
     restore(file, target, target_dir, replace=True)
     assert (target_dir / "pki" / "sa.key").read_bytes() == b"the signing key"
+
+
+class _Terminal:
+    """A stderr that says it is a terminal, keeping what is written."""
+
+    def __init__(self, tty: bool) -> None:
+        self.tty, self.text = tty, ""
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, text: str) -> None:
+        self.text += text
+
+    def flush(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_progress_is_shown_on_a_terminal_only(
+    make_store: MakeStore, tmp_path: Path, tty: bool, monkeypatch: pytest.MonkeyPatch
+):
+    from orch_apiserver.storage import backup as backup_module
+    from orch_apiserver.storage.backup import Progress
+
+    monkeypatch.setattr(backup_module, "BATCH", 10)  # a line per 10 records
+    url = make_store("sqlite")
+    store = Storage(url)
+    try:
+        for i in range(30):
+            store.create(f"/things/{i}", {"i": i})
+    finally:
+        store.dispose()
+    terminal = _Terminal(tty)
+    backup(url, tmp_path / "backup.jsonl.gz", progress=Progress("backup", terminal))  # type: ignore[arg-type]
+    if tty:
+        assert "\rbackup: 10 records" in terminal.text and terminal.text.endswith("\n")
+    else:
+        assert terminal.text == ""
