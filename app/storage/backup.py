@@ -65,7 +65,8 @@ class Progress:
         self.records += n
         if self.stream.isatty() and time.monotonic() - self._shown_at > 0.5:
             self._shown_at = time.monotonic()
-            self.stream.write(f"\r{self.what}: {self.records:,} records, {size / 1e6:,.1f} MB")
+            written = f", {size / 1e6:,.1f} MB" if size else ""
+            self.stream.write(f"\r{self.what}: {self.records:,} records{written}")
             self.stream.flush()
 
     def done(self) -> None:
