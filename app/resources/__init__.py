@@ -25,6 +25,7 @@ from . import (
     rbac,
     scheduling,
     storage,
+    testing,
 )
 
 #: group modules in the reference's discovery order (core first, then /apis priority order).
@@ -52,9 +53,11 @@ GROUP_MODULES = (
 )
 
 
-def resource_types(naming: Naming) -> list[ResourceType]:
-    return [rt for module in GROUP_MODULES for rt in module.resource_types(naming)]
+def resource_types(naming: Naming, fault_injection: bool = False) -> list[ResourceType]:
+    """Every built-in kind; the Fault kind only for a server with --enable-fault-injection (docs/testing.md)."""
+    modules = GROUP_MODULES + (testing,) if fault_injection else GROUP_MODULES
+    return [rt for module in modules for rt in module.resource_types(naming)]
 
 
-def build_catalog(naming: Naming) -> Catalog:
-    return Catalog(resource_types(naming))
+def build_catalog(naming: Naming, fault_injection: bool = False) -> Catalog:
+    return Catalog(resource_types(naming, fault_injection))
