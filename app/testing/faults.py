@@ -1,0 +1,53 @@
+"""`server.fault(...)`: a Fault for the length of a `with` block, and how many requests it took."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from ..faults.manifest import fault_manifest
+from ..naming import Naming
+from ..resources.testing import PLURAL, VERSION, fault_group
+
+if TYPE_CHECKING:
+    from .manifests import Manifests
+
+
+class ActiveFault:
+    """A Fault the server holds; `matched` is read from the server each time (status.matched)."""
+
+    def __init__(self, manifests: Manifests, path: str, name: str) -> None:
+        self._manifests, self.path, self.name = manifests, path, name
+
+    @property
+    def object(self) -> dict:
+        return self._manifests.client.get(self.path)
+
+    @property
+    def matched(self) -> int:
+        return int((self.object.get("status") or {}).get("matched") or 0)
+
+
+def faults_path(naming: Naming) -> str:
+    return f"/apis/{fault_group(naming)}/{VERSION}/{PLURAL}"
+
+
+@contextmanager
+def active_fault(manifests: Manifests, name: str | None, keywords: dict[str, Any]) -> Iterator[ActiveFault]:
+    from ..client import ApiError
+
+    collection = faults_path(manifests.naming)
+    name = name or f"fault-{uuid.uuid4().hex[:10]}"
+    api_version = f"{fault_group(manifests.naming)}/{VERSION}"
+    manifests.client.create(collection, fault_manifest(name, api_version, **keywords))
+    fault = ActiveFault(manifests, f"{collection}/{name}", name)
+    try:
+        yield fault
+    finally:
+        try:
+            manifests.client.delete(fault.path)
+        except ApiError as err:
+            if err.status != 404:  # the test deleted it itself
+                raise
