@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..naming import Naming
+from ..resources.testing import PLURAL, VERSION, fault_group
+
 #: keyword -> spec.match field
 MATCH_KEYWORDS = {
     "verbs": "verbs",
@@ -18,6 +21,15 @@ MATCH_KEYWORDS = {
     "user_agents": "userAgents",
     "field_managers": "fieldManagers",
 }
+
+
+def fault_api_version(naming: Naming) -> str:
+    return f"{fault_group(naming)}/{VERSION}"
+
+
+def faults_path(naming: Naming) -> str:
+    """The Faults' collection URL path."""
+    return f"/apis/{fault_api_version(naming)}/{PLURAL}"
 
 
 def _strings(value: str | Iterable[str]) -> list[str]:

@@ -138,3 +138,22 @@ def resource_types(naming: Naming) -> list[ResourceType]:
             example={"spec": {"match": {"verbs": ["update"], "resources": ["configmaps"]}, "action": {"delay": "0s"}}},
         )
     ]
+
+
+def action_summary(obj: Obj) -> str:
+    """A Fault's action in a few words (`error 409`, `delay 2s`, `watch expireAfterEvents=3`): tables, orchctl."""
+    action = part(part(obj, "spec"), "action")
+    for key in ACTIONS:
+        value = action.get(key)
+        if value in (None, False):
+            continue
+        if key == "error":
+            return f"error {part(action, 'error').get('code', '')}"
+        if key == "afterWrite":
+            return f"afterWrite {part(part(action, 'afterWrite'), 'error').get('code', '')}"
+        if key == "watch":
+            return "watch " + ",".join(f"{k}={v}" for k, v in part(action, "watch").items())
+        if key == "delay":
+            return f"delay {value}"
+        return key
+    return "<none>"

@@ -7,9 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from ..faults.manifest import fault_manifest
-from ..naming import Naming
-from ..resources.testing import PLURAL, VERSION, fault_group
+from ..faults.manifest import fault_api_version, fault_manifest, faults_path
 
 if TYPE_CHECKING:
     from .manifests import Manifests
@@ -30,18 +28,13 @@ class ActiveFault:
         return int((self.object.get("status") or {}).get("matched") or 0)
 
 
-def faults_path(naming: Naming) -> str:
-    return f"/apis/{fault_group(naming)}/{VERSION}/{PLURAL}"
-
-
 @contextmanager
 def active_fault(manifests: Manifests, name: str | None, keywords: dict[str, Any]) -> Iterator[ActiveFault]:
     from ..client import ApiError
 
     collection = faults_path(manifests.naming)
     name = name or f"fault-{uuid.uuid4().hex[:10]}"
-    api_version = f"{fault_group(manifests.naming)}/{VERSION}"
-    manifests.client.create(collection, fault_manifest(name, api_version, **keywords))
+    manifests.client.create(collection, fault_manifest(name, fault_api_version(manifests.naming), **keywords))
     fault = ActiveFault(manifests, f"{collection}/{name}", name)
     try:
         yield fault
