@@ -974,12 +974,13 @@ def _check_audit_policy(path: str, api_domain: str) -> None:
 def _check_runtime_config(config: tuple[tuple[str, bool], ...], api_domain: str, faults: bool = False) -> None:
     """Unknown or removed group versions fail start (they need the catalog, so not at parse time)."""
     from .naming import Naming
-    from .resources import build_catalog
+    from .resources import add_fault_kind, build_catalog
     from .versions import RuntimeConfigError, served_keys
 
     naming = Naming(api_domain)
+    catalog = add_fault_kind(build_catalog(naming), naming) if faults else build_catalog(naming)
     try:
-        served_keys(build_catalog(naming, faults), config, naming)
+        served_keys(catalog, config, naming)
     except RuntimeConfigError as err:
         raise ConfigError(f"--runtime-config: {err}") from None
 

@@ -67,10 +67,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.config["DATABASE_URL"] = f"sqlite:///{data_dir}/{defaults.SQLITE_FILE}"
     parse_modes(app.config["AUTHORIZATION_MODE"])
 
-    from .resources import build_catalog
+    from .resources import add_fault_kind, build_catalog
 
     naming = Naming(app.config["API_DOMAIN"])
-    catalog = build_catalog(naming, bool(app.config.get("FAULT_INJECTION")))
+    catalog = build_catalog(naming)
+    if app.config.get("FAULT_INJECTION"):
+        add_fault_kind(catalog, naming)
     apply_runtime_config(catalog, app.config.get("RUNTIME_CONFIG") or (), naming)  # served versions
     retention = dict(app.config.get("HISTORY_RETENTION") or ())  # `*`: the rest's window (else --history-window)
     window = float(retention.pop("*", app.config["HISTORY_WINDOW_SECONDS"]))

@@ -53,11 +53,16 @@ GROUP_MODULES = (
 )
 
 
-def resource_types(naming: Naming, fault_injection: bool = False) -> list[ResourceType]:
-    """Every built-in kind; the Fault kind only for a server with --enable-fault-injection (docs/testing.md)."""
-    modules = GROUP_MODULES + (testing,) if fault_injection else GROUP_MODULES
-    return [rt for module in modules for rt in module.resource_types(naming)]
+def resource_types(naming: Naming) -> list[ResourceType]:
+    return [rt for module in GROUP_MODULES for rt in module.resource_types(naming)]
 
 
-def build_catalog(naming: Naming, fault_injection: bool = False) -> Catalog:
-    return Catalog(resource_types(naming, fault_injection))
+def build_catalog(naming: Naming) -> Catalog:
+    return Catalog(resource_types(naming))
+
+
+def add_fault_kind(catalog: Catalog, naming: Naming) -> Catalog:
+    """The Fault kind, declared for a server with --enable-fault-injection only (docs/testing.md)."""
+    for rt in testing.resource_types(naming):
+        catalog.add(rt)
+    return catalog

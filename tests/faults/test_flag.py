@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from orch_apiserver.cli import parse_settings
 from orch_apiserver.naming import Naming
-from orch_apiserver.resources import build_catalog
+from orch_apiserver.resources import add_fault_kind, build_catalog
 
 
 def settings(*flags: str) -> object:
@@ -38,5 +38,5 @@ def test_a_bad_value_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
 def test_the_kind_is_in_the_catalog_only_with_the_flag() -> None:
     naming = Naming()
     assert build_catalog(naming).lookup("testing.orch.io", "v1alpha1", "faults") is None
-    served = build_catalog(naming, fault_injection=True).lookup("testing.orch.io", "v1alpha1", "faults")
+    served = add_fault_kind(build_catalog(naming), naming).lookup("testing.orch.io", "v1alpha1", "faults")
     assert served is not None and not served.namespaced and served.kind == "Fault"
