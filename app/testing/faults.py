@@ -14,10 +14,12 @@ if TYPE_CHECKING:
 
 
 class ActiveFault:
-    """A Fault the server holds; `matched` is read from the server each time (status.matched)."""
+    """A Fault the server holds; `matched` is read from the server each time (status.matched), and after the
+    `with` block is the count the Fault ended with."""
 
     def __init__(self, manifests: Manifests, path: str, name: str) -> None:
         self._manifests, self.path, self.name = manifests, path, name
+        self.final_matched: int | None = None
 
     @property
     def object(self) -> dict:
@@ -25,6 +27,8 @@ class ActiveFault:
 
     @property
     def matched(self) -> int:
+        if self.final_matched is not None:
+            return self.final_matched
         return int((self.object.get("status") or {}).get("matched") or 0)
 
 
@@ -40,6 +44,7 @@ def active_fault(manifests: Manifests, name: str | None, keywords: dict[str, Any
         yield fault
     finally:
         try:
+            fault.final_matched = fault.matched
             manifests.client.delete(fault.path)
         except ApiError as err:
             if err.status != 404:  # the test deleted it itself
