@@ -9,6 +9,7 @@ the same requests fail on every run; without a seed a random draw decides.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 import time
@@ -77,7 +78,7 @@ class Injector:
             return None  # a Fault never matches requests on Faults: they stay the way to remove one
         listed = self.registry.list(self.rt, None, ListOptions())
         for text in listed.items:
-            fault = read_fault(orjson.loads(text))
+            fault = _parsed(text)
             if matches(fault, facts) and self._take(fault):
                 return _injection(fault, facts)
         return None
@@ -106,6 +107,12 @@ class Injector:
         except (_NotTaken, NotFound):  # used up, or deleted since the list
             return False
         return taken
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(text: str) -> FaultSpec:
+    """A listed Fault, read once per stored version (every request of the process lists them all)."""
+    return read_fault(orjson.loads(text))
 
 
 def _injection(fault: FaultSpec, facts: RequestFacts) -> Injection:
