@@ -85,3 +85,16 @@ def test_after_write_on_a_patch_stores_it(apps: list[Any]) -> None:
     assert lost.status_code == 504 and lost.headers["X-Orch-Fault"] == "lost"
     assert lost.get_json()["reason"] == "Timeout" and lost.headers["Retry-After"] == "1"
     assert client.get("/api/v1/namespaces/default/configmaps/cm").get_json()["data"] == {"k": "v"}
+
+
+def test_a_request_authorization_refuses_meets_no_fault(apps: list[Any]) -> None:
+    """Faults come after authorization: an anonymous request is refused as ever, and no Fault counts it."""
+    from flask.testing import FlaskClient
+
+    admin = apps[0].test_client()
+    add(admin, "everything", error=500)
+    anonymous = FlaskClient(apps[0])
+    refused = anonymous.get("/api/v1/namespaces/default/configmaps")
+    assert refused.status_code in (401, 403) and "X-Orch-Fault" not in refused.headers
+    assert admin.get(f"{FAULTS}/everything").get_json()["status"]["matched"] == 0
+    assert admin.delete(f"{FAULTS}/everything").status_code == 200  # requests on Faults are never matched
