@@ -7,6 +7,7 @@ before admission (the chain's `faults` step, app/pipeline.py); a watch's cut is 
     errors.py      the Status a fault answers with, as the reference words it for that code
     injector.py    the Fault a request takes: listed, matched, taken atomically in the store (times, probability)
     watch.py       a watch cut after N events: ERROR 410 Expired, or the stream's quiet end
+    manifest.py    a Fault object from keywords (the test server's `fault(...)`, `orchctl fault add`)
 """
 
 from __future__ import annotations
