@@ -233,6 +233,15 @@ def _feature_gates(text: str) -> tuple[str, ...]:
         raise ConfigError(str(err)) from None
 
 
+def _fault_injection(text: str) -> bool | str:
+    if text.strip() == "force":
+        return "force"
+    try:
+        return _bool(text)
+    except ConfigError:
+        raise ConfigError(f"{text!r}: expected true, false or force") from None
+
+
 def _audit_log_format(text: str) -> str:
     if text not in ("json", "legacy"):
         raise ConfigError(f"{text!r}: supported formats are json and legacy")
@@ -656,6 +665,15 @@ OPTIONS: tuple[Option, ...] = (
         "Deployments, Jobs, ... move (docs/simulation.md); 0: a plain API server",
     ),
     Option(
+        "enable_fault_injection",
+        False,
+        _fault_injection,
+        "BOOL|force",
+        "serve the testing Fault kind: failures injected on demand (docs/testing.md); refused with a non-loopback "
+        "--bind-address unless =force",
+        "bool",
+    ),
+    Option(
         "cluster_signing_cert_file",
         defaults.CLUSTER_SIGNING_CERT_FILE,
         _existing_file,
@@ -813,6 +831,8 @@ class Settings:
     disable_admission_plugins: tuple[str, ...] | None = None
     controllers: str = defaults.CONTROLLERS
     simulate_nodes: int = defaults.SIMULATE_NODES
+    #: False, True, or "force" (served even on a non-loopback bind address)
+    enable_fault_injection: bool | str = False
     cluster_signing_cert_file: str | None = None
     cluster_signing_key_file: str | None = None
     cluster_signing_duration: float = parse_duration(defaults.CLUSTER_SIGNING_DURATION)
@@ -913,10 +933,21 @@ class Settings:
         if self.audit_policy_file:
             _check_audit_policy(self.audit_policy_file, self.api_domain)
         if self.runtime_config:
-            _check_runtime_config(self.runtime_config, self.api_domain)
+            _check_runtime_config(self.runtime_config, self.api_domain, bool(self.enable_fault_injection))
+        self._check_fault_injection()
         self.admission_plugins  # noqa: B018 - unknown or unbuilt plugin names refuse to start
         if bool(self.cluster_signing_cert_file) != bool(self.cluster_signing_key_file):
             raise ConfigError("--cluster-signing-cert-file and --cluster-signing-key-file must be given together")
+
+    def _check_fault_injection(self) -> None:
+        """Faults let whoever may create them fail everyone's requests: a test server's tool, kept to loopback."""
+        if self.enable_fault_injection is not True or ipaddress.ip_address(self.bind_address).is_loopback:
+            return
+        raise ConfigError(
+            f"--enable-fault-injection lets anyone allowed to create Faults fail other clients' requests; it is "
+            f"refused with --bind-address {self.bind_address} (not a loopback address): bind to 127.0.0.1, or "
+            "pass --enable-fault-injection=force to serve it there anyway"
+        )
 
     def _check_requestheader_client_ca_file(self) -> None:
         path = self.requestheader_client_ca_file
@@ -940,15 +971,16 @@ def _check_audit_policy(path: str, api_domain: str) -> None:
         raise ConfigError(f"--audit-policy-file: {err}") from None
 
 
-def _check_runtime_config(config: tuple[tuple[str, bool], ...], api_domain: str) -> None:
+def _check_runtime_config(config: tuple[tuple[str, bool], ...], api_domain: str, faults: bool = False) -> None:
     """Unknown or removed group versions fail start (they need the catalog, so not at parse time)."""
     from .naming import Naming
-    from .resources import build_catalog
+    from .resources import add_fault_kind, build_catalog
     from .versions import RuntimeConfigError, served_keys
 
     naming = Naming(api_domain)
+    catalog = add_fault_kind(build_catalog(naming), naming) if faults else build_catalog(naming)
     try:
-        served_keys(build_catalog(naming), config, naming)
+        served_keys(catalog, config, naming)
     except RuntimeConfigError as err:
         raise ConfigError(f"--runtime-config: {err}") from None
 
@@ -1009,6 +1041,7 @@ def flask_config(settings: Settings) -> dict[str, Any]:
         "ADMISSION_PLUGINS": settings.admission_plugins,
         "CONTROLLERS": settings.controllers,
         "SIMULATE_NODES": settings.simulate_nodes,
+        "FAULT_INJECTION": bool(settings.enable_fault_injection),
         "ENABLE_PRIORITY_AND_FAIRNESS": settings.enable_priority_and_fairness,
         "APF_WORKER_SHARE": (
             settings.max_requests_inflight,

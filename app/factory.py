@@ -67,10 +67,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.config["DATABASE_URL"] = f"sqlite:///{data_dir}/{defaults.SQLITE_FILE}"
     parse_modes(app.config["AUTHORIZATION_MODE"])
 
-    from .resources import build_catalog
+    from .resources import add_fault_kind, build_catalog
 
     naming = Naming(app.config["API_DOMAIN"])
     catalog = build_catalog(naming)
+    if app.config.get("FAULT_INJECTION"):
+        add_fault_kind(catalog, naming)
     apply_runtime_config(catalog, app.config.get("RUNTIME_CONFIG") or (), naming)  # served versions
     retention = dict(app.config.get("HISTORY_RETENTION") or ())  # `*`: the rest's window (else --history-window)
     window = float(retention.pop("*", app.config["HISTORY_WINDOW_SECONDS"]))
@@ -110,6 +112,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             pipeline.impersonate(lambda: app.extensions["orch.auth"].authorizer, svc.naming),
             pipeline.priority_and_fairness(_install_priority_and_fairness(app), svc.naming),
             pipeline.authorize(lambda: app.extensions["orch.authz"], skip_authorization),
+            *_fault_injection(app, svc),
             pipeline.admission_effects(),
         ],
     )
@@ -126,6 +129,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     app.wsgi_app = go_reason_phrases(websocket_routing(app.wsgi_app))  # type: ignore[method-assign,assignment]
     return app
+
+
+def _fault_injection(app: Flask, svc: Services) -> list[pipeline.Step]:
+    """The chain's faults step, with --enable-fault-injection only (the Fault kind is served then only)."""
+    if not app.config.get("FAULT_INJECTION"):
+        return []
+    from .faults import Injector
+    from .resources.testing import PLURAL, VERSION, fault_group
+
+    return [pipeline.faults(Injector(svc.registry, svc.catalog.known_type(fault_group(svc.naming), VERSION, PLURAL)))]
 
 
 def _register_blueprints(app: Flask, svc: Services) -> None:

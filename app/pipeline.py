@@ -13,6 +13,8 @@
     priority and       the request classified by the FlowSchemas; it runs on a seat of its priority level, waits
       fairness         in the level's queues, or gets 429 (app/flowcontrol, docs/flowcontrol.md)
     authorize          the request's attributes, then the --authorization-mode chain; 403 Forbidden otherwise
+    faults             with --enable-fault-injection: the Fault the request takes delays or fails it, or
+                       marks its answer or watch to be cut (app/faults, docs/testing.md)
     admission effects  Warning headers and audit annotations the admission plugins add
     handler            the blueprint's view (app/api)
 
@@ -38,6 +40,7 @@ from .user import current_user
 if TYPE_CHECKING:
     from .auth.authz import Authorizer
     from .auth.context import Authentication
+    from .faults import Injector
     from .flowcontrol import PriorityAndFairness, Seat
     from .naming import Naming
 
@@ -217,6 +220,51 @@ def authorize(authorizer: Callable[[], Authorizer], skip: Callable[[], bool] = l
             raise forbidden(ctx.attributes, decision.reason)
 
     return Step("authorize", before, decides=True)
+
+
+def faults(injector: Injector) -> Step:
+    """Faults on demand: the Fault (if any) the resource request takes, after authorization (a client is
+    failed only where it was allowed) and before admission (an error stores nothing). Its name is on the
+    answer's X-Orch-Fault header; an afterWrite error replaces a served write's answer."""
+    from flask import g
+
+    from .api.errors import status_response
+    from .faults import HEADER, WATCH_CUT_KEY, Injection, RequestFacts
+
+    def before(ctx: RequestContext) -> None:
+        attrs, user = ctx.attributes, ctx.user
+        if attrs is None or user is None or not attrs.resource_request or _refused_at_head():
+            return
+        facts = RequestFacts(
+            verb=attrs.verb,
+            group=attrs.group,
+            resource=attrs.resource,
+            subresource=attrs.subresource,
+            namespace=attrs.namespace,
+            name=attrs.name,
+            user=user.username,
+            groups=tuple(user.groups),
+            user_agent=request.headers.get("User-Agent", ""),
+            field_manager=request.args.get("fieldManager", ""),
+        )
+        injection = injector.evaluate(facts)
+        if injection is None:
+            return
+        g.orch_fault = injection
+        if injection.watch is not None:
+            request.environ[WATCH_CUT_KEY] = injection.watch
+        injection.before()
+
+    def after(ctx: RequestContext, response: Any) -> Any:
+        injection: Injection | None = g.pop("orch_fault", None)
+        if injection is None:
+            return response
+        if injection.after_write is not None and response.status_code < 400:
+            response = status_response(injection.after_write)  # stored, and yet the client hears it failed
+        response.headers[HEADER] = injection.fault
+        return response
+
+    return Step("faults", before, after)
 
 
 def admission_effects() -> Step:

@@ -16,6 +16,7 @@ from .. import features
 from ..catalog import ResourceType
 from ..context import request_context, services
 from ..errors import BadRequest, Invalid, MethodNotAllowed, NotFound, RouteNotFound, UnsupportedMediaType, forbidden
+from ..faults import WATCH_CUT_KEY, cut_watch
 from ..registry.connect import node_location, proxy_target
 from ..registry.options import DeleteOptions, ListOptions, parse_bool, parse_dry_run
 from ..registry.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
@@ -344,6 +345,7 @@ def _watch(rt: ResourceType, namespace: str | None, opts: ListOptions) -> Respon
     include = parse_include_object(request.args.get("includeObject")) if rep.table_version else "Metadata"
     framer = WatchFramer(rep, svc.naming, rt, include)
     watch = svc.registry.watch(rt, namespace, opts, socket_closed_check(request.environ.get("gunicorn.socket")))
+    watch = cut_watch(watch, request.environ.get(WATCH_CUT_KEY))  # a Fault's watch action (app/faults)
     detach = request.environ.get(DETACH_KEY)
     fanout = current_app.extensions.get("orch.fanout") if detach is not None else None
     counter = current_app.extensions.get("orch.watch_event_counter")

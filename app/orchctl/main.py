@@ -186,6 +186,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--client", action="store_true", help="the client's version only (no server needed)")
     _output(p, ("json", "yaml"))
 
+    from . import fault
+
+    fault.add_command(command, common)
+
     p = command("convert", "convert manifests to another API version, locally", convert_command.run_convert)
     _files(p, required=True)
     p.add_argument("--output-version", required=True, help="<group>/<version>, or v1 for the core group")

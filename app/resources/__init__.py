@@ -25,6 +25,7 @@ from . import (
     rbac,
     scheduling,
     storage,
+    testing,
 )
 
 #: group modules in the reference's discovery order (core first, then /apis priority order).
@@ -58,3 +59,10 @@ def resource_types(naming: Naming) -> list[ResourceType]:
 
 def build_catalog(naming: Naming) -> Catalog:
     return Catalog(resource_types(naming))
+
+
+def add_fault_kind(catalog: Catalog, naming: Naming) -> Catalog:
+    """The Fault kind, declared for a server with --enable-fault-injection only (docs/testing.md)."""
+    for rt in testing.resource_types(naming):
+        catalog.add(rt)
+    return catalog

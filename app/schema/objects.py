@@ -52,6 +52,7 @@ from . import (
     scheduling,
     storage,
     storage_v1beta1,
+    testing,
 )
 from .envelope import decode_envelope, encode_envelope
 from .protobuf import decode, encode
@@ -84,6 +85,7 @@ MODULES: tuple[ModuleType, ...] = (
     admissionregistration,
     apiextensions,
     apiregistration,
+    testing,  # the Fault kind (served only with --enable-fault-injection)
     # older served versions of the groups above
     policy_v1beta1,
     events_v1beta1,

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 
 from ..naming import Naming
 from ..resources.apiregistration import condition
+from ..resources.testing import action_summary
 from .columns import (
     NONE,
     Cell,
@@ -28,6 +29,23 @@ from .columns import (
     strings,
     table,
     text,
+)
+
+FAULT_TABLE = table(
+    [
+        name_column(),
+        Column("Action", description="What the fault does to the requests it takes."),
+        Column("Times", description="How many matching requests the fault takes; <unset>: until deleted."),
+        Column("Matched", "integer", description="How many requests the fault took."),
+        age_column(),
+    ],
+    lambda obj, now: [
+        name_of(obj),
+        action_summary(obj),
+        str(dig(obj, "spec", "times")) if dig(obj, "spec", "times") is not None else "<unset>",
+        integer(obj, "status", "matched"),
+        age(obj, now),
+    ],
 )
 
 LEASE_TABLE = table(
@@ -434,6 +452,7 @@ def tables(naming: Naming) -> dict[tuple[str, str], TableSpec]:
     """(group prefix, plural) -> printer; the prefix is the group without the domain suffix."""
     return {
         ("coordination", "leases"): LEASE_TABLE,
+        ("testing", "faults"): FAULT_TABLE,
         ("apiregistration", "apiservices"): APISERVICE_TABLE,
         ("certificates", "certificatesigningrequests"): CSR_TABLE,
         ("rbac.authorization", "rolebindings"): ROLEBINDING_TABLE,

@@ -53,12 +53,15 @@ def code_stamp(package: Path = PACKAGE_DIR) -> str:
     return hashlib.sha256("\n".join(sorted(files)).encode()).hexdigest()[:20]
 
 
-def bootstrap_template(api_domain: str, simulate_nodes: int) -> Path | None:
+def bootstrap_template(api_domain: str, simulate_nodes: int, fault_injection: bool = False) -> Path | None:
     """Where the template of this code, domain and node count is (or will be); None when the code cannot be read."""
     from ..storage.schema import migrations_dir
 
     try:
-        name = f"{migrations_digest(migrations_dir())}\0{code_stamp()}\0{api_domain}\0{simulate_nodes}"
+        # the Fault kind's group is served or not: its APIService is in the template or not
+        name = (
+            f"{migrations_digest(migrations_dir())}\0{code_stamp()}\0{api_domain}\0{simulate_nodes}\0{fault_injection}"
+        )
     except OSError:  # a file removed while it was read
         return None
     return cache_dir() / f"bootstrap-{hashlib.sha256(name.encode()).hexdigest()[:20]}.sqlite"

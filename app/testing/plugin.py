@@ -6,6 +6,8 @@ Configuration (pytest.ini / pyproject `[tool.pytest.ini_options]`):
   orch_server_args   further orch-apiserver flags
   orch_database_url  a database URL (default: SQLite in a temporary directory); `--orch-database-url` overrides it
   orch_simulate_nodes  N > 0: a simulated cluster of N nodes (docs/simulation.md): pods get scheduled and run
+  orch_fault_injection  true (default): the Fault kind is served and `orch_apiserver.fault(...)` works
+                     (docs/testing.md); false: a server without it
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("orch_server_args", "extra orch-apiserver flags for the test server", type="args", default=[])
     parser.addini("orch_database_url", "database URL of the test server (default: SQLite)", default="")
     parser.addini("orch_simulate_nodes", "simulated nodes of the test server (0: a plain API server)", default="0")
+    parser.addini("orch_fault_injection", "serve the Fault kind (orch_apiserver.fault)", type="bool", default=True)
     parser.addoption("--orch-database-url", default=None, help="database URL of the orch-apiserver test server")
 
 
@@ -45,6 +48,7 @@ def orch_apiserver(pytestconfig: pytest.Config) -> Iterator[TestServer]:
         database_url=database_url,
         args=pytestconfig.getini("orch_server_args"),
         simulate_nodes=int(pytestconfig.getini("orch_simulate_nodes") or 0),
+        fault_injection=bool(pytestconfig.getini("orch_fault_injection")),
     )
     with server:
         yield server

@@ -16,6 +16,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -23,6 +24,7 @@ from typing import Any, Self
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from .bootstrap_cache import bootstrap_prefixes, bootstrap_template, capture_bootstrap, seed_bootstrap
+from .faults import ActiveFault, active_fault
 from .log import ServerLog
 from .manifests import Manifests
 from .schema_cache import seed_sqlite
@@ -70,7 +72,8 @@ class TestServer:
     waited for (Established) before the server is handed out; database_url: SQLite in the data directory
     when None, else e.g. a PostgreSQL URL (its schema is created or upgraded); args: further server flags;
     simulate_nodes: N > 0 runs the simulated cluster (docs/simulation.md) and hands the server out once its N nodes
-    are Ready, so pods a test creates get scheduled and run.
+    are Ready, so pods a test creates get scheduled and run; fault_injection: serve the Fault kind, so that
+    `server.fault(...)` can make requests fail (docs/testing.md).
     """
 
     __test__ = False  # not a pytest test class
@@ -83,8 +86,10 @@ class TestServer:
         args: Sequence[str] = (),
         data_dir: str | None = None,
         simulate_nodes: int = 0,
+        fault_injection: bool = True,
     ) -> None:
         self.api_domain = api_domain
+        self.fault_injection = fault_injection
         self.simulate_nodes = simulate_nodes
         self.crds = [Path(p) for p in crds]
         self.database_url = database_url
@@ -141,6 +146,8 @@ class TestServer:
             argv += ["--database-url", self.database_url]
         if self.simulate_nodes:
             argv += ["--simulate-nodes", str(self.simulate_nodes)]
+        if self.fault_injection:
+            argv.append("--enable-fault-injection")
         try:
             settings = parse_settings(argv + self.args, environ={})  # ORCH_* of the caller's shell stay out
         except SystemExit:  # argparse has printed why to stderr
@@ -185,7 +192,7 @@ class TestServer:
         sqlite_file = None if settings.database_url else os.path.join(settings.data_path, defaults.SQLITE_FILE)
         bootstrap = None
         if sqlite_file and not os.path.exists(sqlite_file) and not self.args:  # flags may change what a start writes
-            bootstrap = bootstrap_template(self.api_domain, self.simulate_nodes)
+            bootstrap = bootstrap_template(self.api_domain, self.simulate_nodes, self.fault_injection)
             if bootstrap and seed_bootstrap(bootstrap, sqlite_file):
                 return None
         if not (sqlite_file and seed_sqlite(sqlite_file)):
@@ -259,6 +266,17 @@ class TestServer:
         for crd in applied:
             self.manifests.wait_established(crd["metadata"]["name"], timeout)
         return applied
+
+    def fault(self, name: str | None = None, **keywords: Any) -> AbstractContextManager[ActiveFault]:
+        """`with server.fault(verbs=["update"], resources=["configmaps"], error=409, times=2) as f:` a Fault
+        while the block runs (deleted after it); `f.matched` is how many requests it took. Keywords: the
+        match lists (verbs, resources, subresources, namespaces, names, users, groups, user_agents,
+        field_managers), one action (error=CODE, delay=SECONDS, after_write=CODE, expire_after_events=N,
+        close_after_events=N, conflict_once=True; reason, message, retry_after refine an error), times,
+        probability and seed (app/faults/manifest.py)."""
+        if not self.fault_injection:
+            raise TestServerError("this test server was started with fault_injection=False")
+        return active_fault(self.manifests, name, keywords)
 
     def create_namespace(self, prefix: str = "test-") -> str:
         return self.manifests.create_namespace(prefix)

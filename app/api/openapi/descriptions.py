@@ -23,6 +23,7 @@ KIND_FIELD_DESCRIPTIONS = {
 
 #: Kinds by name; `<Kind>List` types are described from these.
 KIND_DESCRIPTIONS = {
+    "Fault": "Makes chosen requests fail or slow down on purpose (--enable-fault-injection; docs/testing.md).",
     "APIService": "Registers an API group version served by this server or proxied to an extension server.",
     "Binding": "Assigns a pod to a node; written by a scheduler.",
     "CSIDriver": "Describes a Container Storage Interface driver installed in the cluster.",
@@ -94,6 +95,13 @@ KIND_DESCRIPTIONS = {
 
 #: Types other than kinds, by name or qualname.
 STRUCT_DESCRIPTIONS = {
+    "FaultSpec": "Which requests the fault takes, what it does to them, and how many it takes.",
+    "FaultStatus": "How many requests the fault took.",
+    "FaultMatch": "The requests a fault selects: every list given must name the request; empty means any.",
+    "FaultAction": "What the fault does: exactly one of its fields is set.",
+    "FaultError": "An error answered as the API server answers that status code.",
+    "FaultAfterWrite": "An error answered after the write was stored.",
+    "FaultWatch": "Where a watch is cut: set exactly one field.",
     "meta/v1.ObjectMeta": "Metadata every persisted object carries.",
     "meta/v1.ListMeta": "Metadata of a list response.",
     "PodSpec": "What a pod runs and how: its containers, volumes, scheduling and security.",
@@ -754,6 +762,34 @@ COMMON_FIELDS = {
 
 #: Descriptions of one field of one type, by (struct name or qualname, JSON field).
 FIELDS: dict[tuple[str, str], str] = {
+    ("FaultSpec", "match"): "The requests the fault selects; empty means every resource request.",
+    ("FaultSpec", "action"): "What the fault does to a request it takes.",
+    ("FaultSpec", "times"): "How many requests the fault takes; unset: until it is deleted.",
+    ("FaultSpec", "probability"): "The chance (0 to 1) that the fault takes a request it selects.",
+    ("FaultSpec", "seed"): "Makes probability take the same requests on every run.",
+    ("FaultStatus", "matched"): "How many requests the fault took.",
+    ("FaultStatus", "considered"): "How many selected requests probability was weighed for.",
+    ("FaultMatch", "verbs"): "get, list, watch, create, update, patch, delete or deletecollection.",
+    ("FaultMatch", "resources"): "Resources with their group: pods, deployments.apps, widgets.example.com.",
+    ("FaultMatch", "subresources"): "Subresources such as status or scale.",
+    ("FaultMatch", "namespaces"): "Namespaces of the requests.",
+    ("FaultMatch", "names"): "Names of the objects in the request paths.",
+    ("FaultMatch", "users"): "User names the requests act as.",
+    ("FaultMatch", "groups"): "Groups; a request whose user is in any of them is selected.",
+    ("FaultMatch", "userAgents"): "Prefixes of the requests' User-Agent headers.",
+    ("FaultMatch", "fieldManagers"): "The fieldManager query parameters of the requests.",
+    ("FaultAction", "error"): "Answer this error instead of serving the request; nothing is stored.",
+    ("FaultAction", "delay"): "Wait this long (a duration such as 2s), then serve the request.",
+    ("FaultAction", "afterWrite"): "Serve the write, then answer an error: the response is lost.",
+    ("FaultAction", "watch"): "Cut a watch after a number of events.",
+    ("FaultAction", "conflictOnce"): "Answer the next matching update or patch with 409 Conflict.",
+    ("FaultError", "code"): "The HTTP status code, 400 to 599.",
+    ("FaultError", "reason"): "The Status reason; default: the API server's for the code.",
+    ("FaultError", "message"): "The Status message; default: the API server's for the code.",
+    ("FaultError", "retryAfterSeconds"): "The Retry-After of a 429, 503 or 504 answer (default 1).",
+    ("FaultAfterWrite", "error"): "The error answered after the write.",
+    ("FaultWatch", "expireAfterEvents"): "After this many events, an ERROR event with 410 Expired ends the watch.",
+    ("FaultWatch", "closeAfterEvents"): "After this many events the watch ends without a word.",
     ("meta/v1.ObjectMeta", "name"): "Unique within a namespace.",
     ("meta/v1.ObjectMeta", "generateName"): "Prefix for a server-generated name.",
     ("meta/v1.ObjectMeta", "namespace"): "The namespace of a namespaced object.",
