@@ -63,11 +63,11 @@ class Context:
     def confirm_domain(self) -> None:
         """Once discovery has been read (resolving a type): its domain wins over a cached one; a given
         --api-domain the server does not serve is warned about."""
-        from .domain import domain_of_groups
+        from .domain import UnknownDomain, domain_of_groups
 
         try:
             found = domain_of_groups(group for group, _, _ in self.discovery.groups())
-        except CommandError:
+        except UnknownDomain:
             return  # nothing to compare with; the domain in use stays
         if self.args.api_domain:
             if self.args.api_domain != found:
@@ -84,9 +84,12 @@ class Context:
         return True
 
     def _discovered_domain(self) -> str:
-        from .domain import domain_of_groups
+        from .domain import UnknownDomain, domain_of_groups
 
-        domain = domain_of_groups(group for group, _, _ in self.discovery.groups())
+        try:
+            domain = domain_of_groups(group for group, _, _ in self.discovery.groups())
+        except UnknownDomain as err:
+            raise CommandError(str(err)) from None
         self.domain_cache.write(domain)
         return domain
 

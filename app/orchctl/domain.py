@@ -11,7 +11,10 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from .context import CommandError
+
+class UnknownDomain(Exception):
+    """Discovery does not tell the domain (context turns it into a CommandError: exit status 1)."""
+
 
 #: how long a cached domain is trusted without asking the server (kubectl's discovery cache: 6 hours)
 CACHE_TTL = 6 * 3600
@@ -33,7 +36,7 @@ def domain_of_groups(groups: Iterable[str]) -> str:
     if len(candidates) == 1:
         return candidates[0]
     found = f"several ({', '.join(candidates)})" if candidates else "none"
-    raise CommandError(
+    raise UnknownDomain(
         "cannot tell the server's API domain from discovery: the groups "
         f"{' and '.join(p + '.<domain>' for p in MARKER_PREFIXES)} name {found}; pass --api-domain"
     )
