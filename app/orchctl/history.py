@@ -154,7 +154,8 @@ def _listed(text: str | None) -> set[str] | None:
 
 
 def _namespace_history(ctx: Context) -> list[tuple[Resource, dict]]:
-    """Every kind of the namespace the user may list, merged in revision order (kinds refused are skipped)."""
+    """Every kind of the namespace the user may list, merged in revision order (kinds refused are skipped, kinds
+    whose kept history does not reach back to --since are warned about and skipped)."""
     from ..client import ApiError
 
     merged: list[tuple[Resource, dict]] = []
@@ -166,6 +167,9 @@ def _namespace_history(ctx: Context) -> list[tuple[Resource, dict]]:
         try:
             merged.extend((resource, e) for e in _revisions(ctx, resource.path(ctx.namespace), _since(ctx)))
         except ApiError as err:
+            if err.status == 410:  # kept shorter than --since reaches back: left out, and said so
+                ctx.warn(f"{display_kind(resource)}: left out, its kept history is shorter ({err.message})")
+                continue
             if err.status in (403, 404, 405):
                 continue
             raise

@@ -217,6 +217,8 @@ _CHANGED_KEYS = (
 SCAN_BELOW = 20000
 # history: one key's first change after a revision (its state then), the revision at a time, the log of a range
 _FIRST_CHANGE_AFTER = "SELECT type, prev FROM changes WHERE key = :key AND rv > :after ORDER BY rv LIMIT 1"
+#: the mark of a new store (0001's sequence row): no change is at or below it, so none was ever compacted
+FIRST_MARK = 1
 _FIRST_AFTER_TIME = "SELECT rv FROM changes WHERE created_at > :at ORDER BY created_at LIMIT 1"
 _LAST_AT_TIME = "SELECT rv FROM changes WHERE created_at <= :at ORDER BY created_at DESC LIMIT 1"
 _HISTORY = (
@@ -482,7 +484,7 @@ class Storage:
         older than a rule's retention (so none after `now - retention`), and only up to the mark (so none after a
         kept row above it); the gap between the mark's time and the next kept row counts as lost (not recorded)."""
         mark = self.compacted_revision(prefix)
-        if mark == 0:
+        if mark <= FIRST_MARK:
             return True
         windows = {rule.name: rule.seconds for rule in self.retention}
         shortest = min(windows.get(name, self.history_window) for name in rules_touching(self.retention, prefix))

@@ -131,6 +131,10 @@ def test_not_found_and_expired_history_exit_1(server: RunningServer, naming: Nam
     assert compacted.returncode == 1 and "has expired" in compacted.stderr, compacted.stderr
     since = orchctl(server, "-n", NS, "history", "leases", "--since", then)
     assert since.returncode == 1 and "(Expired)" in since.stderr
+    # a namespace's history leaves the kind out, loudly, and still lists the kinds it kept
+    everything = orchctl(server, "history", "--namespace", NS, "--since", then)
+    assert everything.returncode == 0, everything.stderr
+    assert f"Warning: lease.{naming.group('coordination')}: left out" in everything.stderr
 
 
 def test_server_and_tls_server_name_flags(server: RunningServer, tmp_path: Path) -> None:
@@ -148,7 +152,9 @@ def test_server_and_tls_server_name_flags(server: RunningServer, tmp_path: Path)
     assert right_name.returncode == 0, right_name.stderr
 
 
-def test_a_stale_cached_domain_is_corrected_by_discovery(server: RunningServer, naming: Naming) -> None:
+def test_a_stale_cached_domain_is_corrected_by_discovery(
+    server: RunningServer, naming: Naming, settings: tuple
+) -> None:
     config = load_config(str(server.kubeconfig))
     cache = DomainCache(CACHE_DIR, config.server, config.ca_data)
     cache.write("wrong.example")
