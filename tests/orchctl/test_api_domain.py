@@ -99,10 +99,10 @@ def test_get_at_reads_the_past(server: RunningServer, settings: tuple) -> None:
     assert [i["data"] for i in yaml.safe_load(listed.stdout)["items"]] == [{"v": "1"}]
 
 
-def test_get_all_lists_the_all_category_with_kinds(server: RunningServer, tmp_path: Path) -> None:
-    service = {"metadata": {"name": "front"}, "spec": {"ports": [{"port": 80}], "selector": {"app": "front"}}}
+def test_get_all_lists_the_all_category_with_kinds(server: RunningServer) -> None:
+    service: dict = {"metadata": {"name": "front"}, "spec": {"ports": [{"port": 80}], "selector": {"app": "front"}}}
     assert server.session.post(f"/api/v1/namespaces/{NS}/services", json=service).status_code == 201
-    job = {
+    job: dict = {
         "metadata": {"name": "once"},
         "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}},
     }
