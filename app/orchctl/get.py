@@ -47,6 +47,10 @@ def run_get(ctx: Context) -> int:
     if ctx.args.watch and (len(targets) > 1 or len(pairs) > 1):
         raise CommandError("you may only specify a single resource type or a single name with --watch")
     failures: list[ApiError] = []
+    if ctx.output in ("json", "yaml") and len(targets) > 1:  # several types: one List, as kubectl prints them
+        collected = [obj for resource, names in targets for obj in _objects(ctx, resource, names, failures)[0]]
+        ctx.print(format_objects(collected, ctx.output, single=False), end="")
+        targets = []
     table_printed = False
     for resource, names in targets:
         list_rv, widths = _print_resource(
@@ -93,28 +97,16 @@ def _print_resource(
     `with_kind`: names as `<kind>[.<group>]/<name>`, as kubectl prints several types."""
     namespace = scope(ctx, resource)
     output = ctx.output
-    if getattr(ctx.args, "at", None):
-        require_history(ctx, resource.path(namespace, names[0] if names else None))
     if output in ("json", "yaml", "name"):
-        if names:
-            objects = [
-                with_type(obj, resource)
-                for obj in _each(
-                    names, lambda name: ctx.client.get(resource.path(namespace, name), as_of_params(ctx)), failures
-                )
-            ]
-            if not objects:
-                return "", None
-            list_rv = ""
-        else:
-            listed = ctx.client.get(resource.path(namespace), {**selector_params(ctx), **as_of_params(ctx)})
-            objects = [with_type(item, resource) for item in listed.get("items") or []]
-            list_rv = (listed.get("metadata") or {}).get("resourceVersion", "")
+        objects, list_rv = _objects(ctx, resource, names, failures)
+        if names and not objects:
+            return "", None
         if objects or names:
             ctx.print(format_objects(objects, output, single=bool(names) and len(names) == 1), end="")
         elif output != "name":
             ctx.print(format_objects([], output, single=False), end="")
         return list_rv, None
+    _check_past(ctx, resource, names)
     tables = (
         _each(names, lambda name: _table(ctx, resource.path(namespace, name), as_of_params(ctx)), failures)
         if names
@@ -134,6 +126,23 @@ def _print_resource(
             ctx.print()  # kubectl separates the tables of several types with a blank line
         ctx.print(align(lines, widths), end="")
     return (table.get("metadata") or {}).get("resourceVersion", ""), widths
+
+
+def _check_past(ctx: Context, resource: Resource, names: list[str]) -> None:
+    if getattr(ctx.args, "at", None):
+        require_history(ctx, resource.path(scope(ctx, resource), names[0] if names else None))
+
+
+def _objects(ctx: Context, resource: Resource, names: list[str], failures: list) -> tuple[list[dict], str]:
+    """The named objects (failures collected) or the listed ones, typed; with the list's resourceVersion."""
+    namespace = scope(ctx, resource)
+    _check_past(ctx, resource, names)
+    if names:
+        found = _each(names, lambda name: ctx.client.get(resource.path(namespace, name), as_of_params(ctx)), failures)
+        return [with_type(obj, resource) for obj in found], ""
+    listed = ctx.client.get(resource.path(namespace), {**selector_params(ctx), **as_of_params(ctx)})
+    objects = [with_type(item, resource) for item in listed.get("items") or []]
+    return objects, (listed.get("metadata") or {}).get("resourceVersion", "")
 
 
 def _names_with_kind(table: dict, resource: Resource) -> dict:

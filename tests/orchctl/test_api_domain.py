@@ -112,6 +112,9 @@ def test_get_all_lists_the_all_category_with_kinds(server: RunningServer) -> Non
     names = [line.split()[0] for line in everything.stdout.splitlines() if line and not line.startswith("NAME")]
     assert "service/front" in names and "job.batch/once" in names
     assert not [name for name in names if name.startswith("configmap/")]  # not in the category
+    as_json = json.loads(orchctl(server, "-n", NS, "get", "all", "-o", "json").stdout)  # one List of every type
+    kinds = {(item["kind"], item["metadata"]["name"]) for item in as_json["items"]}
+    assert as_json["kind"] == "List" and {("Service", "front"), ("Job", "once")} <= kinds
 
 
 def test_not_found_and_expired_history_exit_1(server: RunningServer, naming: Naming) -> None:
