@@ -19,6 +19,8 @@ _AGO = re.compile(r"^\s*(\S+)\s+ago\s*$")
 #: what --diff leaves out: bookkeeping every write changes, and status (history compares intent)
 _NOISE = ("managedFields", "resourceVersion", "generation")
 ROLLBACK_TRIES = 5
+#: a new store's compactedRevision: nothing was ever compacted below it
+FIRST_MARK = 1
 
 
 def parse_when(text: str) -> str:
@@ -71,17 +73,17 @@ def require_history(ctx: Context, path: str) -> None:
     _history_page(ctx, path, {"limit": "1"})
 
 
-def _revisions(ctx: Context, path: str, params: dict) -> list[dict]:
-    """Every page of a RevisionList."""
+def _revisions(ctx: Context, path: str, params: dict) -> tuple[list[dict], int]:
+    """Every page of a RevisionList, and its compactedRevision (where the kept history starts)."""
     items: list[dict] = []
     query = dict(params)
     while True:
         page = _history_page(ctx, path, query)
         items.extend(page.get("items") or [])
-        after = (page.get("metadata") or {}).get("continue")
-        if not after:
-            return items
-        query["continue"] = after
+        metadata = page.get("metadata") or {}
+        if not metadata.get("continue"):
+            return items, int(metadata.get("compactedRevision") or 0)
+        query["continue"] = metadata["continue"]
 
 
 def run_history(ctx: Context) -> int:
@@ -100,13 +102,19 @@ def run_history(ctx: Context) -> int:
         resource = resolve_name(ctx, kind)
         namespace = ctx.namespace if resource.namespaced else None
         try:
-            entries = [(resource, e) for e in _revisions(ctx, resource.path(namespace, name), _since(ctx))]
+            items, mark = _revisions(ctx, resource.path(namespace, name), _since(ctx))
         except ApiError as err:
             if err.status == 404 and name:
                 raise CommandError(f"no history of {resource.plural} {name!r}: {err.message}") from None
             raise
+        entries = [(resource, e) for e in items]
         if name and not entries and not ctx.args.since:
             _explain_no_history(ctx, resource, namespace, name)
+        # without --since (whose start the server checks) say where a history that does not start at the
+        # beginning starts: a list missing its first changes must not read as complete
+        partial = not name or not items or items[0].get("type") != "ADDED"
+        if mark > FIRST_MARK and not ctx.args.since and partial:
+            ctx.warn(f"changes up to revision {mark} were compacted (the server's --history-retention)")
     wanted = _wanted(ctx)
     if ctx.output in ("json", "yaml"):
         document = {"kind": "RevisionList", "items": [e for _, e in entries if wanted(e)]}
@@ -165,7 +173,7 @@ def _namespace_history(ctx: Context) -> list[tuple[Resource, dict]]:
         if not resource.namespaced or "list" not in resource.verbs or "/" in resource.plural:
             continue
         try:
-            merged.extend((resource, e) for e in _revisions(ctx, resource.path(ctx.namespace), _since(ctx)))
+            merged.extend((resource, e) for e in _revisions(ctx, resource.path(ctx.namespace), _since(ctx))[0])
         except ApiError as err:
             if err.status == 410:  # kept shorter than --since reaches back: left out, and said so
                 ctx.warn(f"{display_kind(resource)}: left out, its kept history is shorter ({err.message})")

@@ -134,6 +134,8 @@ def test_not_found_and_expired_history_exit_1(server: RunningServer, naming: Nam
     assert compacted.returncode == 1 and "has expired" in compacted.stderr, compacted.stderr
     since = orchctl(server, "-n", NS, "history", "leases", "--since", then)
     assert since.returncode == 1 and "(Expired)" in since.stderr
+    kept = orchctl(server, "-n", NS, "history", "leases")  # what is kept, and that it is not all
+    assert kept.returncode == 0 and "Warning: changes up to revision" in kept.stderr, kept.stderr
     # a namespace's history leaves the kind out, loudly, and still lists the kinds it kept
     everything = orchctl(server, "history", "--namespace", NS, "--since", then)
     assert everything.returncode == 0, everything.stderr
