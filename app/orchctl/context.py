@@ -47,6 +47,7 @@ class Context:
 
     _naming: Naming | None = field(default=None, init=False, repr=False)
     _naming_cached: bool = field(default=False, init=False, repr=False)
+    _domain_confirmed: bool = field(default=False, init=False, repr=False)
 
     @property
     def naming(self) -> Naming:
@@ -65,6 +66,9 @@ class Context:
         --api-domain the server does not serve is warned about."""
         from .domain import UnknownDomain, domain_of_groups
 
+        if self._domain_confirmed:
+            return
+        self._domain_confirmed = True
         try:
             found = domain_of_groups(group for group, _, _ in self.discovery.groups())
         except UnknownDomain:
@@ -73,7 +77,7 @@ class Context:
             if self.args.api_domain != found:
                 self.warn(f"--api-domain {self.args.api_domain}: the server's groups are under {found}")
         elif self._naming is None or self._naming.domain != found:
-            self._naming = Naming(found)
+            self._naming, self._naming_cached = Naming(found), False
             self.domain_cache.write(found)
 
     def forget_cached_domain(self) -> bool:
@@ -97,7 +101,8 @@ class Context:
     def domain_cache(self) -> DomainCache:
         from .domain import DomainCache, default_cache_dir
 
-        return DomainCache(self.args.cache_dir or default_cache_dir(), self.config.server, self.config.ca_data)
+        cache_dir = getattr(self.args, "cache_dir", None) or default_cache_dir()
+        return DomainCache(cache_dir, self.config.server, self.config.ca_data)
 
     @cached_property
     def config(self) -> ClientConfig:
