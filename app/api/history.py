@@ -40,9 +40,10 @@ def history(rt: ResourceType, namespace: str | None, name: str | None) -> Respon
     if after and not after.isdigit():
         raise BadRequest(f"continue: invalid value {after!r}: a revision from a RevisionList")
     registry = services().registry
-    items, mark = registry.history(
-        rt, namespace, name, since=args.get(param("since"), ""), after=int(after or 0), limit=limit + 1
-    )
+    since = args.get(param("since"), "")
+    if since:  # changes since a time the kept history does not reach back to: 410, not a silently short list
+        registry.revision_at(since, rt, namespace, name)
+    items, mark = registry.history(rt, namespace, name, since=since, after=int(after or 0), limit=limit + 1)
     metadata: dict = {"compactedRevision": str(mark)}
     if len(items) > limit:
         items = items[:limit]
@@ -56,19 +57,20 @@ def history(rt: ResourceType, namespace: str | None, name: str | None) -> Respon
     return Response(orjson.dumps(body), 200, mimetype="application/json")
 
 
-def as_of_revision() -> str | None:
-    """The revision `orch.io/asOf` names (None without it); 400 beside a resourceVersion."""
+def as_of_revision(rt: ResourceType, namespace: str | None, name: str | None = None) -> str | None:
+    """The revision `orch.io/asOf` names (None without it); 400 beside a resourceVersion, 410 before the kept
+    history of the object or collection."""
     at = request.args.get(param("asOf"))
     if at is None:
         return None
     if request.args.get("resourceVersion") or request.args.get("resourceVersionMatch"):
         raise BadRequest(f"{param('asOf')} names a time: it may not be sent with resourceVersion")
-    return services().registry.revision_at(at)
+    return services().registry.revision_at(at, rt, namespace, name)
 
 
-def as_of_list_options(opts: ListOptions) -> ListOptions:
+def as_of_list_options(rt: ResourceType, namespace: str | None, opts: ListOptions) -> ListOptions:
     """A list's options read at the revision `orch.io/asOf` names (unchanged without it)."""
-    revision = as_of_revision()
+    revision = as_of_revision(rt, namespace)
     if revision is None:
         return opts
     return dataclasses.replace(opts, resource_version=revision, resource_version_match="Exact")

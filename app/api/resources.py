@@ -113,7 +113,7 @@ def _collection(rt: ResourceType, info: RequestInfo) -> Response:
         _require_verb(rt, "list")
         if history.wants_history():
             return history.history(rt, info.namespace, None)
-        opts = history.as_of_list_options(opts)
+        opts = history.as_of_list_options(rt, info.namespace, opts)
         if not features.enabled("APIListChunking"):  # the whole list, as the reference with the gate off
             opts = dataclasses.replace(opts, limit=0, continue_token="")
         rep = _negotiate(rt, table=True)
@@ -164,7 +164,7 @@ def _item(rt: ResourceType, info: RequestInfo) -> Response:
         _require_verb(rt, "get", sub)
         if sub is None and history.wants_history():
             return history.history(rt, ns, name)
-        as_of = history.as_of_revision()
+        as_of = history.as_of_revision(rt, ns, name)
         args = request.args
         current = (
             registry.get(rt, ns, name, as_of, "Exact")

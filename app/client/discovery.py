@@ -32,6 +32,7 @@ class ResourceInfo:
     short_names: tuple[str, ...] = ()
     singular: str = ""
     subresources: tuple[str, ...] = field(default=())
+    categories: tuple[str, ...] = ()
 
     @property
     def group_version(self) -> str:
@@ -109,6 +110,7 @@ class Discovery:
                 short_names=tuple(entry.get("shortNames") or ()),
                 singular=entry.get("singularName") or "",
                 subresources=tuple(subresources.get(entry["name"], ())),
+                categories=tuple(entry.get("categories") or ()),
             )
             for entry in entries
             if entry.get("name") and "/" not in entry["name"]

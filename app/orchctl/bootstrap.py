@@ -7,7 +7,7 @@ import tempfile
 
 import yaml
 
-from .context import CommandError, Context
+from .context import CommandError, Context, UsageError
 
 BOOTSTRAP_USER = "tls-bootstrap-token-user"
 
@@ -47,6 +47,8 @@ def write_private(path: str, text: str) -> None:
 def run_bootstrap(ctx: Context) -> int:
     from ..client import BootstrapError, discover_cluster_info
 
+    if not ctx.args.server:
+        raise UsageError("bootstrap needs --server https://host:port")
     token = ctx.args.token
     token_id, sep, secret = token.partition(".")
     if not sep or not token_id or not secret:

@@ -6,9 +6,9 @@ import json
 from collections.abc import Callable, Iterator
 
 from .context import CommandError, Context
-from .history import as_of_params
+from .history import as_of_params, require_history
 from .output import align, column_widths, format_objects, object_name, table_columns, table_lines, to_yaml
-from .resolve import Resource, resolve_name, split_type_name
+from .resolve import Resource, display_kind, resolve_name, resolve_names, split_type_name
 
 
 def table_accept(ctx: Context) -> str:
@@ -43,18 +43,24 @@ def run_get(ctx: Context) -> int:
     pairs = split_type_name(ctx.args.words)
     if ctx.args.watch and getattr(ctx.args, "at", None):
         raise CommandError("--at reads the past: it cannot be combined with --watch")
-    if ctx.args.watch and len(pairs) > 1:
+    targets = [(resource, names) for kind, names in _group_by_type(pairs) for resource in resolve_names(ctx, kind)]
+    if ctx.args.watch and (len(targets) > 1 or len(pairs) > 1):
         raise CommandError("you may only specify a single resource type or a single name with --watch")
     failures: list[ApiError] = []
+    if ctx.output in ("json", "yaml") and len(targets) > 1:  # several types: one List, as kubectl prints them
+        collected = [obj for resource, names in targets for obj in _objects(ctx, resource, names, failures)[0]]
+        ctx.print(format_objects(collected, ctx.output, single=False), end="")
+        targets = []
     table_printed = False
-    for kind, names in _group_by_type(pairs):
-        resource = resolve_name(ctx, kind)
-        list_rv, widths = _print_resource(ctx, resource, names, failures, separate=table_printed)
+    for resource, names in targets:
+        list_rv, widths = _print_resource(
+            ctx, resource, names, failures, separate=table_printed, with_kind=len(targets) > 1
+        )
         table_printed = table_printed or widths is not None
         if ctx.args.watch and not failures:
             _follow(ctx, resource, names[0] if names else None, list_rv, widths)
     if not table_printed and not failures and ctx.output in ("", "wide") and not ctx.args.watch:
-        namespaced = any(resolve_name(ctx, kind).namespaced for kind, _ in pairs)
+        namespaced = any(resource.namespaced for resource, _ in targets)
         where = "" if ctx.args.all_namespaces or not namespaced else f" in {ctx.namespace} namespace"
         ctx.err.write(f"No resources found{where}.\n")
     for err in failures:
@@ -85,31 +91,22 @@ def _each(names: list[str], fetch: Callable[[str], dict], failures: list) -> lis
 
 
 def _print_resource(
-    ctx: Context, resource: Resource, names: list[str], failures: list, *, separate: bool = False
+    ctx: Context, resource: Resource, names: list[str], failures: list, *, separate: bool = False, with_kind: bool
 ) -> tuple[str, list[int] | None]:
-    """Print the objects; returns the list's resourceVersion (to watch from) and the printed table's widths."""
+    """Print the objects; returns the list's resourceVersion (to watch from) and the printed table's widths.
+    `with_kind`: names as `<kind>[.<group>]/<name>`, as kubectl prints several types."""
     namespace = scope(ctx, resource)
     output = ctx.output
     if output in ("json", "yaml", "name"):
-        if names:
-            objects = [
-                with_type(obj, resource)
-                for obj in _each(
-                    names, lambda name: ctx.client.get(resource.path(namespace, name), as_of_params(ctx)), failures
-                )
-            ]
-            if not objects:
-                return "", None
-            list_rv = ""
-        else:
-            listed = ctx.client.get(resource.path(namespace), {**selector_params(ctx), **as_of_params(ctx)})
-            objects = [with_type(item, resource) for item in listed.get("items") or []]
-            list_rv = (listed.get("metadata") or {}).get("resourceVersion", "")
+        objects, list_rv = _objects(ctx, resource, names, failures)
+        if names and not objects:
+            return "", None
         if objects or names:
             ctx.print(format_objects(objects, output, single=bool(names) and len(names) == 1), end="")
         elif output != "name":
             ctx.print(format_objects([], output, single=False), end="")
         return list_rv, None
+    _check_past(ctx, resource, names)
     tables = (
         _each(names, lambda name: _table(ctx, resource.path(namespace, name), as_of_params(ctx)), failures)
         if names
@@ -118,6 +115,8 @@ def _print_resource(
     if not tables:
         return "", None
     table = dict(tables[0], rows=[row for t in tables for row in t.get("rows") or []])
+    if with_kind:
+        table = _names_with_kind(table, resource)
     with_namespace = resource.namespaced and bool(getattr(ctx.args, "all_namespaces", False))
     lines = table_lines(table, wide=output == "wide", with_namespace=with_namespace)
     widths = None
@@ -127,6 +126,37 @@ def _print_resource(
             ctx.print()  # kubectl separates the tables of several types with a blank line
         ctx.print(align(lines, widths), end="")
     return (table.get("metadata") or {}).get("resourceVersion", ""), widths
+
+
+def _check_past(ctx: Context, resource: Resource, names: list[str]) -> None:
+    if getattr(ctx.args, "at", None):
+        require_history(ctx, resource.path(scope(ctx, resource), names[0] if names else None))
+
+
+def _objects(ctx: Context, resource: Resource, names: list[str], failures: list) -> tuple[list[dict], str]:
+    """The named objects (failures collected) or the listed ones, typed; with the list's resourceVersion."""
+    namespace = scope(ctx, resource)
+    _check_past(ctx, resource, names)
+    if names:
+        found = _each(names, lambda name: ctx.client.get(resource.path(namespace, name), as_of_params(ctx)), failures)
+        return [with_type(obj, resource) for obj in found], ""
+    listed = ctx.client.get(resource.path(namespace), {**selector_params(ctx), **as_of_params(ctx)})
+    objects = [with_type(item, resource) for item in listed.get("items") or []]
+    return objects, (listed.get("metadata") or {}).get("resourceVersion", "")
+
+
+def _names_with_kind(table: dict, resource: Resource) -> dict:
+    definitions = table.get("columnDefinitions") or []
+    column = next((i for i, c in enumerate(definitions) if str(c.get("name", "")).lower() == "name"), 0)
+    prefix = display_kind(resource) + "/"
+
+    def renamed(row: dict) -> dict:
+        cells = list(row.get("cells") or [])
+        if column < len(cells):
+            cells[column] = prefix + str(cells[column])
+        return dict(row, cells=cells)
+
+    return dict(table, rows=[renamed(row) for row in table.get("rows") or []])
 
 
 def _table(ctx: Context, path: str, params: dict | None = None) -> dict:

@@ -7,17 +7,20 @@ import difflib
 import json
 import re
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from ..durations import parse_duration
 from .context import CommandError, Context, UsageError
 from .output import to_yaml
-from .resolve import Resource, one_named_object, resolve_name, split_type_name
+from .resolve import Resource, display_kind, one_named_object, resolve_name, split_type_name
 
 _AGO = re.compile(r"^\s*(\S+)\s+ago\s*$")
 #: what --diff leaves out: bookkeeping every write changes, and status (history compares intent)
 _NOISE = ("managedFields", "resourceVersion", "generation")
 ROLLBACK_TRIES = 5
+#: a new store's compactedRevision: nothing was ever compacted below it
+FIRST_MARK = 1
 
 
 def parse_when(text: str) -> str:
@@ -52,17 +55,35 @@ def _since(ctx: Context) -> dict:
     return {ctx.naming.api_key("since"): parse_when(text)}
 
 
-def _revisions(ctx: Context, path: str, params: dict) -> list[dict]:
-    """Every page of a RevisionList."""
+def _history_page(ctx: Context, path: str, query: dict) -> dict:
+    """One page of a RevisionList; an error when the server answers anything else (a server that keeps no
+    history, or another API domain: it ignores the parameter and answers the object or list of now)."""
+    page = ctx.client.get(path, {ctx.naming.api_key("history"): "true", **query})
+    if page.get("kind") != "RevisionList":
+        raise CommandError(
+            f"the server answered {page.get('kind') or 'something else'} to {ctx.naming.api_key('history')}=true, "
+            f"not a RevisionList: it keeps no history under the API domain {ctx.naming.domain}"
+            + ("" if ctx.args.api_domain else " (or another domain: pass --api-domain)")
+        )
+    return page
+
+
+def require_history(ctx: Context, path: str) -> None:
+    """`get --at` only where the server reads the past: one that ignored `asOf` would answer the present."""
+    _history_page(ctx, path, {"limit": "1"})
+
+
+def _revisions(ctx: Context, path: str, params: dict) -> tuple[list[dict], int]:
+    """Every page of a RevisionList, and its compactedRevision (where the kept history starts)."""
     items: list[dict] = []
-    query = {ctx.naming.api_key("history"): "true", **params}
+    query = dict(params)
     while True:
-        page = ctx.client.get(path, query)
+        page = _history_page(ctx, path, query)
         items.extend(page.get("items") or [])
-        after = (page.get("metadata") or {}).get("continue")
-        if not after:
-            return items
-        query["continue"] = after
+        metadata = page.get("metadata") or {}
+        if not metadata.get("continue"):
+            return items, int(metadata.get("compactedRevision") or 0)
+        query["continue"] = metadata["continue"]
 
 
 def run_history(ctx: Context) -> int:
@@ -81,33 +102,82 @@ def run_history(ctx: Context) -> int:
         resource = resolve_name(ctx, kind)
         namespace = ctx.namespace if resource.namespaced else None
         try:
-            entries = [(resource, e) for e in _revisions(ctx, resource.path(namespace, name), _since(ctx))]
+            items, mark = _revisions(ctx, resource.path(namespace, name), _since(ctx))
         except ApiError as err:
             if err.status == 404 and name:
                 raise CommandError(f"no history of {resource.plural} {name!r}: {err.message}") from None
             raise
+        entries = [(resource, e) for e in items]
+        if name and not entries and not ctx.args.since:
+            _explain_no_history(ctx, resource, namespace, name)
+        # without --since (whose start the server checks) say where a history that does not start at the
+        # beginning starts: a list missing its first changes must not read as complete
+        partial = not name or not items or items[0].get("type") != "ADDED"
+        if mark > FIRST_MARK and not ctx.args.since and partial:
+            ctx.warn(f"changes up to revision {mark} were compacted (the server's --history-retention)")
+    wanted = _wanted(ctx)
     if ctx.output in ("json", "yaml"):
-        document = {"kind": "RevisionList", "items": [e for _, e in entries]}
+        document = {"kind": "RevisionList", "items": [e for _, e in entries if wanted(e)]}
         ctx.print(json.dumps(document, indent=2) if ctx.output == "json" else to_yaml(document), end="\n")
         return 0
     if ctx.args.diff:
-        _print_diffs(ctx, entries)
+        _print_diffs(ctx, entries, wanted)
         return 0
-    _print_table(ctx, entries, several=not words or ("/" not in words[0] and len(words) == 1))
+    shown = [(resource, e) for resource, e in entries if wanted(e)]
+    if not shown:
+        ctx.err.write("No changes found.\n")
+        return 0
+    _print_table(ctx, shown, several=not words or ("/" not in words[0] and len(words) == 1))
     return 0
 
 
+def _explain_no_history(ctx: Context, resource: Resource, namespace: str | None, name: str) -> None:
+    """An object without a kept change: it never existed (NotFound, as a get answers) or its history was
+    compacted away (an error too: an empty answer would read as "never changed")."""
+    path = resource.path(namespace, name)
+    ctx.client.get(path)  # 404: the server's NotFound, exit status 1
+    mark = (_history_page(ctx, path, {"limit": "1"}).get("metadata") or {}).get("compactedRevision") or "0"
+    if mark == "0":
+        raise CommandError(f"the server keeps no history of {display_kind(resource)}")
+    raise CommandError(
+        f"the history of {display_kind(resource)}/{name} has expired: every change of it was compacted "
+        f"(kept from revision {mark}; the server's --history-retention)"
+    )
+
+
+def _wanted(ctx: Context) -> Callable[[dict], bool]:
+    """--user and --verb (comma-separated, exact; `-` the server's own controllers, which have no user)."""
+    users = _listed(ctx.args.user)
+    verbs = _listed(ctx.args.verb)
+
+    def wanted(entry: dict) -> bool:
+        user = entry.get("user") or "-"
+        return (users is None or user in users) and (verbs is None or (entry.get("verb") or "-") in verbs)
+
+    return wanted
+
+
+def _listed(text: str | None) -> set[str] | None:
+    return None if text is None else {part.strip() for part in text.split(",") if part.strip()}
+
+
 def _namespace_history(ctx: Context) -> list[tuple[Resource, dict]]:
-    """Every kind of the namespace the user may list, merged in revision order (kinds refused are skipped)."""
+    """Every kind of the namespace the user may list, merged in revision order (kinds refused are skipped, kinds
+    whose kept history does not reach back to --since are warned about and skipped)."""
     from ..client import ApiError
 
     merged: list[tuple[Resource, dict]] = []
-    for resource in ctx.discovery.resources():
+    resources = ctx.discovery.resources()
+    ctx.confirm_domain()
+    for resource in resources:
         if not resource.namespaced or "list" not in resource.verbs or "/" in resource.plural:
             continue
         try:
-            merged.extend((resource, e) for e in _revisions(ctx, resource.path(ctx.namespace), _since(ctx)))
+            merged.extend((resource, e) for e in _revisions(ctx, resource.path(ctx.namespace), _since(ctx))[0])
         except ApiError as err:
+            if err.status == 410:  # kept shorter than --since reaches back: left out, and said so
+                ctx.warn(f"{display_kind(resource)}: left out, its kept history is shorter ({err.message})")
+                continue
             if err.status in (403, 404, 405):
                 continue
             raise
@@ -140,13 +210,17 @@ def comparable(obj: dict) -> dict:
     return out
 
 
-def _print_diffs(ctx: Context, entries: list[tuple[Resource, dict]]) -> None:
+def _print_diffs(ctx: Context, entries: list[tuple[Resource, dict]], wanted: Callable[[dict], bool]) -> None:
+    """Each wanted change against the change before it (wanted or not: a diff shows what that change did)."""
     previous: dict[str, str] = {}
     for resource, e in entries:
         obj = e.get("object") or {}
         md = obj.get("metadata") or {}
         ident = f"{resource.plural}/{md.get('namespace', '')}/{md.get('name', '')}"
         text = "" if e["type"] == "DELETED" else to_yaml(comparable(obj))
+        if not wanted(e):
+            previous[ident] = text
+            continue
         who = ", ".join(part for part in (e["user"], e["manager"], e["verb"]) if part) or "unknown"
         ctx.print(f"revision {e['revision']}  {e['time']}  {e['type']}  by {who}")
         before = previous.get(ident, "")

@@ -27,8 +27,18 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     parser.add_argument("-n", "--namespace", default=default(None), help="namespace (else the context's)")
     parser.add_argument(
         "--api-domain",
-        default=default(os.environ.get("ORCHCTL_API_DOMAIN") or DEFAULT_API_DOMAIN),
-        help=f"the API domain of group names (default {DEFAULT_API_DOMAIN}, or $ORCHCTL_API_DOMAIN)",
+        default=default(os.environ.get("ORCHCTL_API_DOMAIN") or None),
+        help=f"the API domain of group names (else $ORCHCTL_API_DOMAIN, else the server's, found from discovery; "
+        f"{DEFAULT_API_DOMAIN} by default, k8s.io in the reference's spelling)",
+    )
+    parser.add_argument("-s", "--server", default=default(None), help="https://host:port of the API server")
+    parser.add_argument(
+        "--tls-server-name", default=default(None), help="the name to verify the server's certificate against"
+    )
+    parser.add_argument(
+        "--cache-dir",
+        default=default(None),
+        help="where the server's API domain is cached (else $ORCHCTL_CACHE_DIR, else ~/.orch/cache)",
     )
     parser.add_argument("--request-timeout", type=float, default=default(30.0), help="seconds per request")
     parser.add_argument("--as", dest="as_user", default=default(None), help="act as this user (impersonation)")
@@ -87,6 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("words", nargs="*", metavar="TYPE[/NAME]")
     p.add_argument("--since", default=None, help='only changes since then: "2h", "2h ago" or an RFC 3339 time')
     p.add_argument("--diff", action="store_true", help="show what each change changed (spec and metadata)")
+    p.add_argument("--user", default=None, help="only changes by these users (comma-separated; - the server's own)")
+    p.add_argument(
+        "--verb", default=None, help="only changes by these verbs (comma-separated: create,update,patch/status,...)"
+    )
     _output(p, ("json", "yaml"))
 
     p = command(
@@ -167,7 +181,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = command(
         "bootstrap", "write a kubeconfig for a bootstrap token after verifying cluster-info", bootstrap.run_bootstrap
     )
-    p.add_argument("--server", required=True, help="https://host:port of the API server")
     p.add_argument("--token", required=True, help="bootstrap token <id>.<secret>")
     p.add_argument("--output", dest="output_file", required=True, help="the kubeconfig file to write")
     p.add_argument(
@@ -220,6 +233,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         if isinstance(err, client.ApiError):
             print(server_error_text(err), file=sys.stderr)
+            if err.status == 404 and ctx.forget_cached_domain():
+                print(f"(the API domain {ctx.naming.domain} came from the cache; it is cleared)", file=sys.stderr)
             return 1
         # a bad config file, a failing exec credential plugin
         plain = (client.ConfigError, getattr(client, "ExecPluginError", client.ConfigError))

@@ -14,11 +14,25 @@ def resolve_name(ctx: Context, name: str) -> Resource:
     from ..client import ApiError
 
     try:
-        return ctx.discovery.resolve(name)
+        resource = ctx.discovery.resolve(name)
     except LookupError as err:
         raise CommandError(f'the server doesn\'t have a resource type "{name}"') from err
     except ApiError:
         raise
+    ctx.confirm_domain()  # discovery has been read: the domain of what follows is the server's
+    return resource
+
+
+def resolve_names(ctx: Context, name: str) -> list[Resource]:
+    """A resource name as resolve_name reads it, else a category (`all`): every resource discovery lists in it,
+    in discovery order. kubectl tries categories first; names first here spare reading every group's resources."""
+    try:
+        return [resolve_name(ctx, name)]
+    except CommandError:
+        members = [r for r in ctx.discovery.resources() if name.lower() in r.categories]
+        if not members:
+            raise
+        return members
 
 
 def split_type_name(words: list[str]) -> list[tuple[str, str | None]]:

@@ -145,9 +145,14 @@ class Registry:
             raise NotFound(rt.plural, rt.group, name)
         return stored
 
-    def revision_at(self, at: str) -> str:
-        """The resourceVersion of the store as it was at the RFC 3339 time `at` (reads "as of" a time)."""
-        return str(self.storage.revision_at(parse_time(at)))
+    def revision_at(self, at: str, rt: ResourceType, namespace: str | None, name: str | None = None) -> str:
+        """The resourceVersion of the store as it was at the RFC 3339 time `at` (reads "as of" a time); 410 when
+        the kept history of the object (or collection) no longer reaches back that far."""
+        prefix = object_key(rt, namespace, name) if name else collection_prefix(rt, namespace)
+        try:
+            return str(self.storage.revision_at(parse_time(at), prefix))
+        except RevisionCompacted as gone:
+            raise Gone(f"too old time: {at} is before the kept history of {rt.plural} ({gone.compacted})") from None
 
     def history(
         self,

@@ -224,7 +224,10 @@ _CHANGED_KEYS = (
 SCAN_BELOW = 20000
 # history: one key's first change after a revision (its state then), the revision at a time, the log of a range
 _FIRST_CHANGE_AFTER = "SELECT type, prev FROM changes WHERE key = :key AND rv > :after ORDER BY rv LIMIT 1"
+#: the mark of a new store (0001's sequence row): no change is at or below it, so none was ever compacted
+FIRST_MARK = 1
 _FIRST_AFTER_TIME = "SELECT rv FROM changes WHERE created_at > :at ORDER BY created_at LIMIT 1"
+_LAST_AT_TIME = "SELECT rv FROM changes WHERE created_at <= :at ORDER BY created_at DESC LIMIT 1"
 _HISTORY = (
     "SELECT rv, key, type, data, prev, created_at, username, manager, verb FROM changes "
     "WHERE key >= :lo AND key < :hi AND rv > :after AND created_at >= :since ORDER BY rv LIMIT :lim"
@@ -479,11 +482,29 @@ class Storage:
             row = conn.execute(sa.text(_GET), {"key": key}).first()
         return Stored(key, row[0], row[1]) if row is not None else None
 
-    def revision_at(self, at: float) -> int:
+    def revision_at(self, at: float, prefix: str | None = None) -> int:
         """The newest revision committed at or before time `at` (UTC epoch seconds): the one before the first
-        change after it (the change log is in commit order), or the newest when nothing changed since."""
+        change after it (the change log is in commit order), or the newest when nothing changed since. With
+        `prefix`: RevisionCompacted unless the log still shows the keys under it as they were then."""
         row = self._one(_FIRST_AFTER_TIME, {"at": at})
-        return row[0] - 1 if row is not None else self.current_revision()
+        revision = row[0] - 1 if row is not None else self.current_revision()
+        if prefix is not None and not self._kept_since(prefix, at):
+            raise RevisionCompacted(revision, self.compacted_revision(prefix))
+        return revision
+
+    def _kept_since(self, prefix: str, at: float) -> bool:
+        """Whether every change under `prefix` after time `at` is still in the log. Compaction deletes only rows
+        older than a rule's retention (so none after `now - retention`), and only up to the mark (so none after a
+        kept row above it); the gap between the mark's time and the next kept row counts as lost (not recorded)."""
+        mark = self.compacted_revision(prefix)
+        if mark <= FIRST_MARK:
+            return True
+        windows = {rule.name: rule.seconds for rule in self.retention}
+        shortest = min(windows.get(name, self.history_window) for name in rules_touching(self.retention, prefix))
+        if at >= self.clock() - shortest:
+            return True
+        before = self._one(_LAST_AT_TIME, {"at": at})
+        return before is not None and before[0] > mark
 
     def history(
         self,

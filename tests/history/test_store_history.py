@@ -137,6 +137,32 @@ def test_leases_are_compacted_sooner_than_deployments(storage: Storage, clock: C
     assert floor >= lease.rv
 
 
+def test_a_time_before_the_kept_history_is_refused_not_answered_with_a_later_state(
+    storage: Storage, clock: Clock
+) -> None:
+    before = clock.now
+    clock.now += 5
+    lease = storage.create(LEASES + "shop/holder", doc("holder", "1"))
+    assert storage.revision_at(before, LEASES) == lease.rv - 1  # nothing compacted yet: every time is answered
+    clock.now += 20
+    deployment = storage.create(DEPLOYMENTS + "shop/web", doc("web", "1"))
+    clock.now += 50
+    storage.update(LEASES + "shop/holder", doc("holder", "2"), lease)
+    storage.compact()  # the lease's creation is past the leases' 60 s: gone
+    clock.now += 30
+    # before it the lease did not exist, but the log no longer shows that: 410, not "holder 1"
+    with pytest.raises(RevisionCompacted):
+        storage.revision_at(before, LEASES + "shop/holder")
+    with pytest.raises(RevisionCompacted):
+        storage.revision_at(before, LEASES)
+    # a kept change above the mark and older than the time (the deployment) proves nothing after it is gone
+    after_deployment = clock.now - 75
+    assert storage.revision_at(after_deployment, LEASES) == deployment.rv
+    assert storage.get_at(LEASES + "shop/holder", deployment.rv).decode()["spec"]["v"] == "1"
+    assert storage.revision_at(clock.now - 30, LEASES) == storage.current_revision()  # within the 60 s
+    assert storage.revision_at(before, DEPLOYMENTS) == deployment.rv - 1  # the rest keeps an hour
+
+
 def test_compaction_runs_in_bounded_batches(storage: Storage, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store_module, "COMPACT_BATCH", 3)
     for i in range(20):

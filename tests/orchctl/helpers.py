@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import queue
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -13,12 +16,16 @@ from pathlib import Path
 from tests.e2e import REPO_ROOT, RunningServer
 
 RUN_TIMEOUT = 120.0  # seconds; a loaded machine is slow, a hung command is a failure
+#: the discovery cache of every orchctl a test runs: never the user's ~/.orch/cache
+CACHE_DIR = tempfile.mkdtemp(prefix="orchctl-cache-")
+atexit.register(shutil.rmtree, CACHE_DIR, True)
 
 
 def orchctl_env() -> dict[str, str]:
     """No ORCH_* settings from this process; the kubeconfig is always passed explicitly."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ORCH_", "ORCHCTL_"))}
     env["PYTHONUNBUFFERED"] = "1"
+    env["ORCHCTL_CACHE_DIR"] = CACHE_DIR
     return env
 
 
