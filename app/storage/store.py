@@ -69,11 +69,11 @@ class RevisionCompacted(StorageError):
 
 
 class _Behind(Exception):
-    """Internal: a write found the counter below the revision this process saw."""
+    """Internal: a write found the counter (`found`) below the revision this process had seen (`seen`)."""
 
-    def __init__(self, found: int) -> None:
-        super().__init__(found)
-        self.found = found
+    def __init__(self, found: int, seen: int) -> None:
+        super().__init__(found, seen)
+        self.found, self.seen = found, seen
 
 
 @dataclass(frozen=True)
@@ -453,8 +453,9 @@ class Storage:
             return cursor.fetchone()
 
     def current_revision(self) -> int:
+        seen = self._seen
         current = self._one(_REVISION)[0]
-        self._check_not_behind(current)
+        self._check_not_behind(current, seen)
         return current
 
     def compacted_revision(self, prefix: str | None = None) -> int:
@@ -493,9 +494,10 @@ class Storage:
         history there is gone. Its first change after `revision` holds that state as `prev`."""
         if NUL in key:
             return None
+        seen = self._seen
         with self._snapshot() as conn:
             current = conn.execute(sa.select(sequence.c.rv)).scalar_one()
-            self._check_not_behind(current)
+            self._check_not_behind(current, seen)
             if revision < current:
                 self._check_available(conn, revision, key)
                 first = conn.execute(sa.text(_FIRST_CHANGE_AFTER), {"key": key, "after": revision}).first()
@@ -559,9 +561,10 @@ class Storage:
         lo_inclusive = start_after is None
         lo = start_after if start_after is not None else prefix
         hi = prefix_end(prefix)
+        seen = self._seen
         with self._snapshot() as conn:
             current = conn.execute(sa.select(sequence.c.rv)).scalar_one()
-            self._check_not_behind(current)
+            self._check_not_behind(current, seen)
             if NUL in lo or NUL in hi:  # no stored key holds one: nothing to list (PostgreSQL refuses the query)
                 return Page([], current if revision is None else revision, False, None)
             if revision is None or revision >= current:
@@ -671,10 +674,11 @@ class Storage:
     def changes_after(self, revision: int, upto: int | None = None, limit: int = 500) -> builtins.list[Change]:
         """Change-log rows after `revision` (and at most `upto`), oldest first."""
         params = {"after": revision, "upto": upto if upto is not None else _NEWEST, "lim": limit}
+        seen = self._seen
         with driver_cursor(self.engine) as cursor:
             cursor.execute(self._statement(_CHANGES_AFTER), params)
             rows = cursor.fetchall()
-        self._check_not_behind(rows[0][6])
+        self._check_not_behind(rows[0][6], seen)
         compacted = rows[0][5]
         if revision < compacted:
             raise RevisionCompacted(revision, compacted)
@@ -724,13 +728,14 @@ class Storage:
         except IntegrityError as exc:
             raise KeyExists(key) from exc
         except _Behind as behind:  # moved on outside the write's transaction, which held the writers' turn
-            self._move_on(behind.found)
+            self._move_on(behind.found, behind.seen)
         self._saw(rv)
         data = with_revision(marked, rv)
         self._committed([Change(rv, key, kind, data, expected.data if expected is not None else None)])
         return Stored(key, rv, data)
 
     def _write_in_one_statement(self, kind: str, key: str, marked: str, expected: Stored | None) -> int:
+        seen = self._seen  # read before the statement: any revision seen is committed, the counter is at least it
         params = {
             "key": key,
             "data": marked,
@@ -738,14 +743,14 @@ class Storage:
             "prev": expected.data if expected is not None else None,
             "now": self.clock(),
             "expected": expected.rv if expected is not None else None,
-            "seen": self._seen,
+            "seen": seen,
             **_attribution_params(),
         }
         with self._writers, driver_cursor(self.engine) as cursor:
             cursor.execute(self._statement(_PG_WRITES[kind]), params)
             row = cursor.fetchone()
             if row is None:
-                raise self._why_not(cursor, key)
+                raise self._why_not(cursor, key, seen)
             return row[0]
 
     def _write_in_transaction(self, kind: str, key: str, marked: str, expected: Stored | None) -> int:
@@ -763,7 +768,7 @@ class Storage:
                 else:
                     cursor.execute(sql(_DELETE_OBJECT), {"key": key, "expected": expected.rv})
                 if not cursor.rowcount:
-                    raise self._why_not(cursor, key)
+                    raise self._why_not(cursor, key, 0)  # SQLite's counter was checked when taken
             self._log(cursor, rv, key, kind, data, expected.data if expected is not None else None)
         return rv
 
@@ -773,7 +778,7 @@ class Storage:
         try:
             logged = self._delete_in_transaction(expected)
         except _Behind as behind:
-            self._move_on(behind.found)
+            self._move_on(behind.found, behind.seen)
         if logged:
             self._saw(logged[-1].rv)
             self._committed(logged)
@@ -797,18 +802,20 @@ class Storage:
 
     def _next_revision(self, cursor: Any) -> int:
         """The next revision, in a write transaction; `_Behind` when the counter is below what this process saw."""
-        cursor.execute(self._statement(_NEXT_REVISION), {"seen": self._seen})
+        seen = self._seen
+        cursor.execute(self._statement(_NEXT_REVISION), {"seen": seen})
         row = cursor.fetchone()
         if row is None:
             cursor.execute(self._statement(_REVISION))
-            raise _Behind(cursor.fetchone()[0])
+            raise _Behind(cursor.fetchone()[0], seen)
         return row[0]
 
-    def _why_not(self, cursor: Any, key: str) -> StorageError:
+    def _why_not(self, cursor: Any, key: str, seen: int) -> StorageError:
+        """Why a write that took no revision wrote nothing (`seen`: what its statement compared the counter with)."""
         cursor.execute(self._statement(_REVISION))
         current = cursor.fetchone()[0]
-        if current < self._seen:  # no revision was taken: the counter is behind
-            raise _Behind(current)
+        if current < seen:  # no revision was taken: the counter is behind
+            raise _Behind(current, seen)
         cursor.execute(self._statement(_GET), {"key": key})
         return RevisionMismatch(key) if cursor.fetchone() else KeyNotFound(key)
 
@@ -828,16 +835,16 @@ class Storage:
             with self._seen_lock:
                 self._seen = max(self._seen, revision)
 
-    def _check_not_behind(self, current: int) -> None:
-        """Note the store's counter; below what this process saw, the store went back: move on (StoreWentBack)."""
-        if current < self._seen:
-            self._move_on(current)
+    def _check_not_behind(self, current: int, seen: int) -> None:
+        """Note the store's counter, read after `seen` was (a revision seen later may be newer than the read); below
+        it, the store went back: move on (StoreWentBack)."""
+        if current < seen:
+            self._move_on(current, seen)
         self._saw(current)
 
-    def _move_on(self, found: int) -> NoReturn:
+    def _move_on(self, found: int, seen: int) -> NoReturn:
         """The counter is at `found`, below the `seen` revision: move it past everything that may have been handed
         out (unless another server on the database did first) and refuse the request in flight."""
-        seen = self._seen
         moved_to = self._jump(seen, unless_moved=True)
         raise StoreWentBack(found, seen, moved_to)
 
