@@ -70,6 +70,13 @@ def install_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def _unexpected(error: Exception) -> Response:
+        if failures.went_back(error):  # expected once per failover or restore, and logged by the store
+            return status_response(
+                ServiceUnavailable(
+                    "the server is currently unable to handle the request: the storage backend went back in time "
+                    "and its revisions were moved on; retry, and re-list what you watch"
+                )
+            )
         repeated.log(
             logging.ERROR, "unhandled error serving a request", error=error, context=f"{request.method} {request.path}"
         )

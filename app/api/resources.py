@@ -351,8 +351,10 @@ def _watch(rt: ResourceType, namespace: str | None, opts: ListOptions) -> Respon
     counter = current_app.extensions.get("orch.watch_event_counter")
     framing = Framing(framer, counter(rt) if counter is not None else None, framer.shared_key)
     environ = request.environ
-    body = framed(watch, framing, fanout, detach, lambda: take_stream_end(environ))
+    opened = watch.open()  # before the status line: a store failure is still a 503 Status
+    body = framed(watch, opened, framing, fanout, detach, lambda: take_stream_end(environ))
     resp = Response(stream_with_context(body), status=200, headers={"Content-Type": framer.content_type})
+    resp.call_on_close(watch.close_unless_detached)  # also when the body is never read (the client left)
     resp.headers["Cache-Control"] = "no-cache, private"
     resp.headers["X-Accel-Buffering"] = "no"  # nginx passes each event on even with its default proxy_buffering
     return resp

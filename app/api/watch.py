@@ -46,16 +46,18 @@ class Framing:
 
 def framed(
     watch: Watch,
+    opened: list[Event],
     framing: Framing,
     fanout: SocketFanout | None = None,
     detach: Callable[[], Handoff | None] | None = None,
     take_stream_end: Callable[[], Callable[[], None]] = lambda: lambda: None,
 ) -> Iterator[bytes]:
-    """The response body. Where the server lets the response take its connection (`detach`), live events are
-    written by the fan-out writer and this (request) thread is free once the initial events are out;
+    """The response body of a watch already open (`opened`: its initial events, made before the status line so
+    that a store failure is a 503). Where the server lets the response take its connection (`detach`), live
+    events are written by the fan-out writer and this (request) thread is free once the initial events are out;
     otherwise this thread follows the watch until it ends."""
     yield b""  # the server sends the headers now: clients see the watch established before any event
-    for event in watch.open():
+    for event in opened:
         yield framing.counted(event)
     if not watch.live:
         return
@@ -83,6 +85,7 @@ def framed(
         handoff.chunked,
         ended,
     )
+    watch.detached = True
     watch.listen(partial(fanout.mark, conn))
     fanout.attach(conn)
 

@@ -24,12 +24,15 @@ class LiveNamespaces:
         storage.on_commit(self._written_here)
 
     def is_live(self, name: str) -> bool:
-        subscription = self._subscription or self._follow()
+        subscription = self._subscription
+        if subscription is None or subscription.gone is not None:  # gone: the store went back, read it again
+            subscription = self._follow()
         return not subscription.closed and name in self._live
 
     def _follow(self) -> Subscription:
         with self._lock:
-            if self._subscription is None:
+            if self._subscription is None or self._subscription.gone is not None:
+                self._live.clear()
                 page = self.storage.list(self.prefix)
                 for stored in page.items:
                     self._apply(stored.key, stored.data, stored.rv)

@@ -13,6 +13,7 @@ or the fan-out writer.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import random
 import time
 from collections.abc import Callable, Collection, Iterator
@@ -22,7 +23,8 @@ from typing import TYPE_CHECKING
 import orjson
 
 from ..catalog import ResourceType
-from ..errors import ApiError, Gone
+from ..errors import ApiError, Gone, InternalError, ServiceUnavailable
+from ..storage import failures
 from ..storage.hub import Index
 from ..storage.store import Change, RevisionCompacted
 from .filters import Filter
@@ -32,6 +34,8 @@ from .options import ListOptions, parse_revision
 if TYPE_CHECKING:
     from ..storage.hub import Subscription, WatchHub
     from .store import Registry
+
+log = logging.getLogger(__name__)
 
 MIN_REQUEST_TIMEOUT = 1800  # the reference's --min-request-timeout; watches last 1-2x this
 TICK = 1.0
@@ -90,6 +94,19 @@ def error_event(error: ApiError) -> Event:
     return "ERROR", error.status()
 
 
+def as_api_error(error: Exception) -> ApiError:
+    """A failure once the stream has started, as the ERROR event's Status (no internals of the database)."""
+    if isinstance(error, ApiError):
+        return error
+    if failures.is_unavailable(error):
+        return ServiceUnavailable(
+            "the server is currently unable to handle the request: the storage backend is unavailable"
+        )
+    if failures.is_database_error(error):
+        return InternalError("a storage request failed")
+    return InternalError(f"{type(error).__name__}: {error}")
+
+
 def bookmark(rt: ResourceType, revision: int, annotations: dict | None = None) -> Event:
     md: dict = {"resourceVersion": str(revision)}
     if annotations:
@@ -98,9 +115,11 @@ def bookmark(rt: ResourceType, revision: int, annotations: dict | None = None) -
 
 
 class Watch:
-    """Prepared before the response starts, so bad options are still an HTTP error; `open()` then gives the
-    initial events and subscribes, and the live events come from `follow()` (blocking, in the caller's
-    thread) or `take_now()` (what is queued, for a writer told by `listen`)."""
+    """Prepared before the response starts, so bad options are still an HTTP error; `open()`, also before the
+    response starts (a store failure is then a 503), gives the initial events and subscribes, and the live events
+    come from `follow()` (blocking, in the caller's thread) or `take_now()` (what is queued, for a writer told by
+    `listen`). A failure after that is one ERROR event, and the stream ends; so does the store going back in time
+    (410 Expired). No bookmark is ever below an event already sent."""
 
     def __init__(
         self,
@@ -124,6 +143,11 @@ class Watch:
         self.next_bookmark = time.monotonic() + BOOKMARK_INTERVAL
         self.final_bookmark_sent = False
         self._sub: Subscription | None = None
+        #: the newest revision this stream has passed (events sent or filtered out, bookmarks)
+        self.sent_upto = 0
+        self._ended = False  # after an ERROR event once streaming
+        #: handed to a writer that ends it (the response's close must not)
+        self.detached = False
 
     @property
     def live(self) -> bool:
@@ -132,7 +156,8 @@ class Watch:
 
     def open(self) -> list[Event]:
         """The initial events (synthetic ADDED and the initial-events bookmark, or the backlog since the
-        requested resourceVersion); a resourceVersion older than the history window gives one ERROR event."""
+        requested resourceVersion); a resourceVersion older than the history window gives one ERROR event. Called
+        before the response starts: a failure of the store raises (a 503 Status, not a broken stream)."""
         opts = self.opts
         send_initial = (
             opts.send_initial_events if opts.send_initial_events is not None else opts.resource_version in ("", "0")
@@ -151,7 +176,12 @@ class Watch:
         except (RevisionCompacted, Gone):
             compacted = self.registry.storage.compacted_revision()
             return [error_event(Gone(f"too old resource version: {opts.resource_version} ({compacted})"))]
-        return events + list(self._deliver(backlog))
+        self.sent_upto = start
+        try:
+            return events + list(self._deliver(backlog))
+        except BaseException:
+            self.close()
+            raise
 
     def index(self) -> Index | None:
         """The one field value the hub can index this watch by, if it selects one with `=`: the kind's index
@@ -180,30 +210,72 @@ class Watch:
         return [("ADDED", d) for d in listed.items], listed.revision
 
     def follow(self) -> Iterator[Event]:
-        """Live events until the watch ends (deadline, client gone, too slow a reader, server stopping)."""
+        """Live events until the watch ends (deadline, client gone, too slow a reader, server stopping; a failure
+        or the store going back in time end it with an ERROR event)."""
         sub = self._subscription()
-        while not self.expired():
-            remaining = self.deadline - time.monotonic()
-            yield from self._deliver(sub.take(min(remaining, TICK)))
-            yield from self.bookmarks()
+        try:
+            while not self.expired():
+                remaining = self.deadline - time.monotonic()
+                yield from self._deliver(sub.take(min(remaining, TICK)))
+                yield from self.bookmarks()
+        except Exception as err:  # noqa: BLE001 - the client learns it from the ERROR event; the log has the rest
+            yield self._failed(err)
+            return
+        yield from self._gone()
 
     def listen(self, wake: Callable[[], None]) -> None:
         """Call `wake` (from the hub's thread) whenever events are queued, instead of waiting in `follow`."""
         self._subscription().listener = wake
 
     def take_now(self, limit: int) -> list[Pending]:
-        """Up to `limit` queued changes as events, without waiting, then a bookmark when one is due."""
-        changes = self._subscription().take_nowait(limit)
-        out: list[Pending] = list(self._shared_events(changes))
+        """Up to `limit` queued changes as events, without waiting, then a bookmark when one is due (or the ERROR
+        event that ends the stream)."""
+        if self._ended:
+            return []
+        gone: list[Pending] = [(event, None) for event in self._gone()]
+        if gone:
+            return gone
+        try:
+            out: list[Pending] = list(self._shared_events(self._subscription().take_nowait(limit)))
+        except Exception as err:  # noqa: BLE001 - as in follow()
+            return [(self._failed(err), None)]
         return out + [(event, None) for event in self.bookmarks()]
+
+    def _gone(self) -> list[Event]:
+        """The 410 ERROR event once the hub ended the subscription because the log lost what it followed (queued
+        changes are dropped: the client re-lists anyway)."""
+        sub = self._sub
+        if sub is None or sub.gone is None or self._ended:
+            return []
+        self._ended = True
+        return [error_event(Gone(f"too old resource version: {self.sent_upto} ({sub.gone})"))]
+
+    def _failed(self, error: Exception) -> Event:
+        self._ended = True
+        failure = as_api_error(error)
+        if failure.code >= 500:
+            log.warning("a watch of %s ended with %s: %s", self.rt.plural, failure.code, error)
+        return error_event(failure)
 
     def expired(self) -> bool:
         sub = self._sub
-        return sub is None or sub.closed or sub.overflowed or time.monotonic() >= self.deadline or self.client_gone()
+        return (
+            sub is None
+            or self._ended
+            or sub.closed
+            or sub.overflowed
+            or time.monotonic() >= self.deadline
+            or self.client_gone()
+        )
 
     def close(self) -> None:
         if self._sub is not None:
             self.hub.unsubscribe(self._sub)
+
+    def close_unless_detached(self) -> None:
+        """The response is over: end the subscription, unless a writer took the stream over (it ends it)."""
+        if not self.detached:
+            self.close()
 
     def _subscription(self) -> Subscription:
         if self._sub is None:
@@ -224,7 +296,8 @@ class Watch:
             return []
         self.next_bookmark = now + BOOKMARK_INTERVAL
         self.final_bookmark_sent = self.final_bookmark_sent or closing
-        return [bookmark(self.rt, revision)]
+        self.sent_upto = max(self.sent_upto, revision)  # never below an event this stream has sent
+        return [bookmark(self.rt, self.sent_upto)]
 
     def _deliver(self, changes: list[Change]) -> Iterator[Event]:
         for event, _encodings in self._shared_events(changes):
@@ -233,6 +306,8 @@ class Watch:
     def _shared_events(self, changes: list[Change]) -> Iterator[Pending]:
         """The events of these changes for this watcher, each with its change's cache of encodings when every
         watcher taking that event from that change gets the same object (not when converted: per watcher)."""
+        if changes:  # in revision order: a bookmark is never below the newest taken
+            self.sent_upto = max(self.sent_upto, changes[-1].rv)
         converted = self.rt.conversion is not None
         if converted:  # stored in another version: events show the watched one
             changes = [self._served_change(c) for c in changes]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..background import OutageLog
 from .recent import RecentChanges, bare, index_values
-from .store import DELETED, Change, Remembered, RevisionCompacted, Storage
+from .store import DELETED, Change, Remembered, RevisionCompacted, Storage, StoreWentBack
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +119,11 @@ class Subscription:
     accepts: Callable[[Change], bool] | None = None
     #: the one field value selected on: only changes whose old or new value it is are offered (None: all)
     index: Index | None = None
+    #: the newest change queued (bookmarks: a reader that took it has every change up to it)
+    newest: int = 0
+    #: ended because the log no longer holds what was followed (the store went back in time): the revision the
+    #: hub starts over from; the reader must re-list (a watch's 410 Expired)
+    gone: int | None = None
 
     def offer(self, change: Change) -> None:
         if change.rv <= self.floor or not change.key.startswith(self.prefixes):
@@ -167,6 +172,7 @@ class Subscription:
             self.overflowed = True
         else:
             self.queue.append(change)
+            self.newest = change.rv
 
     def take(self, timeout: float) -> list[Change]:
         """Wait up to timeout for events; returns what is queued (possibly nothing)."""
@@ -221,6 +227,7 @@ class WatchHub:
         #: this process's committed changes not yet dispatched (deque appends and pops are atomic)
         self._written_here: collections.deque[Change] = collections.deque()
         storage.on_commit(self._committed_here)
+        storage.on_went_back(self.poke)  # the log no longer holds what was dispatched: `_start_over` at once
 
     def start(self) -> None:
         with self._lock:
@@ -372,10 +379,11 @@ class WatchHub:
     def caught_up_revision(self, sub: Subscription) -> int | None:
         """A revision every change of which `sub` has been given, when its queue is empty (bookmarks)."""
         # _last is read before the queue: the hub advances it only after offering a whole batch, so every change
-        # up to it is queued or taken; read after, it could pass a change offered between the two reads
-        last = self._last
+        # up to it is queued or taken; read after, it could pass a change offered between the two reads. Part-way
+        # through a batch _last is behind the changes already offered (and perhaps taken): `newest` covers those
+        last, newest = self._last, sub.newest  # newest too is read before the queue, for the same reason
         with sub.cond:
-            return None if sub.queue else max(last, sub.floor)
+            return None if sub.queue else max(last, sub.floor, newest)
 
     def unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
@@ -427,6 +435,23 @@ class WatchHub:
             end = key.find("/", end + 1)
         return found
 
+    def _start_over(self, lost: StoreWentBack | RevisionCompacted) -> None:
+        """The log no longer holds the changes after the last one dispatched (a server moved the revision counter
+        on after the store went back in time, or compaction passed a hub that fell behind): every subscription ends
+        as `gone` (watches answer 410 Expired, in-process feeds re-list) and the hub follows from the newest
+        revision, forgetting the changes it remembered (some may be lost ones)."""
+        last = self.storage.current_revision()
+        with self._lock:
+            subs = list(self._subs)
+            self._last = last
+            self._recent.reset(last)
+            self._written_here.clear()
+        log.warning("watch hub: %s; ending %d subscriptions with 410, following from %d", lost, len(subs), last)
+        for sub in subs:
+            sub.gone = last
+            self.unsubscribe(sub)
+            sub.wake()
+
     def _run(self) -> None:
         while not self._stop.is_set():
             self._wakeup.wait(self.poll_interval)
@@ -440,7 +465,11 @@ class WatchHub:
 
     def _drain(self) -> None:
         while True:
-            batch = self._next_from_here() or self.storage.changes_after(self._last, limit=500)
+            try:
+                batch = self._next_from_here() or self.storage.changes_after(self._last, limit=500)
+            except (StoreWentBack, RevisionCompacted) as lost:
+                self._start_over(lost)
+                return
             if not batch:
                 return
             with self._lock:

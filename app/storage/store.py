@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 import sqlalchemy as sa
@@ -30,6 +30,8 @@ from .dbapi import driver_cursor, driver_errors, for_driver
 from .history import DEFAULT_RULE, Attribution, RetentionRule, current_attribution, rules_touching
 from .models import changes, objects, sequence
 from .serving import APPLICATION_NAME, hold_shared
+
+log = logging.getLogger(__name__)
 
 
 class StorageError(Exception):
@@ -48,11 +50,31 @@ class RevisionMismatch(StorageError):
     """The object changed since it was read (compare-and-swap failed)."""
 
 
+class StoreWentBack(StorageError):
+    """The database holds an older revision than this server handed out or saw (a failover to a standby that lagged,
+    a restore of an older copy): the revision counter was moved on (`Storage.mark_went_back`), the write in flight
+    was not made and may be retried."""
+
+    def __init__(self, found: int, seen: int, moved_to: int):
+        super().__init__(
+            f"the store went back in time (revision {found}, {seen} was seen): revisions continue from {moved_to}"
+        )
+        self.found, self.seen, self.moved_to = found, seen, moved_to
+
+
 class RevisionCompacted(StorageError):
     def __init__(self, requested: int, compacted: int):
         super().__init__(f"revision {requested} is older than the kept history ({compacted})")
         self.requested = requested
         self.compacted = compacted
+
+
+class _Behind(Exception):
+    """Internal: a write found the counter (`found`) below the revision this process had seen (`seen`)."""
+
+    def __init__(self, found: int, seen: int) -> None:
+        super().__init__(found, seen)
+        self.found, self.seen = found, seen
 
 
 @dataclass(frozen=True)
@@ -137,7 +159,9 @@ def with_revision(marked: str, rv: int) -> str:
 _GET = "SELECT rv, data FROM objects WHERE key = :key"
 _REVISION = "SELECT rv FROM sequence WHERE id = 1"
 _COMPACTED = "SELECT compacted FROM sequence WHERE id = 1"
-_NEXT_REVISION = "UPDATE sequence SET rv = rv + 1 WHERE id = 1 RETURNING rv"
+# a revision is taken only while the counter is not below the highest one this process saw (`:seen`): else the
+# store went back in time and the revision may have been handed out already (`Storage._move_on`)
+_NEXT_REVISION = "UPDATE sequence SET rv = rv + 1 WHERE id = 1 AND rv >= :seen RETURNING rv"
 _TAKE_REVISION_ROW = "SELECT rv FROM sequence WHERE id = 1 FOR UPDATE"
 _INSERT_OBJECT = "INSERT INTO objects (key, rv, data) VALUES (:key, :rv, :data)"
 _UPDATE_OBJECT = "UPDATE objects SET rv = :new_rv, data = :new_data WHERE key = :key AND rv = :expected"
@@ -149,13 +173,13 @@ _INSERT_CHANGE = (
 # PostgreSQL: a whole write in one statement. The revision row is taken first (as by every writer); a
 # compare-and-swap that fails writes nothing (rarely, in a race, it leaves a gap in the revisions: harmless).
 _PG_REVISION_IF_CURRENT = (
-    "next AS (UPDATE sequence SET rv = rv + 1 WHERE id = 1 AND EXISTS "
+    "next AS (UPDATE sequence SET rv = rv + 1 WHERE id = 1 AND rv >= :seen AND EXISTS "
     "(SELECT 1 FROM objects WHERE key = :key AND rv = :expected) RETURNING rv)"
 )
 _PG_LOG = "INSERT INTO changes (rv, key, type, data, prev, created_at, username, manager, verb) "
 _PG_WRITES = {
     ADDED: (
-        "WITH next AS (UPDATE sequence SET rv = rv + 1 WHERE id = 1 RETURNING rv), "
+        "WITH next AS (UPDATE sequence SET rv = rv + 1 WHERE id = 1 AND rv >= :seen RETURNING rv), "
         "doc AS (SELECT rv, replace(:data, :mark, CAST(rv AS TEXT)) AS data FROM next), "
         "made AS (INSERT INTO objects (key, rv, data) SELECT :key, rv, data FROM doc) "
         + _PG_LOG
@@ -181,7 +205,7 @@ _PG_WRITES = {
 # changes after a revision, and the compaction mark, from one snapshot (one statement; a row of NULLs if none)
 _NEWEST = 2**62  # above every revision
 _CHANGES_AFTER = (
-    "SELECT c.rv, c.key, c.type, c.data, c.prev, s.compacted FROM sequence s "
+    "SELECT c.rv, c.key, c.type, c.data, c.prev, s.compacted, s.rv FROM sequence s "
     "LEFT JOIN changes c ON c.rv > :after AND c.rv <= :upto WHERE s.id = 1 ORDER BY c.rv LIMIT :lim"
 )
 # the store's tables that PostgreSQL's autovacuum does not look after (turned off for the server or the table)
@@ -209,6 +233,16 @@ _RESTORED_OLD = (
 )
 #: revisions per compaction batch
 COMPACT_BATCH = 5000
+#: how far past everything seen the revision counter jumps when the store is found to have gone back in time: more
+#: revisions than any server on the database can have handed out unseen by the one that finds it (docs/operations.md)
+REWIND_MARGIN = 1_000_000
+# the jump: the counter and the compaction mark move together, so every read below the new revision answers 410
+_JUMP = "UPDATE sequence SET rv = :to, compacted = :to WHERE id = 1"
+_SEQUENCE = "SELECT rv, compacted FROM sequence WHERE id = 1"
+# the change log below the jump, dropped a few thousand rows per statement (it describes states no reader may ask for)
+_DROP_BELOW = (
+    f"DELETE FROM changes WHERE rv IN (SELECT rv FROM changes WHERE rv < :to ORDER BY rv LIMIT {COMPACT_BATCH})"
+)
 # The keys of a range changed after a revision are those of live objects written since and those deleted since
 # (the partial index changes_deleted); each costs one probe of changes(key, rv) for its first change after the
 # revision, whose prev is its state then (NULL: created since). Keys come in order, so a LIMIT stops the probes;
@@ -352,6 +386,10 @@ class Storage:
         #: a restore refuses the SQLite file while this is held (app/storage/serving.py)
         self._serving_lock = hold_shared(make_url(url).database) if self.is_sqlite else -1
         self._listeners: list[Callable[[list[Change]], None]] = []
+        #: the highest revision this process handed out or read; the counter below it means the store went back
+        self._seen = 0
+        self._seen_lock = threading.Lock()
+        self._went_back_listeners: list[Callable[[], None]] = []
 
     # -- engine and transactions -------------------------------------------------------------
 
@@ -431,7 +469,10 @@ class Storage:
             return cursor.fetchone()
 
     def current_revision(self) -> int:
-        return self._one(_REVISION)[0]
+        seen = self._seen
+        current = self._one(_REVISION)[0]
+        self._check_not_behind(current, seen)
+        return current
 
     def compacted_revision(self, prefix: str | None = None) -> int:
         """The compaction mark: of the kinds under `prefix` (reads of them below it answer 410), or without one
@@ -469,8 +510,10 @@ class Storage:
         history there is gone. Its first change after `revision` holds that state as `prev`."""
         if NUL in key:
             return None
+        seen = self._seen
         with self._snapshot() as conn:
             current = conn.execute(sa.select(sequence.c.rv)).scalar_one()
+            self._check_not_behind(current, seen)
             if revision < current:
                 self._check_available(conn, revision, key)
                 first = conn.execute(sa.text(_FIRST_CHANGE_AFTER), {"key": key, "after": revision}).first()
@@ -552,8 +595,10 @@ class Storage:
         lo_inclusive = start_after is None
         lo = start_after if start_after is not None else prefix
         hi = prefix_end(prefix)
+        seen = self._seen
         with self._snapshot() as conn:
             current = conn.execute(sa.select(sequence.c.rv)).scalar_one()
+            self._check_not_behind(current, seen)
             if NUL in lo or NUL in hi:  # no stored key holds one: nothing to list (PostgreSQL refuses the query)
                 return Page([], current if revision is None else revision, False, None)
             if revision is None or revision >= current:
@@ -663,13 +708,15 @@ class Storage:
     def changes_after(self, revision: int, upto: int | None = None, limit: int = 500) -> builtins.list[Change]:
         """Change-log rows after `revision` (and at most `upto`), oldest first."""
         params = {"after": revision, "upto": upto if upto is not None else _NEWEST, "lim": limit}
+        seen = self._seen
         with driver_cursor(self.engine) as cursor:
             cursor.execute(self._statement(_CHANGES_AFTER), params)
             rows = cursor.fetchall()
+        self._check_not_behind(rows[0][6], seen)
         compacted = rows[0][5]
         if revision < compacted:
             raise RevisionCompacted(revision, compacted)
-        return [Change(rv, key, kind, data, prev) for rv, key, kind, data, prev, _ in rows if rv is not None]
+        return [Change(rv, key, kind, data, prev) for rv, key, kind, data, prev, _, _ in rows if rv is not None]
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -714,11 +761,15 @@ class Storage:
                 rv = self._write_in_one_statement(kind, key, marked, expected)
         except IntegrityError as exc:
             raise KeyExists(key) from exc
+        except _Behind as behind:  # moved on outside the write's transaction, which held the writers' turn
+            self._move_on(behind.found, behind.seen)
+        self._saw(rv)
         data = with_revision(marked, rv)
         self._committed([Change(rv, key, kind, data, expected.data if expected is not None else None)])
         return Stored(key, rv, data)
 
     def _write_in_one_statement(self, kind: str, key: str, marked: str, expected: Stored | None) -> int:
+        seen = self._seen  # read before the statement: any revision seen is committed, the counter is at least it
         params = {
             "key": key,
             "data": marked,
@@ -726,20 +777,20 @@ class Storage:
             "prev": expected.data if expected is not None else None,
             "now": self.clock(),
             "expected": expected.rv if expected is not None else None,
+            "seen": seen,
             **_attribution_params(),
         }
         with self._writers, driver_cursor(self.engine) as cursor:
             cursor.execute(self._statement(_PG_WRITES[kind]), params)
             row = cursor.fetchone()
             if row is None:
-                raise self._why_not(cursor, key)
+                raise self._why_not(cursor, key, seen)
             return row[0]
 
     def _write_in_transaction(self, kind: str, key: str, marked: str, expected: Stored | None) -> int:
         sql = self._statement
         with self._write_transaction() as cursor:
-            cursor.execute(sql(_NEXT_REVISION))
-            rv = cursor.fetchone()[0]
+            rv = self._next_revision(cursor)
             data = with_revision(marked, rv)
             if kind == ADDED:
                 cursor.execute(sql(_INSERT_OBJECT), {"key": key, "rv": rv, "data": data})
@@ -751,13 +802,23 @@ class Storage:
                 else:
                     cursor.execute(sql(_DELETE_OBJECT), {"key": key, "expected": expected.rv})
                 if not cursor.rowcount:
-                    raise self._why_not(cursor, key)
+                    raise self._why_not(cursor, key, 0)  # SQLite's counter was checked when taken
             self._log(cursor, rv, key, kind, data, expected.data if expected is not None else None)
         return rv
 
     def delete_many(self, expected: builtins.list[Stored]) -> builtins.list[Stored]:
         """delete() of each object in one transaction (a revision and a DELETED event each); objects gone or
         changed since they were read are skipped. Returns what was deleted."""
+        try:
+            logged = self._delete_in_transaction(expected)
+        except _Behind as behind:
+            self._move_on(behind.found, behind.seen)
+        if logged:
+            self._saw(logged[-1].rv)
+            self._committed(logged)
+        return [Stored(change.key, change.rv, change.data) for change in logged]
+
+    def _delete_in_transaction(self, expected: builtins.list[Stored]) -> builtins.list[Change]:
         logged: builtins.list[Change] = []
         sql = self._statement
         with self._write_transaction() as cursor:
@@ -767,18 +828,105 @@ class Storage:
             for stored in expected:
                 cursor.execute(sql(_DELETE_OBJECT), {"key": stored.key, "expected": stored.rv})
                 if cursor.rowcount:
-                    cursor.execute(sql(_NEXT_REVISION))
-                    rv = cursor.fetchone()[0]
+                    rv = self._next_revision(cursor)
                     data = with_revision(encode_marked(orjson.loads(stored.data)), rv)
                     self._log(cursor, rv, stored.key, DELETED, data, stored.data)
                     logged.append(Change(rv, stored.key, DELETED, data, stored.data))
-        if logged:
-            self._committed(logged)
-        return [Stored(change.key, change.rv, change.data) for change in logged]
+        return logged
 
-    def _why_not(self, cursor: Any, key: str) -> StorageError:
+    def _next_revision(self, cursor: Any) -> int:
+        """The next revision, in a write transaction; `_Behind` when the counter is below what this process saw."""
+        seen = self._seen
+        cursor.execute(self._statement(_NEXT_REVISION), {"seen": seen})
+        row = cursor.fetchone()
+        if row is None:
+            cursor.execute(self._statement(_REVISION))
+            raise _Behind(cursor.fetchone()[0], seen)
+        return row[0]
+
+    def _why_not(self, cursor: Any, key: str, seen: int) -> StorageError:
+        """Why a write that took no revision wrote nothing (`seen`: what its statement compared the counter with)."""
+        cursor.execute(self._statement(_REVISION))
+        current = cursor.fetchone()[0]
+        if current < seen:  # no revision was taken: the counter is behind
+            raise _Behind(current, seen)
         cursor.execute(self._statement(_GET), {"key": key})
         return RevisionMismatch(key) if cursor.fetchone() else KeyNotFound(key)
+
+    # -- the store going back in time ----------------------------------------------------------
+
+    def on_went_back(self, listener: Callable[[], None]) -> None:
+        """Call listener() after this process moved the revision counter on (the watch hub starts over)."""
+        self._went_back_listeners.append(listener)
+
+    @property
+    def seen(self) -> int:
+        """The highest revision this process handed out or read from the store."""
+        return self._seen
+
+    def _saw(self, revision: int) -> None:
+        if revision > self._seen:
+            with self._seen_lock:
+                self._seen = max(self._seen, revision)
+
+    def _check_not_behind(self, current: int, seen: int) -> None:
+        """Note the store's counter, read after `seen` was (a revision seen later may be newer than the read); below
+        it, the store went back: move on (StoreWentBack)."""
+        if current < seen:
+            self._move_on(current, seen)
+        self._saw(current)
+
+    def _move_on(self, found: int, seen: int) -> NoReturn:
+        """The counter is at `found`, below the `seen` revision: move it past everything that may have been handed
+        out (unless another server on the database did first) and refuse the request in flight."""
+        moved_to = self._jump(seen, unless_moved=True)
+        raise StoreWentBack(found, seen, moved_to)
+
+    def mark_went_back(self, handed_out: int = 0) -> int:
+        """The store went back in time and no running server may notice (a restore of an older copy, a failover
+        while the servers were down): revisions continue REWIND_MARGIN above the highest of the store's counter,
+        `handed_out` (the most any server may have handed out) and what this process saw. Reads, lists and watches
+        from below there answer 410 Expired (the compaction mark moves there too) and the change log below it is
+        dropped; running servers on the database end their watches with 410. Returns the new revision."""
+        return self._jump(max(handed_out, self._seen), unless_moved=False)
+
+    def _jump(self, seen: int, unless_moved: bool) -> int:
+        """Counter and compaction mark to REWIND_MARGIN above `seen` and the counter; with `unless_moved` not when
+        another server already moved them past `seen` (its mark is there too). Returns the counter."""
+        with self._write_transaction() as cursor:
+            cursor.execute(self._statement(_SEQUENCE + ("" if self.is_sqlite else " FOR UPDATE")))
+            current, compacted = cursor.fetchone()
+            moved = unless_moved and current >= seen and compacted >= seen
+            target = current if moved else max(current, seen) + REWIND_MARGIN
+            if not moved:
+                cursor.execute(self._statement(_JUMP), {"to": target})
+        self._saw(target)
+        if not moved:
+            log.error(
+                "the store went back in time: its revision was %d, this server had seen %d; revisions continue from "
+                "%d, every watch ends with 410 and clients re-list (docs/operations.md)",
+                current,
+                seen,
+                target,
+            )
+        try:
+            while self._deleted(_DROP_BELOW, {"to": target}):
+                pass
+        except Exception:  # rows below the mark are never read: only space is lost
+            log.exception("dropping the change log below revision %d failed; it is never read again", target)
+        for listener in self._went_back_listeners:
+            listener()
+        return target
+
+    def _deleted(self, sql: str, params: dict[str, Any]) -> int:
+        """Rows deleted by one short statement (as `_in_own_transaction`)."""
+        if self.is_sqlite:
+            with self._write_transaction() as cursor:
+                cursor.execute(self._statement(sql), params)
+                return cursor.rowcount
+        with driver_cursor(self.engine) as cursor:
+            cursor.execute(self._statement(sql), params)
+            return cursor.rowcount
 
     # -- compaction ----------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 from orch_apiserver.storage.hub import WatchHub
-from orch_apiserver.storage.store import RevisionCompacted, Storage
+from orch_apiserver.storage.store import Change, RevisionCompacted, Storage
 
 
 @pytest.fixture
@@ -214,4 +214,17 @@ def test_a_bookmark_never_passes_a_change_still_queued(storage: Storage, hub: Wa
     assert [c.key for c in queued] == ["/k/ns1/a"]
     assert revision is None or revision < queued[0].rv
     assert hub.caught_up_revision(sub) == queued[0].rv
+    hub.unsubscribe(sub)
+
+
+def test_a_bookmark_is_not_below_a_change_taken_while_the_hub_is_part_way_through_a_batch(
+    storage: Storage, hub: WatchHub
+) -> None:
+    # the hub advances its position after offering a whole batch: a reader may take a change of it before that
+    hub.start()
+    sub, _ = hub.subscribe("/k/ns1/", storage.current_revision())
+    mid_batch = Change(hub._last + 2, "/k/ns1/a", "ADDED", '{"metadata":{"name":"a"}}', None)
+    sub.offer(mid_batch)  # as the hub's thread does, before it moves its position to the batch's end
+    assert sub.take_nowait() == [mid_batch]
+    assert hub.caught_up_revision(sub) >= mid_batch.rv
     hub.unsubscribe(sub)
