@@ -27,6 +27,7 @@ class CutWatch(Watch):
         self.inner, self.cut = inner, cut
         self.left = cut.events
         self.ended = False
+        self.detached = False  # set by the fan-out writer that takes the stream over (app/api/watch.py)
 
     @property  # type: ignore[override]
     def client_gone(self) -> Callable[[], bool]:

@@ -30,6 +30,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 
 from . import schema, serving
 from .models import changes, compaction_marks, objects, sequence
+from .store import REWIND_MARGIN
 
 FORMAT = 1
 #: the tables a backup holds, in the order they are written and restored
@@ -38,8 +39,8 @@ TABLES = (sequence, compaction_marks, objects, changes)
 #: (Secrets), and the encryption configuration, once there is one, decides what the stored text means
 KEPT_FILES = ("pki/sa.key", "pki/encryption-config.yaml")
 #: how far past the highest revision the database may have handed out (the backup's or the replaced store's) a
-#: restore sets the counter: writes acknowledged after the backup was taken, up to this many, are never reused
-RESTORE_MARGIN = 1_000_000
+#: restore sets the counter: the same margin as a store found gone back in time (a restore is one, done on purpose)
+RESTORE_MARGIN = REWIND_MARGIN
 #: gzip's fastest level: on 200 MB of random base64 texts level 6 took 25 s for a 152 MB file, level 1 20 s for 156 MB
 COMPRESSION = 1
 #: rows per insert statement and per progress line check
