@@ -80,9 +80,9 @@ MUTATING_SLO, GET_SLO, NS_LIST_SLO, CLUSTER_LIST_SLO = 1.0, 1.0, 5.0, 30.0
 STARTUP_SLO, DELIVERY_SLO = 5.0, 5.0
 IMAGE = "registry.example/pause:3.9"
 NODE_TOKEN, CONTROLLER_TOKEN = "sim-node-{}", "sim-controller"
-#: what the reference's node agents, network proxies and controller manager are granted (name, role, subject)
+#: what the reference's network proxies and controller manager are granted (name, role, subject); node agents
+#: need no binding: the Node authorizer grants them the system:node rules, and NodeRestriction limits their writes
 IDENTITY_BINDINGS = (
-    ("sim:nodes", "system:node", "Group", "system:nodes"),
     ("sim:node-proxiers", "system:node-proxier", "Group", "system:nodes"),
     ("sim:controller", "cluster-admin", "User", None),  # None: the pod controller's user (controller_user)
 )
@@ -285,6 +285,7 @@ class Sim:
         # the server's domain: API groups (coordination.orch.io) and keys (orch.io/...; kubernetes.io on k8s.io)
         naming = Naming(args.api_domain)
         self.group, self.key = naming.group, naming.key
+        self.hollow_label = naming.key_group("node") + "/hollow"  # a node agent may set node.<domain>/ labels
         self.controller_user = controller_user(naming)  # system:kube-controller-manager on k8s.io
         self.lease_namespace = naming.node_lease_namespace  # kube-node-lease on k8s.io
         service_keys = naming.key_group("service")  # service.kubernetes.io on k8s.io
@@ -441,7 +442,7 @@ class Sim:
         node = {
             "apiVersion": "v1",
             "kind": "Node",
-            "metadata": {"name": name, "labels": {self.key("hostname"): name, self.key("hollow"): "true"}},
+            "metadata": {"name": name, "labels": {self.key("hostname"): name, self.hollow_label: "true"}},
             "status": {
                 "capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"},
                 "allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"},
