@@ -10,7 +10,7 @@ the follower is lost, and fed by the watch hub, which sees the commits of every 
 from __future__ import annotations
 
 import threading
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -121,8 +121,10 @@ class NodeGraph:
         self._readers: dict[Ref, Counter[str]] = {}  # referenced object -> node -> pods of it referencing it
         self._volume_claims: dict[str, tuple[str, str]] = {}  # persistent volume -> (namespace, claim)
         self._attachments: dict[str, str] = {}  # volume attachment -> node
-        self._revisions: dict[str, int] = {}  # key -> revision last applied (while loading: no going back)
+        self._revisions: dict[str, int] = {}  # key -> revision last applied: an older change never goes back
         self._loading = False
+        #: changes from the hub's thread not applied yet: it never waits for a listing (it serves every watch)
+        self._pending: deque[Change] = deque()
 
     # -- questions ------------------------------------------------------------------------------------------
 
@@ -131,6 +133,7 @@ class NodeGraph:
         serviceaccount, persistentvolume, volumeattachment)."""
         self._ensure()
         with self._lock:
+            self._drain()
             if kind == "persistentvolume":
                 claim = self._volume_claims.get(name)
                 return claim is not None and self._readers.get((CLAIM, *claim), Counter())[node] > 0
@@ -175,23 +178,34 @@ class NodeGraph:
                 md = obj.get("metadata") or {}
                 key = prefix + (f"{md.get('namespace')}/" if rt.namespaced else "") + md.get("name", "")
                 self._apply(key, obj, int(md.get("resourceVersion") or 0))
+        self._drain()
         self._loading = False
-        self._revisions.clear()
 
     def _list(self, rt: ResourceType) -> list[str]:
         return self.registry.list(rt, None, ListOptions()).items
 
     def _changed(self, change: Change) -> None:
-        with self._lock:
+        self._pending.append(change)
+        if self._lock.acquire(blocking=False):  # else the holder, or the next question, applies it
+            try:
+                self._drain()
+            finally:
+                self._lock.release()
+
+    def _drain(self) -> None:
+        while self._pending:
+            change = self._pending.popleft()
             obj = None if change.type == "DELETED" else orjson.loads(change.data)
             self._apply(change.key, obj, change.rv)
 
     def _apply(self, key: str, obj: dict | None, revision: int) -> None:
         """Set (or, obj None, remove) the edges of the object at `key`."""
-        if self._loading:
-            if revision < self._revisions.get(key, 0):
-                return
+        if revision < self._revisions.get(key, 0):
+            return
+        if obj is not None or self._loading:  # a deletion is remembered only while listing may still bring it back
             self._revisions[key] = revision
+        else:
+            self._revisions.pop(key, None)
         prefix = next((p for p in self._prefixes if key.startswith(p)), "")
         rest = key[len(prefix) :]
         rt = self._prefixes.get(prefix)
