@@ -358,3 +358,77 @@ def test_node_restriction_refuses_what_is_another_nodes(server: RunningServer, n
         ).status_code
         == 200
     )
+
+
+def _node_kubeconfig_user(server: RunningServer, user: str, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "orch_apiserver.cli", "kubeconfig", "user", user, *args]
+    command += ["--data-dir", str(server.data_dir), "--secure-port", str(server.port)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+def _cert_session(server: RunningServer, kubeconfig: Path, directory: Path) -> Any:
+    user = yaml.safe_load(kubeconfig.read_text())["users"][0]["user"]
+    cert, key = directory / f"{kubeconfig.stem}.crt", directory / f"{kubeconfig.stem}.key"
+    cert.write_bytes(base64.b64decode(user["client-certificate-data"]))
+    key.write_bytes(base64.b64decode(user["client-key-data"]))
+    return server.new_session((str(cert), str(key)))
+
+
+def test_rbac_then_node_on_two_replicas_and_a_node_kubeconfig_from_the_cli(tmp_path: Path) -> None:
+    from orch_apiserver.storage.schema import ensure_schema
+
+    from . import scratch_database
+
+    with scratch_database() as url:
+        ensure_schema(url, upgrade=True)
+        args = ["--authorization-mode", "RBAC,Node"]
+        first = start_server(tmp_path / "shared", args, database_url=url)
+        second = start_server(tmp_path / "shared", args, database_url=url)  # same data dir: same CA
+        try:
+            refusal = _node_kubeconfig_user(first, "system:node:r1", "-o", str(tmp_path / "no.kubeconfig"))
+            assert refusal.returncode == 2 and "only with --group system:nodes" in refusal.stderr
+            odd = _node_kubeconfig_user(first, "system:node:R_1", "--group", "system:nodes")
+            assert odd.returncode == 2 and "must be a DNS subdomain" in odd.stderr
+            made = _node_kubeconfig_user(
+                first, "system:node:r1", "--group", "system:nodes", "-o", str(tmp_path / "r1.kubeconfig")
+            )
+            assert made.returncode == 0, made.stderr
+            on_second = _cert_session(second, tmp_path / "r1.kubeconfig", tmp_path)
+
+            assert on_second.post("/api/v1/nodes", json={"metadata": {"name": "r1"}}).status_code == 201
+            secret = {"metadata": {"name": "rs"}, "stringData": {"k": "v"}}
+            assert first.session.post("/api/v1/namespaces/default/secrets", json=secret).status_code == 201
+            assert on_second.get("/api/v1/namespaces/default/secrets/rs").status_code == 403
+            pod = {
+                "metadata": {"name": "rp"},
+                "spec": {
+                    "nodeName": "r1",
+                    "automountServiceAccountToken": False,
+                    "containers": [{"name": "c", "image": "pause"}],
+                    "imagePullSecrets": [{"name": "rs"}],
+                },
+            }
+            assert first.session.post(PODS, json=pod).status_code == 201  # bound through one replica ...
+            assert poll(lambda: on_second.get("/api/v1/namespaces/default/secrets/rs").status_code == 200, timeout=5)
+            assert first.session.delete(f"{PODS}/rp", json={"gracePeriodSeconds": 0}).status_code == 200
+            assert poll(lambda: on_second.get("/api/v1/namespaces/default/secrets/rs").status_code == 403, timeout=5)
+        finally:
+            second.stop()
+            first.stop()
+
+
+def test_without_the_node_mode_rbac_alone_refuses_a_node_its_lease(tmp_path: Path) -> None:
+    server = start_server(tmp_path / "rbac", ["--authorization-mode", "RBAC"])
+    try:
+        made = _node_kubeconfig_user(
+            server, "system:node:x1", "--group", "system:nodes", "-o", str(tmp_path / "x1.kubeconfig")
+        )
+        assert made.returncode == 0, made.stderr
+        node = _cert_session(server, tmp_path / "x1.kubeconfig", tmp_path)
+        refused(
+            node.get(f"{LEASES}/x1"),
+            'leases.coordination.orch.io "x1" is forbidden: User "system:node:x1" cannot get resource "leases" in API '
+            f'group "coordination.orch.io" in the namespace "{NAMING.node_lease_namespace}"',
+        )
+    finally:
+        server.stop()
