@@ -230,6 +230,9 @@ def test_reads_follow_the_pods_bound_to_a_node(server: RunningServer, nodes: dic
     for path in reads:  # the graph follows the pod's binding on whichever worker answers
         assert poll(lambda path=path: n1.get(path).status_code == 200, timeout=5), n1.get(path).text
         assert n2.get(path).status_code == 403
+    # a kubelet watches one secret by its name in a field selector: the same edge decides
+    assert n1.get("/api/v1/namespaces/default/secrets?fieldSelector=metadata.name%3Ds1").status_code == 200
+    assert n2.get("/api/v1/namespaces/default/secrets?fieldSelector=metadata.name%3Ds1").status_code == 403
     token = {
         "apiVersion": f"{NAMING.group('authentication')}/v1",
         "kind": "TokenRequest",
