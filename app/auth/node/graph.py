@@ -212,13 +212,13 @@ class NodeGraph:
         if rt is self._pods_rt:
             self._set_pod(key, pod_edges(obj) if obj is not None else None)
         elif rt is self._pvs_rt:
-            ref = (obj or {}).get("spec", {}).get("claimRef") if obj is not None else None
+            ref = ((obj or {}).get("spec") or {}).get("claimRef")
             if isinstance(ref, dict) and ref.get("name"):
                 self._volume_claims[rest] = (str(ref.get("namespace") or ""), str(ref["name"]))
             else:
                 self._volume_claims.pop(rest, None)
         elif rt is not None:
-            node = ((obj or {}).get("spec") or {}).get("nodeName") if obj is not None else None
+            node = ((obj or {}).get("spec") or {}).get("nodeName")
             if isinstance(node, str) and node:
                 self._attachments[rest] = node
             else:
