@@ -422,7 +422,7 @@ OPTIONS: tuple[Option, ...] = (
         defaults.AUTHORIZATION_MODE,
         _authorization_mode,
         "MODES",
-        "comma-separated authorizers in order: AlwaysAllow, AlwaysDeny, RBAC, Webhook",
+        "comma-separated authorizers in order: AlwaysAllow, AlwaysDeny, Node, RBAC, Webhook",
     ),
     Option(
         "authorization_webhook_config_file",

@@ -19,7 +19,7 @@ DATABASE_URL: str | None = None  # None: SQLite file `orch.db` inside the data d
 TLS_CERT_FILE: str | None = None  # None: a serving certificate signed by the cluster CA is generated
 TLS_PRIVATE_KEY_FILE: str | None = None
 CLIENT_CA_FILE: str | None = None  # extra client CAs; the cluster CA is always trusted
-AUTHORIZATION_MODE = "RBAC"
+AUTHORIZATION_MODE = "Node,RBAC"
 HISTORY_WINDOW = "5m"  # how far back watches and continue tokens may reach
 API_DOMAIN = DEFAULT_API_DOMAIN  # the single source is app.naming
 

@@ -290,6 +290,7 @@ def _install_authentication(app: Flask) -> None:
 def _install_authorization(app: Flask) -> Callable[[], bool]:
     """The chain of --authorization-mode; with RBAC, the default policy reconciled at start and aggregated
     ClusterRoles kept in sync by the process. Returns when a request may skip authorization."""
+    from .auth.node import NodeAuthorizer
     from .auth.rbac import escalation
     from .auth.rbac.aggregation import ClusterRoleAggregation, as_server
     from .auth.rbac.reconcile import Reconciler
@@ -301,6 +302,8 @@ def _install_authorization(app: Flask) -> Callable[[], bool]:
     resolver = next((a.resolver for a in authorizer.authorizers if hasattr(a, "resolver")), None)
     if resolver is not None:
         escalation.install(svc.catalog, escalation.EscalationCheck(authorizer, resolver, svc.naming))
+    for graph in (a.graph for a in authorizer.authorizers if isinstance(a, NodeAuthorizer)):
+        post_start.stop_with_app(app, graph.close)  # the Node authorizer's graph stops following
     reconciler = Reconciler(svc.registry)
     if rbac_on:  # the default policy is in place before any request is authorized
         post_start.add_post_start_hook(app, "rbac/bootstrap-roles", lambda: as_server(reconciler.reconcile))

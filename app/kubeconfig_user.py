@@ -26,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
         description="Write a kubeconfig for user NAME (certificate CN=NAME, O=each --group) signed by the "
         "cluster CA. Other arguments are the server's own flags (--data-dir, --advertise-address, ...). "
-        "Grant access with RBAC bindings to the user or its groups.",
+        "Grant access with RBAC bindings to the user or its groups. A node agent's kubeconfig: NAME "
+        "system:node:<node> with --group system:nodes (the Node authorizer and NodeRestriction limit it to its node).",
     )
     parser.add_argument("name", metavar="NAME", help="user name (the certificate's common name)")
     parser.add_argument(
@@ -72,6 +73,24 @@ def server_url(settings: Settings, server_args: Sequence[str]) -> str:
     return url if isinstance(url, str) and url.startswith("https://") else settings.server_url
 
 
+def _check_name(parser: argparse.ArgumentParser, name: str, groups: list[str]) -> None:
+    """Names of people, or a node's `system:node:<name>` in `system:nodes` (the Node authorizer's identity)."""
+    from .user import NODE_USER_PREFIX, NODES_GROUP, valid_node_name
+
+    if name.startswith(NODE_USER_PREFIX):
+        node = name[len(NODE_USER_PREFIX) :]
+        if not valid_node_name(node):
+            parser.error(f"node name {node!r}: a node's name must be a DNS subdomain (lowercase a-z, 0-9, '-', '.')")
+        if NODES_GROUP not in groups:
+            parser.error(f"user {name!r} is a node's identity only with --group {NODES_GROUP}")
+        return
+    if not name.strip() or name.startswith("system:"):
+        parser.error(
+            f"user name {name!r}: empty names and the reserved system: prefix are refused "
+            f"(except a node's {NODE_USER_PREFIX}<name> with --group {NODES_GROUP})"
+        )
+
+
 def main(argv: Sequence[str], parse_settings: Callable[[Sequence[str]], Settings]) -> int:
     """`parse_settings` reads the server's flags as the server does (app/cli.py passes its own)."""
     import yaml
@@ -89,8 +108,7 @@ def main(argv: Sequence[str], parse_settings: Callable[[Sequence[str]], Settings
         parser.error("--validity-period must be longer than 0s")
     if args.server is not None and (not args.server.startswith("https://") or len(args.server) <= len("https://")):
         parser.error(f"--server {args.server!r} is not an https:// URL")
-    if not args.name.strip() or args.name.startswith("system:"):
-        parser.error(f"user name {args.name!r}: empty names and the reserved system: prefix are refused")
+    _check_name(parser, args.name, args.group)
     settings = parse_settings(server_args)
     try:
         ca = pki.load_pair(settings.pki_file(defaults.CA_CERT), settings.pki_file(defaults.CA_KEY))

@@ -16,6 +16,9 @@ SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
 SERVICE_ACCOUNTS_GROUP = "system:serviceaccounts"
 SERVICE_ACCOUNT_GROUP_PREFIX = "system:serviceaccounts:"
 
+NODES_GROUP = "system:nodes"
+NODE_USER_PREFIX = "system:node:"
+
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
@@ -76,3 +79,16 @@ def split_service_account_username(username: str) -> tuple[str, str] | None:
 #: The user of the request being served; set by the HTTP layer, read by strategies that record
 #: the requester (CSR spec.username, ...). A contextvar keeps lower layers free of Flask.
 current_user: ContextVar[UserInfo | None] = ContextVar("current_user", default=None)
+
+
+def node_identity(user: UserInfo | None) -> str | None:
+    """The node a user is (the reference's NodeIdentity): the name after `system:node:` for a member of
+    `system:nodes` ("" when it names none), None for everyone else."""
+    if user is None or NODES_GROUP not in user.groups or not user.username.startswith(NODE_USER_PREFIX):
+        return None
+    return user.username[len(NODE_USER_PREFIX) :]
+
+
+def valid_node_name(name: str) -> bool:
+    """A Node's name: a DNS subdomain (what the Node it registers must be named)."""
+    return len(name) <= 253 and bool(_DNS_SUBDOMAIN.match(name))

@@ -29,8 +29,9 @@ reports 5xx answers, failed connections, when every watch was back and how long 
 All runs in one asyncio loop: one process hosts 1,000+ nodes.
 
 With a server of its own (not --server) and --identities (the default), each node authenticates as
-system:node:<name> in system:nodes and the pod controller as system:orch-controller-manager (kube- on k8s.io;
-bearer tokens; the reference's system:node, system:node-proxier and cluster-admin roles bound at setup), so
+system:node:<name> in system:nodes with its own client certificate (issued through a CSR at setup; the Node
+authorizer and NodeRestriction decide its requests) and the pod controller as system:orch-controller-manager
+(kube- on k8s.io; a bearer token; the reference's system:node-proxier and cluster-admin roles bound at setup), so
 priority and fairness classifies them as the reference's agents (node-high, workload-high); --no-identities runs
 everyone as the admin (system:masters: exempt). Every call is made as client-go's REST client makes it: a 429 or
 5xx with Retry-After is sent again after that many seconds (up to 10 times), so a node whose Lease PUT is turned
@@ -79,10 +80,10 @@ WATCH_TIMEOUT = 300  # seconds (x 1-2) a watch request asks for before the node 
 MUTATING_SLO, GET_SLO, NS_LIST_SLO, CLUSTER_LIST_SLO = 1.0, 1.0, 5.0, 30.0
 STARTUP_SLO, DELIVERY_SLO = 5.0, 5.0
 IMAGE = "registry.example/pause:3.9"
-NODE_TOKEN, CONTROLLER_TOKEN = "sim-node-{}", "sim-controller"
-#: what the reference's node agents, network proxies and controller manager are granted (name, role, subject)
+CONTROLLER_TOKEN = "sim-controller"
+#: what the reference's network proxies and controller manager are granted (name, role, subject); node agents
+#: need no binding: the Node authorizer grants them the system:node rules, and NodeRestriction limits their writes
 IDENTITY_BINDINGS = (
-    ("sim:nodes", "system:node", "Group", "system:nodes"),
     ("sim:node-proxiers", "system:node-proxier", "Group", "system:nodes"),
     ("sim:controller", "cluster-admin", "User", None),  # None: the pod controller's user (controller_user)
 )
@@ -271,8 +272,16 @@ class Record:
 
 
 class Sim:
-    def __init__(self, target: Target, args: argparse.Namespace, token_ssl: ssl.SSLContext | None = None) -> None:
+    def __init__(
+        self,
+        target: Target,
+        args: argparse.Namespace,
+        token_ssl: ssl.SSLContext | None = None,
+        node_ssl: list[ssl.SSLContext] | None = None,
+    ) -> None:
         self.target, self.args = target, args
+        #: with identities: each node's TLS context, holding its own client certificate (issued through a CSR)
+        self.node_ssl = node_ssl
         # with identities (a server this run started): nodes as system:node:<name> in system:nodes, the pod controller
         # as system:orch-controller-manager (bearer tokens), so priority and fairness classifies them as the
         # reference's agents are; else everyone is the admin (system:masters: exempt from it)
@@ -285,6 +294,7 @@ class Sim:
         # the server's domain: API groups (coordination.orch.io) and keys (orch.io/...; kubernetes.io on k8s.io)
         naming = Naming(args.api_domain)
         self.group, self.key = naming.group, naming.key
+        self.hollow_label = naming.key_group("node") + "/hollow"  # a node agent may set node.<domain>/ labels
         self.controller_user = controller_user(naming)  # system:kube-controller-manager on k8s.io
         self.lease_namespace = naming.node_lease_namespace  # kube-node-lease on k8s.io
         service_keys = naming.key_group("service")  # service.kubernetes.io on k8s.io
@@ -297,6 +307,11 @@ class Sim:
         if self.token_ssl is None:
             return self.target
         return Target(self.target.host, self.target.port, self.token_ssl, token)
+
+    def node_identity(self, index: int) -> Target:
+        if self.node_ssl is None:
+            return self.target
+        return Target(self.target.host, self.target.port, self.node_ssl[index])
 
     def watch_down(self, name: str) -> None:
         """The watch is not established (not yet, or no more) since now, unless it was down already."""
@@ -436,12 +451,12 @@ class Sim:
 
     async def node(self, index: int, ready: asyncio.Event) -> None:
         name = self.node_names[index]
-        node_target = self.identity(NODE_TOKEN.format(index))
+        node_target = self.node_identity(index)
         conn = Connection(node_target)
         node = {
             "apiVersion": "v1",
             "kind": "Node",
-            "metadata": {"name": name, "labels": {self.key("hostname"): name, self.key("hollow"): "true"}},
+            "metadata": {"name": name, "labels": {self.key("hostname"): name, self.hollow_label: "true"}},
             "status": {
                 "capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"},
                 "allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"},
@@ -1173,9 +1188,13 @@ async def progress(sim: Sim, holder: ServerHolder, every: float) -> None:
 
 
 async def simulate(
-    target: Target, args: argparse.Namespace, holder: ServerHolder, token_ssl: ssl.SSLContext | None = None
+    target: Target,
+    args: argparse.Namespace,
+    holder: ServerHolder,
+    token_ssl: ssl.SSLContext | None = None,
+    node_ssl: list[ssl.SSLContext] | None = None,
 ) -> dict[str, Any]:
-    sim = Sim(target, args, token_ssl)
+    sim = Sim(target, args, token_ssl, node_ssl)
     await sim.setup()
     ticker = asyncio.ensure_future(progress(sim, holder, args.progress)) if args.progress > 0 else None
     lag_probe = asyncio.ensure_future(loop_lag(sim))
@@ -1310,17 +1329,66 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="orch-sim-tokens-") as tokens_dir:
         if args.identities:
             tokens = Path(tokens_dir) / "tokens.csv"
-            rows = [
-                f'{NODE_TOKEN.format(i)},system:node:hollow-{i:05d},node-{i},"system:nodes"' for i in range(args.nodes)
-            ]
-            rows.append(f"{CONTROLLER_TOKEN},{controller_user(Naming(args.api_domain))},controller-manager")
-            tokens.write_text("\n".join(rows) + "\n")
+            tokens.write_text(f"{CONTROLLER_TOKEN},{controller_user(Naming(args.api_domain))},controller-manager\n")
             extra += ["--token-auth-file", str(tokens)]
         with own_server(args.backend, extra) as holder:
             assert holder.server is not None
             target = server_target(holder.server)
             token_ssl = ssl.create_default_context(cafile=str(holder.server.ca_file)) if args.identities else None
-            return asyncio.run(simulate(target, args, holder, token_ssl))
+            node_ssl = node_certificates(holder.server, args, Path(tokens_dir)) if args.identities else None
+            return asyncio.run(simulate(target, args, holder, token_ssl, node_ssl))
+
+
+def node_certificates(server: RunningServer, args: argparse.Namespace, directory: Path) -> list[ssl.SSLContext]:
+    """Each hollow node's client certificate (system:node:<name> in system:nodes) through a CSR to the node client
+    signer, filed by the admin (so auto-approved as a node client request) and signed by the server's signer, as
+    a node bootstraps; one TLS context per node holds it."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from orch_apiserver.client.nodecert import NODE_CLIENT_USAGES, node_request
+
+    naming = Naming(args.api_domain)
+    csrs = f"/apis/{naming.group('certificates')}/v1/certificatesigningrequests"
+    session, keys = server.session, []
+    for i in range(args.nodes):
+        key = ec.generate_private_key(ec.SECP256R1())
+        keys.append(key)
+        request = base64.b64encode(node_request(f"hollow-{i:05d}", key)).decode()
+        body = {
+            "metadata": {"name": f"hollow-{i:05d}"},
+            "spec": {
+                "request": request,
+                "signerName": naming.signer("apiserver-client-node"),
+                "usages": NODE_CLIENT_USAGES,
+            },
+        }
+        filed = session.post(csrs, json=body)
+        if filed.status_code != 201:
+            raise SystemExit(f"node certificate request {i}: {filed.status_code} {filed.text}")
+    issued: dict[str, str] = {}
+    deadline = time.monotonic() + 60 + args.nodes * 0.2
+    while len(issued) < args.nodes:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"only {len(issued)} of {args.nodes} node certificates were issued")
+        for item in session.get(csrs).json()["items"]:
+            certificate = (item.get("status") or {}).get("certificate")
+            if certificate and item["metadata"]["name"].startswith("hollow-"):
+                issued[item["metadata"]["name"]] = certificate
+        time.sleep(0.2)
+    contexts = []
+    for i, key in enumerate(keys):
+        name = f"hollow-{i:05d}"
+        cert_path, key_path = directory / f"{name}.crt", directory / f"{name}.key"
+        cert_path.write_bytes(base64.b64decode(issued[name]))
+        key_path.write_bytes(
+            key.private_bytes(
+                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            )
+        )
+        context = ssl.create_default_context(cafile=str(server.ca_file))
+        context.load_cert_chain(str(cert_path), str(key_path))
+        contexts.append(context)
+    return contexts
 
 
 def parser() -> argparse.ArgumentParser:
@@ -1346,7 +1414,8 @@ def parser() -> argparse.ArgumentParser:
         "--identities",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="nodes and the controller as the reference's identities (bearer tokens), not the admin (own server only)",
+        help="nodes (client certificates through CSRs) and the controller (a token) as the reference's identities, "
+        "not the admin (own server only)",
     )
     p.add_argument("--progress", type=float, default=15.0, help="seconds between progress lines (0: none)")
     p.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE")

@@ -64,7 +64,11 @@ def test_defaults() -> None:
     assert (settings.data_dir, settings.bind_address, settings.secure_port) == ("./var", "127.0.0.1", 6443)
     assert (settings.workers, settings.threads, settings.database_url) == (2, 32, None)
     assert (settings.tls_cert_file, settings.tls_private_key_file, settings.client_ca_file) == (None, None, None)
-    assert (settings.authorization_mode, settings.history_window, settings.api_domain) == ("RBAC", 300.0, "orch.io")
+    assert (settings.authorization_mode, settings.history_window, settings.api_domain) == (
+        "Node,RBAC",
+        300.0,
+        "orch.io",
+    )
 
 
 def test_every_flag_has_an_env_variable() -> None:
@@ -116,10 +120,10 @@ def test_empty_env_variable_counts_as_unset() -> None:
         (["--bind-address", "example.com"], "is not an IP address"),
         (["--history-window", "5"], "invalid duration"),
         (["--history-window", "0s"], "longer than 0s"),
-        (["--authorization-mode", "Node"], "not supported yet"),
+        (["--authorization-mode", "ABAC"], "not supported yet"),
         (
             ["--authorization-mode", "AlwaysAllow,Bogus"],
-            "unknown authorization mode 'Bogus'; supported: AlwaysAllow, AlwaysDeny, RBAC, Webhook",
+            "unknown authorization mode 'Bogus'; supported: AlwaysAllow, AlwaysDeny, Node, RBAC, Webhook",
         ),
         (["--authorization-mode", "AlwaysAllow,AlwaysAllow"], "names a mode twice"),
         (["--authorization-mode", ""], "unknown authorization mode ''"),
@@ -139,7 +143,7 @@ def test_bad_flags_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], m
 
 def test_bad_env_variables_exit_2_naming_the_variable(capsys: pytest.CaptureFixture[str]) -> None:
     assert "ORCH_SECURE_PORT: 'abc' is not an integer" in exits_2(capsys, ORCH_SECURE_PORT="abc")
-    assert "ORCH_AUTHORIZATION_MODE" in exits_2(capsys, ORCH_AUTHORIZATION_MODE="Node")
+    assert "ORCH_AUTHORIZATION_MODE" in exits_2(capsys, ORCH_AUTHORIZATION_MODE="ABAC")
     # a bad variable is an error even when a flag would override it, like any other bad input
     assert "ORCH_THREADS" in exits_2(capsys, "--threads", "4", ORCH_THREADS="many")
 
@@ -169,7 +173,7 @@ def test_flask_config_keys(tmp_path: Path) -> None:
     assert config["DATABASE_URL"] == f"sqlite:///{data}/orch.db"
     assert config["API_DOMAIN"] == "orch.io"
     assert config["HISTORY_WINDOW_SECONDS"] == 120.0
-    assert config["AUTHORIZATION_MODE"] == "RBAC"
+    assert config["AUTHORIZATION_MODE"] == "Node,RBAC"
     assert config["SERVER_URL"] == "https://127.0.0.1:9443"
     assert config["CLUSTER_CA_CERT_FILE"] == f"{data}/pki/ca.crt"
     assert config["CLUSTER_CA_KEY_FILE"] == f"{data}/pki/ca.key"

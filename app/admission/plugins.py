@@ -56,6 +56,7 @@ DEFAULT_ON = frozenset(
         "NamespaceLifecycle",
         "LimitRanger",
         "ServiceAccount",
+        "NodeRestriction",  # not in the reference's defaults, but kubeadm and k3s turn it on (Node,RBAC too)
         "TaintNodesByCondition",
         "PodSecurity",
         "Priority",
@@ -97,6 +98,7 @@ BUILT = frozenset(
         "PodSecurity",
         "StorageObjectInUseProtection",
         "TaintNodesByCondition",
+        "NodeRestriction",
     }
 )
 
@@ -147,7 +149,17 @@ def build_chain(
     metrics: Any = None,
 ) -> Chain:
     """The chain of the named plugins; `metrics` holds the admission histograms (app.metrics)."""
-    from . import certificates, classes, limits, nodes, pods, podsecurity, resourcequota, serviceaccount
+    from . import (
+        certificates,
+        classes,
+        limits,
+        noderestriction,
+        nodes,
+        pods,
+        podsecurity,
+        resourcequota,
+        serviceaccount,
+    )
     from .namespace_lifecycle import NamespaceLifecycle
     from .source import ConfigurationSource
     from .webhooks import MutatingWebhooks, ValidatingWebhooks, compile_configuration
@@ -169,6 +181,7 @@ def build_chain(
         "ServiceAccount": lambda: serviceaccount.ServiceAccount(registry),
         "PodSecurity": lambda: podsecurity.PodSecurity(registry, hub),
         "TaintNodesByCondition": lambda: nodes.TaintNodesByCondition(registry),
+        "NodeRestriction": lambda: noderestriction.NodeRestriction(registry),
         "StorageObjectInUseProtection": lambda: classes.StorageObjectInUseProtection(registry),
         "Priority": lambda: pods.Priority(registry, hub),
         "DefaultTolerationSeconds": lambda: pods.DefaultTolerationSeconds(registry),

@@ -13,7 +13,7 @@ from typing import Protocol
 from ..errors import Forbidden
 from ..user import UserInfo
 
-SUPPORTED_MODES = ("AlwaysAllow", "AlwaysDeny", "RBAC", "Webhook")
+SUPPORTED_MODES = ("AlwaysAllow", "AlwaysDeny", "Node", "RBAC", "Webhook")
 KNOWN_MODES = ("AlwaysAllow", "AlwaysDeny", "ABAC", "Webhook", "RBAC", "Node")
 
 

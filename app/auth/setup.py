@@ -28,6 +28,7 @@ from .authz_webhook import WebhookAuthorizer
 from .bootstrap import BootstrapTokens
 from .context import Authentication
 from .lookup import CoreObjects
+from .node import node_authorizer
 from .oidc import OidcConfig, OidcTokens, ProviderKeys
 from .rbac.authorizer import RBACAuthorizer
 from .rbac.policy import PolicySource, Resolver
@@ -143,7 +144,8 @@ def _authorizer(config: Mapping[str, Any], registry: Registry, naming: Naming, h
             timeout=float(config.get("OUTBOUND_TIMEOUT", defaults.OUTBOUND_TIMEOUT)),
             deadline=float(config.get("OUTBOUND_DEADLINE", defaults.OUTBOUND_DEADLINE)),
         )
-    return build_authorizer(modes, Resolver(PolicySource(registry, naming, hub)), webhook)
+    node = node_authorizer(registry, naming) if "Node" in modes else None
+    return build_authorizer(modes, Resolver(PolicySource(registry, naming, hub)), webhook, node)
 
 
 def build_authentication(
@@ -203,7 +205,10 @@ def check_authentication(config: Mapping[str, Any], naming: Naming) -> None:
 
 
 def build_authorizer(
-    modes: Sequence[str], resolver: Resolver | None = None, webhook: Authorizer | None = None
+    modes: Sequence[str],
+    resolver: Resolver | None = None,
+    webhook: Authorizer | None = None,
+    node: Authorizer | None = None,
 ) -> ModeChain:
     """The chain of --authorization-mode, after the privileged group `system:masters`."""
     chain: list[Authorizer] = [PrivilegedGroups((MASTERS_GROUP,))]
@@ -220,4 +225,8 @@ def build_authorizer(
             if webhook is None:
                 raise ValueError("the Webhook authorization mode needs --authorization-webhook-config-file")
             chain.append(webhook)
+        elif mode == "Node":
+            if node is None:
+                raise ValueError("the Node authorizer needs the registry")
+            chain.append(node)
     return ModeChain(tuple(chain))

@@ -189,6 +189,18 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="sha256:HEX",
         help="pin the CA's public key hash (repeatable)",
     )
+    p.add_argument(
+        "--node-name",
+        help="bootstrap this node: get its client certificate through a CSR and write a kubeconfig as the node",
+    )
+    p.add_argument("--wait", type=float, default=60.0, help="seconds to wait for the certificate (default 60)")
+
+    p = command(
+        "renew-node-certificate",
+        "renew the node client certificate of --kubeconfig through a CSR of the node itself",
+        bootstrap.run_renew_node_certificate,
+    )
+    p.add_argument("--wait", type=float, default=60.0, help="seconds to wait for the certificate (default 60)")
 
     p = command("api-resources", "the resources the server serves (preferred versions)", info.run_api_resources)
     p.add_argument("--namespaced", choices=("true", "false"), default=None)

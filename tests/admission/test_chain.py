@@ -157,6 +157,7 @@ def test_the_default_plugins_and_the_flags_that_change_them():
         "NamespaceLifecycle",
         "LimitRanger",
         "ServiceAccount",
+        "NodeRestriction",
         "TaintNodesByCondition",
         "PodSecurity",
         "Priority",

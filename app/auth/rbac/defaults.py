@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 
 from ...naming import REFERENCE_SIGNERS, Naming
-from ...user import ANONYMOUS_USER
+from ...user import ANONYMOUS_USER, NODES_GROUP
 from ..bootstrap import GROUP as BOOTSTRAPPERS_GROUP
 from . import reference_policy as ref
 
@@ -229,6 +229,12 @@ class DefaultPolicy:
                 f"system:{certs}:certificatesigningrequests:nodeclient",
                 f"system:{certs}:certificatesigningrequests:nodeclient",
                 [BOOTSTRAPPERS_GROUP],
+            ),
+            # kubeadm:node-autoapprove-certificate-rotation: a node renews its own client certificate
+            self._binding(
+                f"system:{certs}:certificatesigningrequests:selfnodeclient",
+                f"system:{certs}:certificatesigningrequests:selfnodeclient",
+                [NODES_GROUP],
             ),
         ]
         simulation = [self._account_binding(f"system:controller:{name}", name) for name in SIMULATION_CONTROLLER_ROLES]

@@ -7,6 +7,7 @@ import ipaddress
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from ...user import AUTHENTICATED_GROUP, NODE_USER_PREFIX, NODES_GROUP, UserInfo
 from ..base import Client, Context
 
 if TYPE_CHECKING:
@@ -29,6 +30,29 @@ DEFAULTS: dict[str, float | str] = {
 }
 NODE_ADDRESSES = ipaddress.ip_network("172.18.0.0/16")
 POD_ADDRESSES = ipaddress.ip_network("10.244.0.0/14")
+
+
+class NodeIdentities:
+    """The client a simulated node's agent writes with: as the node itself (`system:node:<name>` in
+    `system:nodes`, so the Node authorizer and NodeRestriction decide, as for a real kubelet) when the Node mode
+    is on; else as the controller (`fallback`)."""
+
+    def __init__(self, ctx: Context, fallback: Client) -> None:
+        from ...auth.node import NodeAuthorizer
+
+        self.ctx, self.fallback = ctx, fallback
+        chain = ctx.auth.authorizer if ctx.auth is not None else None
+        self.on = any(isinstance(a, NodeAuthorizer) for a in getattr(chain, "authorizers", ()))
+        self._clients: dict[str, Client] = {}
+
+    def client(self, node: str) -> Client:
+        if not self.on:
+            return self.fallback
+        found = self._clients.get(node)
+        if found is None:
+            user = UserInfo(NODE_USER_PREFIX + node, groups=(NODES_GROUP, AUTHENTICATED_GROUP))
+            found = self._clients[node] = Client(self.ctx, user)
+        return found
 
 
 def setting(ctx: Context, key: str) -> Any:

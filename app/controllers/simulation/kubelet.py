@@ -42,6 +42,7 @@ class PodLifecycle(Controller):
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self.pods = ctx.kind("", "pods")
+        self.identities = cluster.NodeIdentities(ctx, self.client)  # the node agent's writes, as each node
         self.count = cluster.node_count(ctx)
         self.start_after = timedelta(seconds=cluster.seconds(ctx, "SIMULATE_POD_START_SECONDS"))
         self.run_for = timedelta(seconds=cluster.seconds(ctx, "SIMULATE_POD_RUN_SECONDS"))
@@ -194,7 +195,8 @@ class PodLifecycle(Controller):
 
     def _write(self, pod: dict, status: dict) -> bool:
         try:
-            self.client.update(self.pods, pod["metadata"].get("namespace"), {**pod, "status": status}, "status")
+            as_node = self.identities.client(str(pod["spec"]["nodeName"]))
+            as_node.update(self.pods, pod["metadata"].get("namespace"), {**pod, "status": status}, "status")
         except (Conflict, NotFound):
             return False  # changed meanwhile: the change wakes the next round
         return True
@@ -202,7 +204,8 @@ class PodLifecycle(Controller):
     def _remove(self, pod: dict) -> None:
         md = pod["metadata"]
         try:
-            self.client.delete(self.pods, md.get("namespace"), str(md.get("name")), str(md.get("uid")), grace_seconds=0)
+            as_node = self.identities.client(str((pod.get("spec") or {}).get("nodeName") or ""))
+            as_node.delete(self.pods, md.get("namespace"), str(md.get("name")), str(md.get("uid")), grace_seconds=0)
         except (Conflict, NotFound):
             pass  # already gone, or replaced by a pod of the same name
 

@@ -41,6 +41,7 @@ class SimulatedNodes(Controller):
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self.nodes, self.leases = ctx.kind("", "nodes"), ctx.kind("coordination", "leases")
+        self.identities = cluster.NodeIdentities(ctx, self.client)  # the node agent's writes, as each node
         self.count = cluster.node_count(ctx)
         self.lease_every = timedelta(seconds=cluster.seconds(ctx, "SIMULATE_NODE_LEASE_SECONDS"))
         self.status_every = timedelta(seconds=cluster.seconds(ctx, "SIMULATE_NODE_STATUS_SECONDS"))
@@ -170,7 +171,8 @@ class SimulatedNodes(Controller):
         if now - self._reported(node) < self.status_every:
             return node
         try:
-            return self.client.update(self.nodes, None, {**node, "status": self._status(node, index, now)}, "status")
+            as_node = self.identities.client(str(node["metadata"]["name"]))
+            return as_node.update(self.nodes, None, {**node, "status": self._status(node, index, now)}, "status")
         except (Conflict, NotFound):
             return node  # changed or deleted meanwhile: the next round reports again
 
@@ -213,9 +215,10 @@ class SimulatedNodes(Controller):
                     "metadata": {"name": name, "namespace": namespace},
                     "spec": spec,
                 }
-                self.client.create(self.leases, namespace, body)
+                self.identities.client(name).create(self.leases, namespace, body)
             else:
-                self.client.update(self.leases, namespace, {**lease, "spec": {**(lease.get("spec") or {}), **spec}})
+                renewed_lease = {**lease, "spec": {**(lease.get("spec") or {}), **spec}}
+                self.identities.client(name).update(self.leases, namespace, renewed_lease)
         except (AlreadyExists, Conflict, NotFound):
             return now - self.lease_every  # raced: try again next round
         return now
