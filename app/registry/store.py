@@ -497,9 +497,10 @@ class Registry:
         subresource: str | None = None,
         dry_run: bool = False,
         manager: str = "",
-        read: Stored | None = None,
+        check: Callable[[dict], bytes] | None = None,
     ) -> dict:
-        """PATCH; `read`: the object as the caller just read it (used for the first try)."""
+        """PATCH; `check`: called on each try's object (as the client sees it) before the patch applies, it raises
+        what the request may not do to that object and returns the body to apply (fieldValidation's)."""
         sub = self._subresource(rt, subresource, "patch")
         key = object_key(rt, namespace, name)
 
@@ -508,7 +509,8 @@ class Registry:
                 raise NotFound(rt.plural, rt.group, name)
             old = self.served(rt, current.decode())  # patches apply to the version the client speaks
             view = sub.view(old) if sub is not None and sub.view else old
-            patched = apply_patch(patch_type, body, view, self.schema(rt, sub))
+            applied = check(view) if check is not None else body
+            patched = apply_patch(patch_type, applied, view, self.schema(rt, sub))
             patched_md: dict = patched["metadata"] if isinstance(patched.get("metadata"), dict) else {}
             conditional = str(patched_md.get("resourceVersion", current.rv)) != str(current.rv)
             if conditional:
@@ -524,7 +526,7 @@ class Registry:
                 patched = self._check_view_type(rt, sub, patched)
             return self._write_update(rt, key, current, patched, sub, dry_run, manager)
 
-        return self._guaranteed_update(rt, key, name, patch_current, read, remembered=True)
+        return self._guaranteed_update(rt, key, name, patch_current, remembered=True)
 
     @records("apply")
     def apply(
