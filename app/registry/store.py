@@ -754,7 +754,9 @@ class Registry:
             options = review_options(self.meta_group_version, "UpdateOptions", dry_run, manager)
             attrs, new = admit_update(self.admission, rt, srt, new, old, sub, options)
         md = metadata_of(new)
-        strategy_errors = [] if internal else srt.strategy.validate_update(new, old)
+        strategy_errors = []
+        if not internal:
+            strategy_errors = meta.metadata_update_errors(metadata_of(old), md) + srt.strategy.validate_update(new, old)
         self._invalid(rt, new, meta.metadata_errors(md, srt.name_rule, srt.namespaced) + strategy_errors)
         if attrs is not None:
             self.admission.validate(attrs)
