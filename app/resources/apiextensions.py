@@ -89,6 +89,25 @@ def _schema_errors(
     return errors
 
 
+def _root_rules(schema: Any, path: str, subresources: Any) -> list[FieldError]:
+    """The reference's API validation of a version's root schema, before its structural rules."""
+    if not isinstance(schema, dict):
+        return []
+    errors = []
+    has_status = isinstance(subresources, dict) and subresources.get("status") is not None
+    if has_status and schema.get("type") and schema.get("type") != "object":
+        errors.append(
+            invalid(
+                f"{path}.type",
+                schema.get("type"),
+                'only "object" is allowed as the type at the root of the schema if the status subresource is enabled',
+            )
+        )
+    if schema.get("nullable") is True:
+        errors.append(forbidden(f"{path}.nullable", "nullable cannot be true at the root"))
+    return errors
+
+
 def _embedded(schema: Any, ext: Extensions) -> bool:
     return isinstance(schema, dict) and bool(schema.get(ext.embedded_resource))
 
@@ -122,7 +141,7 @@ def _walk_root_schema(schema: Any, path: str, ext: Extensions) -> list[FieldErro
         return [required(path, "schemas are required")]
     errors = _schema_errors(schema, path, ext)
     if isinstance(schema, dict):
-        if schema.get("type") != "object":
+        if schema.get("type") and schema.get("type") != "object":  # a missing type is refused as a field's
             errors.append(invalid(f"{path}.type", schema.get("type"), "must be object at the root"))
         properties = schema.get("properties")
         metadata = properties.get("metadata") if isinstance(properties, dict) else None
@@ -298,6 +317,7 @@ class CustomResourceDefinitionStrategy(KindStrategy):
             seen.add(str(name))
             storage += bool(version.get("storage"))
             schema = dig(version, "schema", "openAPIV3Schema")
+            errors += _root_rules(schema, f"{path}.schema.openAPIV3Schema", version.get("subresources"))
             errors += _root_schema_errors(schema, f"{path}.schema.openAPIV3Schema", self.ext)
             subresources = version["subresources"] if isinstance(version.get("subresources"), dict) else {}
             scale = subresources.get("scale")
