@@ -48,9 +48,15 @@ class FieldError:
         return {"reason": self.reason, "message": self.body, "field": self.field}
 
 
+class Shown(str):
+    """A value already in the reference's printed form (Go's %#v of a map, say): a message shows it as it is."""
+
+
 def _render_value(value: Any) -> str:
     import json
 
+    if isinstance(value, Shown):
+        return str(value)
     if isinstance(value, str):
         return json.dumps(value)
     if isinstance(value, bool):

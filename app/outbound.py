@@ -32,21 +32,25 @@ _pools_lock = threading.Lock()
 MAX_POOLS = 64
 
 
-def target(client_config: dict, resolve: ServiceResolver | None) -> tuple[str, str]:
-    """(URL, TLS server name): a service's certificate is checked against `<service>.<namespace>.svc`."""
+def target(client_config: dict, resolve: ServiceResolver | None, query: str = "") -> tuple[str, str, str]:
+    """(URL to call, TLS server name, URL as messages name it): a service's certificate is checked against
+    `<service>.<namespace>.svc`, the name its URL shows; `query` is appended to both."""
     if client_config.get("url"):
-        return str(client_config["url"]), ""
+        url = str(client_config["url"])
+        url += ("&" if "?" in url else "?") + query if query else ""
+        return url, "", url
     service = client_config.get("service") or {}
     namespace, name = str(service.get("namespace", "")), str(service.get("name", ""))
     port = int(service.get("port") or 443)
+    path = str(service.get("path") or "/") + (f"?{query}" if query else "")
+    shown = f"https://{name}.{namespace}.svc:{port}{path}"
     if resolve is None:
-        raise CallFailed("services cannot be resolved here")
+        raise CallFailed(f'Post "{shown}": services cannot be resolved here')
     try:
         host, target_port = resolve(namespace, name, port)
     except LookupError as err:
-        raise CallFailed(str(err)) from None
-    path = str(service.get("path") or "/")
-    return f"https://{host}:{target_port}{path}", f"{name}.{namespace}.svc"
+        raise CallFailed(f'Post "{shown}": {err}') from None  # the reference's dialer resolves the service
+    return f"https://{host}:{target_port}{path}", f"{name}.{namespace}.svc", shown
 
 
 def pool_for(
@@ -81,10 +85,16 @@ def pool_for(
 
 
 def post_json(
-    client_config: dict, body: Any, timeout: float, resolve: ServiceResolver | None = None
+    client_config: dict,
+    body: Any,
+    timeout: float,
+    resolve: ServiceResolver | None = None,
+    timeout_in_query: bool = False,
 ) -> tuple[int, bytes]:
-    """POST `body` as JSON; (HTTP status, response body). CallFailed when no answer came."""
-    url, server_name = target(client_config, resolve)
+    """POST `body` as JSON; (HTTP status, response body). CallFailed, in Go's words, when no answer came;
+    `timeout_in_query`: the URL carries `?timeout=<n>s`, as the reference's client sends a request timeout."""
+    query = f"timeout={_go_seconds(timeout)}" if timeout_in_query else ""
+    url, server_name, shown = target(client_config, resolve, query)
     try:
         pool = pool_for(str(client_config.get("caBundle") or ""), server_name)
         reply = pool.request(
@@ -95,11 +105,28 @@ def post_json(
             headers={"Content-Type": "application/json", "Accept": "application/json"},
             redirect=False,
         )
+    except urllib3.exceptions.NewConnectionError as err:  # a ConnectTimeoutError subclass: it goes first
+        raise CallFailed(f'Post "{shown}": {_dial_error(url, err)}') from None
     except urllib3.exceptions.TimeoutError:
-        raise CallFailed(f'Post "{url}": context deadline exceeded') from None
+        raise CallFailed(f'Post "{shown}": context deadline exceeded') from None
     except (urllib3.exceptions.HTTPError, OSError, ValueError) as err:
-        raise CallFailed(f'Post "{url}": {_reason(err)}') from None
+        raise CallFailed(f'Post "{shown}": {_reason(err)}') from None
     return reply.status, reply.data
+
+
+def _go_seconds(seconds: float) -> str:
+    """A whole or fractional number of seconds as Go's time.Duration prints it (10s, 1.5s)."""
+    return f"{int(seconds)}s" if float(seconds).is_integer() else f"{seconds:g}s"
+
+
+def _dial_error(url: str, err: Exception) -> str:
+    """Go's net.Dial error for a connection that failed: `dial tcp 127.0.0.1:8443: connect: connection refused`."""
+    parsed = urllib3.util.parse_url(url)
+    address = f"{parsed.host}:{parsed.port or 443}"
+    cause = err.__cause__ or err.__context__
+    if isinstance(cause, ConnectionRefusedError) or "refused" in str(err).lower():
+        return f"dial tcp {address}: connect: connection refused"
+    return f"dial tcp {address}: {_reason(err)}"
 
 
 def _reason(err: Exception) -> str:

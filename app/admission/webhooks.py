@@ -215,7 +215,7 @@ class WebhookDispatcher(Plugin):
         review = review_request(f"{self.review_group}/{version}", uid, attrs, matched, obj, old)
         start, rejected = time.perf_counter(), True
         try:
-            status, data = post_json(hook.client_config, review, hook.timeout, self.resolve)
+            status, data = post_json(hook.client_config, review, hook.timeout, self.resolve, timeout_in_query=True)
             result = verdict(hook.name, f"{self.review_group}/{version}", uid, status, data, mutating)
             rejected = not result.allowed
             return result

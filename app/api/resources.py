@@ -7,7 +7,6 @@ handlers from its catalog entry.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
 import orjson
 from flask import Blueprint, Response, after_this_request, current_app, request, stream_with_context
@@ -33,9 +32,6 @@ from .render import wants_pretty, within_list_memory
 from .representation import Representation, WatchFramer, list_body, negotiate, object_body
 from .upgrade import upgrade_to_node
 from .watch import Framing, framed, socket_closed_check
-
-if TYPE_CHECKING:
-    from ..storage.store import Stored
 
 PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH)
 
@@ -194,9 +190,10 @@ def _item(rt: ResourceType, info: RequestInfo) -> Response:
             raise UnsupportedMediaType(
                 [*(t for t in PATCH_TYPES if t != STRATEGIC_MERGE_PATCH or strategic_ok), APPLY_PATCH]
             )
-        body, warnings, read = _patch_checked(rt, sub, ns, name, patch_type)
-        result = registry.patch(rt, ns, name, patch_type, body, sub, parse_dry_run(request.args), _manager(), read)
-        return _render(rt, _sub_view(rt, sub, result), 200, rep, warnings)
+        check = _patch_check(rt, sub, name, patch_type)
+        body = check.body if check is not None else read_body(request)
+        result = registry.patch(rt, ns, name, patch_type, body, sub, parse_dry_run(request.args), _manager(), check)
+        return _render(rt, _sub_view(rt, sub, result), 200, rep, check.warnings if check is not None else None)
     if method == "POST" and sub is not None:
         _require_verb(rt, "create", sub)
         obj, warnings = _decode_checked(rt, sub)
@@ -240,30 +237,49 @@ def _decode_checked(rt: ResourceType, sub: str | None = None) -> tuple[object, l
     return checked.obj, fieldvalidation.enforce(mode, checked, kind, group, version, fieldvalidation.object_name(obj))
 
 
-def _patch_checked(
-    rt: ResourceType, sub: str | None, ns: str | None, name: str, patch_type: str
-) -> tuple[bytes, list[str], Stored | None]:
-    """The PATCH body to apply (without unknown fields), the warnings of fieldValidation, and the object
-    read to check them (the patch's first try uses it)."""
+@dataclasses.dataclass
+class _PatchCheck:
+    """fieldValidation of a PATCH, run by the store's update loop on the object each try patches (a check on an
+    older copy would refuse a patch that applies to the current object). `warnings`: those of the last try."""
+
+    rt: ResourceType
+    sub: str | None
+    patch_type: str
+    body: bytes
+    mode: str
+    name: str
+    warnings: list[str] = dataclasses.field(default_factory=list)
+
+    def __call__(self, current: dict) -> bytes:
+        """The body to apply to `current` (without unknown fields); raises what fieldValidation refuses."""
+        schema = services().registry.schema(self.rt, self.rt.subresource(self.sub) if self.sub else None)
+        group, version, kind = _view_type(self.rt, self.sub)
+        if schema is None:  # no declaration: the kind's strategy says what is unknown (a custom kind's CRD schema)
+            self.warnings = fieldvalidation.check_schemaless_patch(
+                self.mode,
+                self.rt.strategy.unknown_fields,
+                self.patch_type,
+                self.body,
+                current,
+                kind,
+                group,
+                version,
+                self.name,
+            )
+            return self.body
+        body, self.warnings = fieldvalidation.check_patch(
+            self.mode, schema, self.patch_type, self.body, current, kind, group, version, self.name
+        )
+        return body
+
+
+def _patch_check(rt: ResourceType, sub: str | None, name: str, patch_type: str) -> _PatchCheck | None:
+    """The check of this PATCH request's body, or None where nothing is declared to check it against."""
     mode = fieldvalidation.directive(request.args.get("fieldValidation"))
     body = read_body(request)
-    registry = services().registry
-    schema = registry.schema(rt, rt.subresource(sub) if sub else None)
-    if schema is None and sub not in (None, "status"):
-        return body, [], None
-    read = registry.read(rt, ns, name, remembered=True)  # only warnings depend on it, and the write checks it
-    current = _sub_view(rt, sub, registry.served(rt, read.decode()))
-    group, version, kind = _view_type(rt, sub)
-    if schema is None:  # no declaration: the kind's strategy says what is unknown (a custom kind's CRD schema)
-        return (
-            body,
-            fieldvalidation.check_schemaless_patch(
-                mode, rt.strategy.unknown_fields, patch_type, body, current, kind, group, version, name
-            ),
-            read,
-        )
-    body, warnings = fieldvalidation.check_patch(mode, schema, patch_type, body, current, kind, group, version, name)
-    return body, warnings, read
+    if sub not in (None, "status") and services().registry.schema(rt, rt.subresource(sub) if sub else None) is None:
+        return None
+    return _PatchCheck(rt, sub, patch_type, body, mode, name)
 
 
 def _sub_view(rt: ResourceType, sub: str | None, obj: dict) -> dict:

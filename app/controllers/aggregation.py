@@ -35,6 +35,7 @@ from ..registry.informer import ChangeFeed
 from ..registry.keys import resource_prefix
 from ..registry.meta import now_rfc3339
 from ..registry.options import DeleteOptions, ListOptions
+from ..registry.service_resolver import EndpointsMissing
 from ..registry.store import Registry
 from ..resources.apiregistration import (
     CRD_PRIORITY,
@@ -339,7 +340,7 @@ class Aggregation(BackgroundThread):
         try:
             address, port = self.resolve(remote.namespace, remote.service, remote.port)
         except LookupError as err:
-            if "not found" in str(err):
+            if isinstance(err, EndpointsMissing):
                 return Availability(False, "EndpointsNotFound", f"cannot find endpoints for {where}")
             return Availability(
                 False,

@@ -45,11 +45,6 @@ def carry_system_fields(old: dict, new: dict) -> None:
             new_md[name] = old_md[name]
         else:
             new_md.pop(name, None)
-    if old_md.get("deletionTimestamp"):
-        # finalizers may only be removed from a terminating object, never added
-        new_md["finalizers"] = [f for f in new_md.get("finalizers") or [] if f in (old_md.get("finalizers") or [])]
-        if not new_md["finalizers"]:
-            new_md.pop("finalizers")
 
 
 def admit_as_is(chain: Chain, attrs: Attributes) -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import FieldError, invalid, required
+from ..errors import FieldError, forbidden, invalid, required
 from . import meta_rules as rules
 from .meta_rules import qualified_name_errors as qualified_name_errors  # storage.py validates keys with it
 
@@ -119,6 +120,23 @@ def metadata_errors(meta: Any, name_rule: str, namespaced: bool) -> list[FieldEr
     errors += rules.finalizer_errors(meta.get("finalizers"))
     errors += rules.managed_fields_errors(meta.get("managedFields"))
     return errors
+
+
+def metadata_update_errors(old: dict, new: dict) -> list[FieldError]:
+    """ValidateObjectMetaUpdate's rule for a terminating object: finalizers may go, none may come."""
+    if not old.get("deletionTimestamp"):
+        return []
+    was = set(old.get("finalizers") or [])
+    added = sorted({f for f in new.get("finalizers") or [] if isinstance(f, str)} - was)
+    if not added:
+        return []
+    shown = "[]string{" + ", ".join(json.dumps(f, ensure_ascii=False) for f in added) + "}"  # Go's %#v
+    return [
+        forbidden(
+            "metadata.finalizers",
+            f"no new finalizers can be added if the object is being deleted, found new finalizers {shown}",
+        )
+    ]
 
 
 OMIT_WHEN_EMPTY = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")

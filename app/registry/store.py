@@ -502,9 +502,10 @@ class Registry:
         subresource: str | None = None,
         dry_run: bool = False,
         manager: str = "",
-        read: Stored | None = None,
+        check: Callable[[dict], bytes] | None = None,
     ) -> dict:
-        """PATCH; `read`: the object as the caller just read it (used for the first try)."""
+        """PATCH; `check`: called on each try's object (as the client sees it) before the patch applies, it raises
+        what the request may not do to that object and returns the body to apply (fieldValidation's)."""
         sub = self._subresource(rt, subresource, "patch")
         key = object_key(rt, namespace, name)
 
@@ -513,7 +514,8 @@ class Registry:
                 raise NotFound(rt.plural, rt.group, name)
             old = self.served(rt, current.decode())  # patches apply to the version the client speaks
             view = sub.view(old) if sub is not None and sub.view else old
-            patched = apply_patch(patch_type, body, view, self.schema(rt, sub))
+            applied = check(view) if check is not None else body
+            patched = apply_patch(patch_type, applied, view, self.schema(rt, sub))
             patched_md: dict = patched["metadata"] if isinstance(patched.get("metadata"), dict) else {}
             conditional = str(patched_md.get("resourceVersion", current.rv)) != str(current.rv)
             if conditional:
@@ -529,7 +531,7 @@ class Registry:
                 patched = self._check_view_type(rt, sub, patched)
             return self._write_update(rt, key, current, patched, sub, dry_run, manager)
 
-        return self._guaranteed_update(rt, key, name, patch_current, read, remembered=True)
+        return self._guaranteed_update(rt, key, name, patch_current, remembered=True)
 
     @records("apply")
     def apply(
@@ -757,7 +759,9 @@ class Registry:
             options = review_options(self.meta_group_version, "UpdateOptions", dry_run, manager)
             attrs, new = admit_update(self.admission, rt, srt, new, old, sub, options)
         md = metadata_of(new)
-        strategy_errors = [] if internal else srt.strategy.validate_update(new, old)
+        strategy_errors = []
+        if not internal:
+            strategy_errors = meta.metadata_update_errors(metadata_of(old), md) + srt.strategy.validate_update(new, old)
         self._invalid(rt, new, meta.metadata_errors(md, srt.name_rule, srt.namespaced) + strategy_errors)
         if attrs is not None:
             self.admission.validate(attrs)

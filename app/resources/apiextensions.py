@@ -15,7 +15,8 @@ from ..naming import Naming
 from .common import KindStrategy, dig
 from .crd_cel import GATE, drop_rules, has_rules, rule_errors
 from .crd_memo import MEMO, digest
-from .crd_schema import Extensions, Validator, go_regex
+from .crd_schema import Extensions, Validator
+from .crd_structural import MAX_SCHEMA_DEPTH, keyword_errors, keyword_type_errors, value_validations_errors
 
 SCOPES = ["Cluster", "Namespaced"]
 CONVERSION_STRATEGIES = ["None", "Webhook"]
@@ -28,9 +29,6 @@ DNS1035_MSG = (
     "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
     "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
 )
-#: keywords a structural schema may not use (the reference's forbidden list for v1 schemas)
-FORBIDDEN_KEYWORDS = ("$ref", "definitions", "dependencies", "patternProperties", "additionalItems", "id", "$schema")
-MAX_SCHEMA_DEPTH = 64
 
 
 def cleanup_finalizer(naming: Naming) -> str:
@@ -44,60 +42,6 @@ def storage_version(crd: Obj) -> str | None:
     return None
 
 
-#: JSONSchemaProps' typed keywords (the reference's Go struct cannot hold another type): keyword -> JSON types
-_KEYWORD_TYPES = {
-    **dict.fromkeys(("id", "$schema", "$ref", "description", "type", "format", "title", "pattern"), (str,)),
-    **dict.fromkeys(("maximum", "minimum", "multipleOf"), (int, float)),
-    **dict.fromkeys(("exclusiveMaximum", "exclusiveMinimum", "uniqueItems", "nullable"), (bool,)),
-    **dict.fromkeys(("maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"), (int,)),
-    **dict.fromkeys(("required", "enum", "allOf", "anyOf", "oneOf"), (list,)),
-    **dict.fromkeys(("not", "properties", "definitions", "patternProperties", "dependencies", "externalDocs"), (dict,)),
-    **dict.fromkeys(("items",), (dict, list)),
-    **dict.fromkeys(("additionalProperties", "additionalItems"), (dict, bool)),
-}
-_EXTENSION_TYPES = {
-    "list-type": (str,),
-    "map-type": (str,),
-    "preserve-unknown-fields": (bool,),
-    "embedded-resource": (bool,),
-    "int-or-string": (bool,),
-    "list-map-keys": (list,),
-    "validations": (list,),
-}
-_JSON_NAMES = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object"}
-
-
-def _keyword_type_errors(schema: dict, path: str, ext: Extensions) -> list[FieldError]:
-    """Keywords holding a value of another JSON type than the schema language gives them."""
-    errors = []
-    wanted = {**_KEYWORD_TYPES, **{getattr(ext, k.replace("-", "_")): v for k, v in _EXTENSION_TYPES.items()}}
-    for keyword, value in schema.items():
-        types = wanted.get(keyword)
-        if types is None or value is None:
-            continue
-        fits = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
-        if fits and keyword in ("required", ext.list_map_keys):
-            fits = all(isinstance(item, str) for item in value)
-        if fits and keyword in ("allOf", "anyOf", "oneOf", "items") and isinstance(value, list):
-            fits = all(isinstance(item, dict) for item in value)
-        if fits and keyword == ext.validations:
-            fits = all(
-                isinstance(item, dict) and all(isinstance(item.get(k, ""), str) for k in ("rule", "message"))
-                for item in value
-            )
-        if not fits:
-            expected = " or ".join(_JSON_NAMES[t] for t in types)
-            errors.append(
-                FieldError(
-                    "FieldValueTypeInvalid",
-                    f"{path}.{keyword}",
-                    f"expected {expected}" + (" of strings" if keyword == "required" else ""),
-                    value,
-                )
-            )
-    return errors
-
-
 def _schema_errors(
     schema: Any, path: str, ext: Extensions, depth: int = 0, resource_root: bool = True
 ) -> list[FieldError]:
@@ -107,12 +51,10 @@ def _schema_errors(
         return [invalid(path, schema, "must be an object")]
     if depth > MAX_SCHEMA_DEPTH:
         return [forbidden(path, f"must not be nested more than {MAX_SCHEMA_DEPTH} levels deep")]
-    errors = _keyword_type_errors(schema, path, ext)
+    errors = keyword_type_errors(schema, path, ext)
     if errors:
         return errors
-    for keyword in FORBIDDEN_KEYWORDS:
-        if keyword in schema:
-            errors.append(forbidden(f"{path}.{keyword}", f"{keyword} is not supported"))
+    errors = keyword_errors(schema, path)
     typeless_ok = schema.get(ext.int_or_string) or schema.get(ext.preserve_unknown_fields)
     if not schema.get("type") and not typeless_ok:
         errors.append(required(f"{path}.type", "must not be empty for specified object fields"))
@@ -126,29 +68,17 @@ def _schema_errors(
         errors.append(
             forbidden(f"{path}.additionalProperties", "additionalProperties and properties are mutual exclusive")
         )
-    if (pattern := schema.get("pattern")) is not None:
-        try:
-            re.compile(go_regex(str(pattern)))
-        except (re.error, RecursionError) as err:
-            errors.append(invalid(f"{path}.pattern", pattern, f"must be a valid regular expression, but isn't: {err}"))
     properties = schema.get("properties") or {}
     if not isinstance(properties, dict):
         return [*errors, invalid(f"{path}.properties", properties, "must be an object")]
     for key, sub in properties.items():
         errors += _schema_errors(sub, f"{path}.properties[{key}]", ext, depth + 1, _embedded(sub, ext))
-    for keyword in ("items", "additionalProperties", "not"):
+    for keyword in ("items", "additionalProperties"):
         if isinstance(schema.get(keyword), dict):
             errors += _schema_errors(
                 schema[keyword], f"{path}.{keyword}", ext, depth + 1, _embedded(schema[keyword], ext)
             )
-    for keyword in ("allOf", "anyOf", "oneOf"):
-        for i, sub in enumerate(schema.get(keyword) or []):
-            if isinstance(sub, dict):  # value validations only: no type needed inside
-                errors += [
-                    e
-                    for e in _schema_errors(sub, f"{path}.{keyword}[{i}]", ext, depth + 1, False)
-                    if not e.field.endswith(".type")
-                ]
+    errors += value_validations_errors(schema, path, ext, depth)
     if not errors and features.enabled(GATE):
         errors += rule_errors(schema, path, ext, resource_root)
     if "default" in schema and not errors:
@@ -156,6 +86,25 @@ def _schema_errors(
             invalid(f"{path}.default", schema["default"], e.detail or str(e))
             for e in Validator(ext).validate(schema["default"], schema)
         ]
+    return errors
+
+
+def _root_rules(schema: Any, path: str, subresources: Any) -> list[FieldError]:
+    """The reference's API validation of a version's root schema, before its structural rules."""
+    if not isinstance(schema, dict):
+        return []
+    errors = []
+    has_status = isinstance(subresources, dict) and subresources.get("status") is not None
+    if has_status and schema.get("type") and schema.get("type") != "object":
+        errors.append(
+            invalid(
+                f"{path}.type",
+                schema.get("type"),
+                'only "object" is allowed as the type at the root of the schema if the status subresource is enabled',
+            )
+        )
+    if schema.get("nullable") is True:
+        errors.append(forbidden(f"{path}.nullable", "nullable cannot be true at the root"))
     return errors
 
 
@@ -192,7 +141,7 @@ def _walk_root_schema(schema: Any, path: str, ext: Extensions) -> list[FieldErro
         return [required(path, "schemas are required")]
     errors = _schema_errors(schema, path, ext)
     if isinstance(schema, dict):
-        if schema.get("type") != "object":
+        if schema.get("type") and schema.get("type") != "object":  # a missing type is refused as a field's
             errors.append(invalid(f"{path}.type", schema.get("type"), "must be object at the root"))
         properties = schema.get("properties")
         metadata = properties.get("metadata") if isinstance(properties, dict) else None
@@ -368,6 +317,7 @@ class CustomResourceDefinitionStrategy(KindStrategy):
             seen.add(str(name))
             storage += bool(version.get("storage"))
             schema = dig(version, "schema", "openAPIV3Schema")
+            errors += _root_rules(schema, f"{path}.schema.openAPIV3Schema", version.get("subresources"))
             errors += _root_schema_errors(schema, f"{path}.schema.openAPIV3Schema", self.ext)
             subresources = version["subresources"] if isinstance(version.get("subresources"), dict) else {}
             scale = subresources.get("scale")

@@ -50,39 +50,40 @@ class ConversionWebhook:
             "kind": "ConversionReview",
             "request": {"uid": uid, "desiredAPIVersion": desired, "objects": todo},
         }
+        source = str(todo[0].get("apiVersion"))  # the reference names the version converted from
         try:
             status, data = post_json(self.client_config, review, TIMEOUT, self.resolve)
         except CallFailed as err:
-            raise ConversionFailed(desired, self.kind, str(err)) from None
-        converted = iter(self._converted(status, data, uid, todo, desired))
+            raise ConversionFailed(source, self.kind, str(err)) from None
+        converted = iter(self._converted(status, data, uid, todo, desired, source))
         return [obj if obj.get("apiVersion") == desired else next(converted) for obj in objs]
 
-    def _converted(self, status: int, data: bytes, uid: str, objs: list[dict], desired: str) -> list[dict]:
+    def _converted(self, status: int, data: bytes, uid: str, objs: list[dict], desired: str, source: str) -> list[dict]:
         if status // 100 != 2:
-            raise ConversionFailed(desired, self.kind, f"the webhook answered HTTP {status}")
+            raise ConversionFailed(source, self.kind, f"the webhook answered HTTP {status}")
         try:
             response = orjson.loads(data).get("response") or {}
         except (orjson.JSONDecodeError, AttributeError):
-            raise ConversionFailed(desired, self.kind, "the webhook's answer is not a ConversionReview") from None
+            raise ConversionFailed(source, self.kind, "the webhook's answer is not a ConversionReview") from None
         if response.get("uid") != uid:
-            raise ConversionFailed(desired, self.kind, f"expected response uid {uid!r}, got {response.get('uid')!r}")
+            raise ConversionFailed(source, self.kind, f"expected response uid {uid!r}, got {response.get('uid')!r}")
         result = response.get("result") or {}
         if result.get("status") != "Success":
-            raise ConversionFailed(desired, self.kind, str(result.get("message") or "conversion failed"))
+            raise ConversionFailed(source, self.kind, str(result.get("message") or "conversion failed"))
         converted = response.get("convertedObjects") or []
         if len(converted) != len(objs) or not all(isinstance(out, dict) for out in converted):
-            raise ConversionFailed(desired, self.kind, f"expected {len(objs)} converted objects, got {len(converted)}")
-        return [self._checked(obj, out, desired) for obj, out in zip(objs, converted)]
+            raise ConversionFailed(source, self.kind, f"expected {len(objs)} converted objects, got {len(converted)}")
+        return [self._checked(obj, out, desired, source) for obj, out in zip(objs, converted)]
 
-    def _checked(self, obj: dict, out: dict, desired: str) -> dict:
+    def _checked(self, obj: dict, out: dict, desired: str, source: str) -> dict:
         if out.get("apiVersion") != desired:
             raise ConversionFailed(
-                desired,
+                source,
                 self.kind,
                 f"invalid converted object: expected apiVersion {desired}, got {out.get('apiVersion')}",
             )
         before, after = obj.get("metadata") or {}, out.get("metadata") or {}
         if any(before.get(k) != after.get(k) for k in ("name", "namespace", "uid")):
-            raise ConversionFailed(desired, self.kind, "the webhook changed metadata.name, namespace or uid")
+            raise ConversionFailed(source, self.kind, "the webhook changed metadata.name, namespace or uid")
         # only labels and annotations may change in metadata (the reference's rule): keep the rest as sent
         return {**out, "metadata": {**before, **{k: after[k] for k in ("labels", "annotations") if k in after}}}

@@ -16,6 +16,7 @@ from .common import KindStrategy, dig
 from .crd_cel import CelValidator
 from .crd_conversion import ConversionWebhook, ServiceResolver
 from .crd_embedded import embedded_errors
+from .crd_listtype import list_type_errors
 from .crd_schema import Extensions, Validator, apply_defaults, prune, unknown_fields
 from .crd_typed import typed_declaration
 
@@ -36,7 +37,16 @@ class CustomResourceStrategy(KindStrategy):
         apply_defaults(obj, self.schema)
 
     def validate(self, obj: Obj) -> list[FieldError]:
+        return self._errors(obj, None)
+
+    def validate_update(self, obj: Obj, old: Obj) -> list[FieldError]:
+        return self._errors(obj, old) + self.validate_change(obj, old)
+
+    def _errors(self, obj: Obj, old: Obj | None) -> list[FieldError]:
         errors = self.validator.validate(obj, self.schema) + embedded_errors(obj, self.schema, self.ext)
+        repeats = list_type_errors(obj, self.schema, self.ext)
+        if repeats and (old is None or not list_type_errors(old, self.schema, self.ext)):
+            errors += repeats  # as the reference: an object stored with repeats may keep them on update
         if self.rules is not None:
             errors += self.rules.validate(obj, self.schema)
         return errors

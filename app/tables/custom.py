@@ -24,8 +24,9 @@ from .columns import (
     since,
 )
 
+#: a field runs to the next unescaped terminator (client-go's jsonpath parser: `\\.` keeps a dot in the name)
 _TOKEN = re.compile(
-    r"""\.(?P<field>[A-Za-z0-9_$-]+)|\[(?P<index>-?\d+|\*)\]|\['(?P<quoted>[^']*)'\]|"""
+    r"""\.(?P<field>(?:\\.|[^\s.,\[\]$@{}\\])+)|\[(?P<index>-?\d+|\*)\]|\['(?P<quoted>[^']*)'\]|"""
     r"""\[\?\(@(?P<filter>(?:\.[A-Za-z0-9_-]+)+)\s*(?P<op>==|!=)\s*(?P<value>"[^"]*"|'[^']*'|-?[0-9.]+|true|false)\)\]"""
 )
 
@@ -43,8 +44,10 @@ def compile_path(text: str) -> tuple[tuple[str, Any], ...] | None:
         match = _TOKEN.match(path, pos)
         if match is None:
             return None
-        if match["field"] is not None:
-            steps.append(("field", match["field"]))
+        if match["field"] == "*":
+            steps.append(("all", None))
+        elif match["field"] is not None:
+            steps.append(("field", match["field"].replace("\\", "")))
         elif match["quoted"] is not None:
             steps.append(("field", match["quoted"]))
         elif match["index"] is not None:

@@ -54,14 +54,31 @@ def operations(doc: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
 
 
 def test_schema_names_use_reversed_group_or_core() -> None:
-    assert openapi.schema_name("", "v1", "ConfigMap") == "core.v1.ConfigMap"
-    assert openapi.schema_name("apps", "v1", "Deployment") == "apps.v1.Deployment"
+    assert openapi.schema_name(NAMING, "", "v1", "ConfigMap") == "core.v1.ConfigMap"
+    assert openapi.schema_name(NAMING, "apps", "v1", "Deployment") == "apps.v1.Deployment"
     assert (
-        openapi.schema_name(CERTIFICATES, "v1", "CertificateSigningRequest")
+        openapi.schema_name(NAMING, CERTIFICATES, "v1", "CertificateSigningRequest")
         == "io.orch.certificates.v1.CertificateSigningRequest"
     )
     assert openapi.meta_schema_name(NAMING, "ObjectMeta") == "io.orch.meta.v1.ObjectMeta"
     assert openapi.gv_path("", "v1") == "api/v1" and openapi.gv_path("apps", "v1") == "apis/apps/v1"
+
+
+def test_schema_names_in_the_reference_domain_are_the_references() -> None:
+    k8s = Naming("k8s.io")
+    assert openapi.schema_name(k8s, "", "v1", "ConfigMap") == "io.k8s.api.core.v1.ConfigMap"
+    assert openapi.schema_name(k8s, "rbac.authorization.k8s.io", "v1", "Role") == "io.k8s.api.rbac.v1.Role"
+    assert openapi.schema_name(k8s, "flowcontrol.apiserver.k8s.io", "v1", "FlowSchema") == (
+        "io.k8s.api.flowcontrol.v1.FlowSchema"
+    )
+    assert openapi.schema_name(k8s, "apiextensions.k8s.io", "v1", "CustomResourceDefinition") == (
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition"
+    )
+    assert openapi.schema_name(k8s, "apiregistration.k8s.io", "v1", "APIService") == (
+        "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService"
+    )
+    assert openapi.meta_schema_name(k8s, "ObjectMeta") == "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+    assert openapi.schema_name(k8s, "example.com", "v1", "Widget") == "com.example.v1.Widget"  # a custom group
 
 
 def test_v3_core_document_has_reference_path_shapes_and_operation_ids() -> None:
@@ -209,7 +226,7 @@ def test_v2_document_has_definitions_and_paths_for_every_kind() -> None:
     v2 = openapi.build_v2_document(catalog, NAMING)
     assert v2["swagger"] == "2.0"
     for rt in catalog:
-        definition = v2["definitions"][openapi.schema_name(rt.group, rt.version, rt.kind)]
+        definition = v2["definitions"][openapi.schema_name(NAMING, rt.group, rt.version, rt.kind)]
         assert definition[CLIENT_GVK_EXTENSION] == [{"group": rt.group, "version": rt.version, "kind": rt.kind}]
     v3_paths: set[str] = set()
     for group, versions in catalog.group_versions().items():
@@ -287,7 +304,7 @@ def v2_doc() -> dict[str, Any]:
 
 
 def _kind_schemas(rt, v3_docs, v2_doc) -> list[dict[str, Any]]:
-    name = openapi.schema_name(rt.group, rt.version, rt.kind)
+    name = openapi.schema_name(NAMING, rt.group, rt.version, rt.kind)
     return [v3_docs[openapi.gv_path(rt.group, rt.version)]["components"]["schemas"][name], v2_doc["definitions"][name]]
 
 

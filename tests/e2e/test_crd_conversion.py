@@ -121,7 +121,7 @@ def test_objects_convert_through_the_webhook_both_ways(server: RunningServer, ca
         failed = server.get(f"{v2}/w")
         assert failed.status_code == 500
         assert failed.json()["message"] == (
-            f"conversion webhook for {group}/v2, Kind=Widget failed: the webhook answered HTTP 500"
+            f"conversion webhook for {group}/v1, Kind=Widget failed: the webhook answered HTTP 500"  # from v1
         )
         assert server.get(f"/apis/{group}/v1/namespaces/default/widgets/w").status_code == 200  # no conversion
 

@@ -36,29 +36,29 @@ class _Components:
         api_version = f"{group}/{version}" if group else version
         if not has_schema(api_version, kind, self.naming):
             return False
-        wanted = schema_name(group, version, kind)
+        wanted = schema_name(self.naming, group, version, kind)
         name = self.typed.add(schema_for(api_version, kind, self.naming))
         if name != wanted:  # a declaration package named apart from its served group: alias it
             self.out[wanted] = self.dialect.ref(name)
         return True
 
     def kind(self, group: str, version: str, kind: str, example: dict | None) -> None:
-        if schema_name(group, version, kind) in self.out or self._declared(group, version, kind):
+        if schema_name(self.naming, group, version, kind) in self.out or self._declared(group, version, kind):
             return
-        self.out[schema_name(group, version, kind)] = permissive.kind_schema(
+        self.out[schema_name(self.naming, group, version, kind)] = permissive.kind_schema(
             self.naming, self.dialect, group, version, kind, example
         )
 
     def list(self, group: str, version: str, kind: str, list_kind: str) -> None:
-        if schema_name(group, version, list_kind) in self.out or self._declared(group, version, list_kind):
+        if schema_name(self.naming, group, version, list_kind) in self.out or self._declared(group, version, list_kind):
             return
-        self.out[schema_name(group, version, list_kind)] = permissive.list_schema(
+        self.out[schema_name(self.naming, group, version, list_kind)] = permissive.list_schema(
             self.naming, self.dialect, group, version, kind, list_kind
         )
 
     def resource(self, rt: ResourceType) -> None:
-        if rt.custom is not None and schema_name(rt.group, rt.version, rt.kind) not in self.out:
-            self.out[schema_name(rt.group, rt.version, rt.kind)] = permissive.custom_kind_schema(
+        if rt.custom is not None and schema_name(self.naming, rt.group, rt.version, rt.kind) not in self.out:
+            self.out[schema_name(self.naming, rt.group, rt.version, rt.kind)] = permissive.custom_kind_schema(
                 self.naming, self.dialect, rt.group, rt.version, rt.kind, rt.custom.schema
             )
         self.kind(rt.group, rt.version, rt.kind, rt.example)

@@ -143,7 +143,8 @@ class _OperationBuilder:
         self.tag = f"{self.gv_word[:1].lower()}{self.gv_word[1 : -len(rt.version)]}_{rt.version}"
         self.prefix = f"/apis/{rt.group}/{rt.version}" if rt.group else f"/api/{rt.version}"
         self.scope = "Namespaced" if rt.namespaced else ""
-        self.kind_schema = schema_name(rt.group, rt.version, rt.kind)
+        self.kind_schema = schema_name(naming, rt.group, rt.version, rt.kind)
+        self.list_schema = schema_name(naming, rt.group, rt.version, rt.list_kind)
         self.status_schema = meta_schema_name(naming, "Status")
 
     def _op(
@@ -206,7 +207,7 @@ class _OperationBuilder:
                     "list",
                     LIST_PARAMS,
                     stream=True,
-                    responses=(("200", "OK", schema_name(self.rt.group, self.rt.version, self.rt.list_kind)),),
+                    responses=(("200", "OK", self.list_schema),),
                 )
             )
         if "create" in verbs:
@@ -283,12 +284,12 @@ class _OperationBuilder:
             LIST_PARAMS,
             stream=True,
             id_middle=f"{self.rt.kind}ForAllNamespaces",
-            responses=(("200", "OK", schema_name(self.rt.group, self.rt.version, self.rt.list_kind)),),
+            responses=(("200", "OK", self.list_schema),),
         )
 
     def _sub_ops(self, sub: Subresource) -> list[Operation]:
         kind = sub_gvk(self.rt, sub)
-        schema, suffix, verbs, ops = schema_name(*kind), camel(sub.name), set(sub.verbs), []
+        schema, suffix, verbs, ops = schema_name(self.naming, *kind), camel(sub.name), set(sub.verbs), []
         if "get" in verbs:
             ops.append(
                 self._op(

@@ -104,7 +104,7 @@ def list_schema(naming: Naming, dialect: Dialect, group: str, version: str, kind
         "required": ["items"],
         "properties": {
             **_type_fields(),
-            "items": {"type": "array", "items": dialect.ref(schema_name(group, version, kind))},
+            "items": {"type": "array", "items": dialect.ref(schema_name(naming, group, version, kind))},
             "metadata": dialect.wrap(
                 meta_schema_name(naming, "ListMeta"), {"description": "Standard list metadata.", "default": {}}
             ),

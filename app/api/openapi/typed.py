@@ -59,7 +59,7 @@ def kind_gvks(domain: str) -> dict[int, list[dict[str, str]]]:
 def struct_name(naming: Naming, struct: t.Struct) -> str:
     prefix, _, version = struct.package.partition("/")
     group = package_groups(naming.domain).get(struct.package, prefix)
-    return schema_name(group, version, struct.name)
+    return schema_name(naming, group, version, struct.name)
 
 
 def _leaf(naming: Naming, dialect: Dialect, scalar: t.Scalar) -> tuple[str, Schema] | None:
