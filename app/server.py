@@ -21,6 +21,7 @@ from . import defaults, pki
 from .config import Settings, flask_config, split_host_port
 from .metrics.multiprocess import child_exit as metrics_child_exit
 from .naming import Naming
+from .storage import encryption_config
 from .tls import request_client_certificates
 from .user import MASTERS_GROUP
 
@@ -118,6 +119,8 @@ def prepare(settings: Settings) -> Prepared:
         )
         config = pki.kubeconfig(settings.server_url, ca.cert_pem, admin, naming.product, ADMIN_USER)
         pki.write_kubeconfig(settings.kubeconfig_path, config)
+        if not settings.encryption_provider_config:  # secure by default: Secrets encrypted with a key of its own
+            encryption_config.ensure_default(settings.encryption_config_file, settings.api_domain)
     return Prepared(settings.kubeconfig_path, pki.signed_by(serving.cert, ca.cert))
 
 

@@ -1,0 +1,186 @@
+"""Encryption at rest in the store (issue 53): what the tables hold, what readers get, what a wrong key gives, and
+the EncryptionConfiguration files refused at start. Both stores."""
+
+from __future__ import annotations
+
+import base64
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+import sqlalchemy as sa
+import yaml
+from orch_apiserver.storage.encryption import Encryption
+from orch_apiserver.storage.encryption_config import EncryptionConfigError, default_document, load, parse
+from orch_apiserver.storage.failures import UnreadableValue
+from orch_apiserver.storage.store import Storage
+
+VALUE = "hunter2-correct-horse-battery"
+SECRET_KEY = "/core/secrets/default/db"
+OTHER_KEY = "/core/configmaps/default/plain"
+
+
+def config(*providers: dict, resources: tuple[str, ...] = ("secrets",)) -> dict:
+    return {
+        "apiVersion": "apiserver.config.k8s.io/v1",
+        "kind": "EncryptionConfiguration",
+        "resources": [{"resources": list(resources), "providers": list(providers)}],
+    }
+
+
+def keyed(kind: str, name: str, size: int = 32, seed: int = 1) -> dict:
+    secret = base64.b64encode(bytes([seed]) * size).decode()
+    return {kind: {"keys": [{"name": name, "secret": secret}]}}
+
+
+def encryption(*providers: dict) -> Encryption:
+    return parse(config(*providers), "test.yaml", "orch.io")
+
+
+def secret(name: str = "db", value: str = VALUE) -> dict:
+    encoded = base64.b64encode(value.encode()).decode()
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": name, "namespace": "default"},
+        "data": {"p": encoded},
+    }
+
+
+@pytest.fixture
+def stores(database_url: str) -> Iterator[list[Storage]]:
+    made: list[Storage] = []
+    yield made
+    for store in made:
+        store.dispose()
+
+
+def open_store(stores: list[Storage], url: str, *providers: dict) -> Storage:
+    store = Storage(url, history_window=60, encryption=encryption(*providers) if providers else None)
+    stores.append(store)
+    return store
+
+
+def raw_text(store: Storage) -> str:
+    """Every value the tables hold, as stored."""
+    with store.engine.connect() as conn:
+        rows = conn.execute(sa.text("SELECT data FROM objects")).scalars().all()
+        logged = conn.execute(sa.text("SELECT data, prev FROM changes")).all()
+    return "\n".join([*rows, *(d for row in logged for d in row if d)])
+
+
+def assert_no_plaintext(text: str) -> None:
+    assert VALUE not in text
+    assert base64.b64encode(VALUE.encode()).decode() not in text
+
+
+@pytest.mark.parametrize("provider", ["aescbc", "aesgcm", "secretbox"])
+def test_each_provider_round_trips_and_leaves_no_plaintext_in_rows_or_log(
+    database_url: str, stores: list[Storage], provider: str
+) -> None:
+    store = open_store(stores, database_url, keyed(provider, "k1"))
+    created = store.create(SECRET_KEY, secret())
+    updated = store.update(SECRET_KEY, secret(value=VALUE + "-2"), created)
+    store.create(OTHER_KEY, {"kind": "ConfigMap", "metadata": {"name": "plain"}, "data": {"x": "visible"}})
+    assert store.get(SECRET_KEY) == updated
+    assert store.get_at(SECRET_KEY, created.rv) == created
+    assert [s.key for s in store.list("/core/secrets/").items] == [SECRET_KEY]
+    assert [s.data for s in store.list("/core/secrets/", revision=created.rv).items] == [created.data]
+    history, _ = store.history(SECRET_KEY, exact=True)
+    assert [(r.data, r.prev) for r in history] == [(created.data, None), (updated.data, created.data)]
+    assert [c.data for c in store.changes_after(created.rv - 1)][:2] == [created.data, updated.data]
+    store.delete(SECRET_KEY, updated)
+    stored = raw_text(store)
+    assert_no_plaintext(stored)
+    assert f"k8s:enc:{provider}:v1:k1:" in stored
+    assert "visible" in stored  # configmaps were not listed: stored as they are
+
+
+def test_a_value_no_configured_key_reads_fails_that_read_only(database_url: str, stores: list[Storage]) -> None:
+    writer = open_store(stores, database_url, keyed("aescbc", "k1", seed=1))
+    written = writer.create(SECRET_KEY, secret())
+    writer.create(OTHER_KEY, {"kind": "ConfigMap", "metadata": {"name": "plain"}})
+    wrong = open_store(stores, database_url, keyed("aescbc", "k1", seed=2))
+    absent = open_store(stores, database_url, keyed("secretbox", "k9"))
+    for reader, why in ((wrong, "k8s:enc:aescbc:v1:k1:"), (absent, "no matching prefix found")):
+        with pytest.raises(UnreadableValue, match=f'unable to transform key "{SECRET_KEY}": .*{why}'):
+            reader.get(SECRET_KEY)
+        with pytest.raises(UnreadableValue):
+            reader.list("/core/secrets/")
+        assert reader.get(OTHER_KEY) is not None
+        # the watch stream leaves it out rather than stopping
+        assert [c.key for c in reader.changes_after(written.rv - 1)] == [OTHER_KEY]
+
+
+def test_plain_values_stay_readable_and_stale_until_rewritten(database_url: str, stores: list[Storage]) -> None:
+    before = open_store(stores, database_url)
+    plain = before.create(SECRET_KEY, secret())
+    after = open_store(stores, database_url, keyed("secretbox", "k1"), {"identity": {}})
+    read = after.get(SECRET_KEY)
+    assert read is not None and read.data == plain.data and read.stale
+    rewritten = after.update(SECRET_KEY, read.decode(), read)
+    again = after.get(SECRET_KEY)
+    assert again is not None and not again.stale and again.data == rewritten.data
+
+
+def test_rotation_reads_old_key_as_stale_and_writes_with_the_first(database_url: str, stores: list[Storage]) -> None:
+    old = open_store(stores, database_url, keyed("aesgcm", "k1", seed=1))
+    first = old.create(SECRET_KEY, secret())
+    both = open_store(stores, database_url, keyed("aesgcm", "k2", seed=2), keyed("aesgcm", "k1", seed=1))
+    read = both.get(SECRET_KEY)
+    assert read is not None and read.stale
+    both.update(SECRET_KEY, read.decode(), read)
+    assert "k8s:enc:aesgcm:v1:k2:" in raw_text(both)
+    assert both.get_at(SECRET_KEY, first.rv) == first  # history under k1 still reads while k1 is configured
+
+
+def test_the_default_configuration_is_a_valid_one(tmp_path: Path) -> None:
+    path = tmp_path / "encryption-config.yaml"
+    path.write_text(yaml.safe_dump(default_document("orch.io", "key-1", os.urandom(32))))
+    encryption = load(str(path), "orch.io")
+    assert encryption.encrypts(SECRET_KEY) and not encryption.encrypts(OTHER_KEY)
+
+
+def test_resources_map_to_storage_key_prefixes() -> None:
+    document = config(keyed("aescbc", "k1"), resources=("configmaps", "widgets.example.com", "*.apps"))
+    encryption = parse(document, "test.yaml", "orch.io")
+    assert [prefix for prefix, _ in encryption.rules] == ["/core/configmaps/", "/example.com/widgets/", "/apps/"]
+    everything = parse(config(keyed("aescbc", "k1"), resources=("*.*",)), "test.yaml", "orch.io")
+    assert everything.encrypts("/apps/deployments/default/web")
+
+
+@pytest.mark.parametrize(
+    ("document", "field", "problem"),
+    [
+        (config({"rot13": {}}), "resources[0].providers[0]", "expected providers"),
+        (config(keyed("aescbc", "k1", size=8)), "aescbc.keys[0].secret", "got 8, expected one of [16 24 32]"),
+        (config(keyed("secretbox", "k1", size=16)), "secretbox.keys[0].secret", "expected one of [32]"),
+        (
+            config({"aesgcm": {"keys": [{"name": "k1", "secret": "not*base64"}]}}),
+            "aesgcm.keys[0].secret",
+            "not a valid base64",
+        ),
+        (config(), "resources[0].providers", "at least one provider"),
+        (config({"kms": {"name": "vault"}}), "resources[0].providers[0].kms", "not built"),
+        ({**config({"identity": {}}), "apiVersion": "v2"}, "apiVersion", "Unsupported value"),
+    ],
+)
+def test_bad_configuration_names_the_file_and_field(document: dict, field: str, problem: str) -> None:
+    with pytest.raises(EncryptionConfigError) as raised:
+        parse(document, "/etc/enc.yaml", "orch.io")
+    message = str(raised.value)
+    assert message.startswith("/etc/enc.yaml: ") and field in message and problem in message
+    assert "REDACTED" in message or "secret" not in field  # a key is never echoed
+
+
+def test_our_domain_s_api_version_is_accepted() -> None:
+    document = {**config({"identity": {}}), "apiVersion": "apiserver.config.orch.io/v1"}
+    assert parse(document, "test.yaml", "orch.io").rules
+
+
+def test_stored_value_decodes_to_the_object(database_url: str, stores: list[Storage]) -> None:
+    store = open_store(stores, database_url, keyed("secretbox", "k1"))
+    created = store.create(SECRET_KEY, secret())
+    assert orjson.loads(created.data)["data"]["p"] == base64.b64encode(VALUE.encode()).decode()
