@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Kubernetes-style API server (orch.io). Every flag can also be set as ORCH_<FLAG_NAME>. "
         "Also: `orch-apiserver pki init [flags]` (prepare the PKI without serving), "
-        "`orch-apiserver kubeconfig user NAME [flags]`.",
+        "`orch-apiserver kubeconfig user NAME [flags]`, `orch-apiserver secrets-encrypt status|reencrypt [flags]`.",
         allow_abbrev=False,
     )
     for option in OPTIONS:
@@ -198,6 +198,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from . import kubeconfig_user
 
         return kubeconfig_user.main(args[2:], parse_settings)
+    if args[:1] == ["secrets-encrypt"]:
+        from . import secrets_encrypt
+
+        return secrets_encrypt.main(args[1:], parse_settings)
     if args[:2] == ["pki", "init"]:
         from . import pki_init
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import base64
 import os
+import shutil
+import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +15,7 @@ import orjson
 import pytest
 import sqlalchemy as sa
 import yaml
+from orch_apiserver.storage import reencrypt
 from orch_apiserver.storage.encryption import Encryption
 from orch_apiserver.storage.encryption_config import EncryptionConfigError, default_document, load, parse
 from orch_apiserver.storage.failures import UnreadableValue
@@ -184,3 +188,81 @@ def test_stored_value_decodes_to_the_object(database_url: str, stores: list[Stor
     store = open_store(stores, database_url, keyed("secretbox", "k1"))
     created = store.create(SECRET_KEY, secret())
     assert orjson.loads(created.data)["data"]["p"] == base64.b64encode(VALUE.encode()).decode()
+
+
+def raw_files(store: Storage) -> bytes:
+    """The bytes a copy of the store holds: the SQLite files, or a pg_dump of the database."""
+    url = store.engine.url
+    if store.is_sqlite:
+        base = str(url.database)
+        return b"".join(Path(base + end).read_bytes() for end in ("", "-wal") if Path(base + end).exists())
+    dump = shutil.which("pg_dump")
+    if dump is None:
+        pytest.fail("pg_dump is not installed (apt-get install postgresql-client)")
+    dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
+    return subprocess.run([dump, "--data-only", dsn], check=True, capture_output=True).stdout
+
+
+def history_of(store: Storage, key: str) -> list[tuple[str, str | None]]:
+    return [(r.data, r.prev) for r in store.history(key, exact=True)[0]]
+
+
+def test_reencrypt_rewrites_rows_and_history_so_the_old_key_can_go(database_url: str, stores: list[Storage]) -> None:
+    old = open_store(stores, database_url)  # before encryption was turned on: plain values
+    created = old.create(SECRET_KEY, secret())
+    updated = old.update(SECRET_KEY, secret(value=VALUE + "-2"), created)
+    old.create("/core/secrets/default/gone", secret("gone"))
+    old.delete("/core/secrets/default/gone", old.get("/core/secrets/default/gone"))  # type: ignore[arg-type]
+    before = history_of(old, SECRET_KEY)
+    assert base64.b64encode(VALUE.encode()) in raw_files(old)  # as a Secret holds it
+    rotated = open_store(stores, database_url, keyed("aescbc", "k2"), {"identity": {}})
+    census = reencrypt.reencrypt(rotated)
+    assert census.rewritten["objects"] == 1 and census.rewritten["changes"] == 4 and not census.unreadable
+    reencrypt.scrub(rotated)
+    assert set(reencrypt.status(rotated).values) == {
+        ("objects", "k8s:enc:aescbc:v1:k2:"),
+        ("changes", "k8s:enc:aescbc:v1:k2:"),
+    }
+    only_new = open_store(stores, database_url, keyed("aescbc", "k2"))
+    assert only_new.get(SECRET_KEY) == updated
+    assert history_of(only_new, SECRET_KEY) == before
+    copy = raw_files(only_new)
+    assert VALUE.encode() not in copy
+    assert base64.b64encode(VALUE.encode()) not in copy
+
+
+def test_reencrypt_under_writers_loses_nothing(database_url: str, stores: list[Storage]) -> None:
+    first = open_store(stores, database_url, keyed("secretbox", "k1", seed=1))
+    keys = [f"/core/secrets/default/s{i}" for i in range(30)]
+    for key in keys:
+        first.create(key, secret(key.rsplit("/", 1)[1]))
+    rotated = open_store(stores, database_url, keyed("secretbox", "k2", seed=2), keyed("secretbox", "k1", seed=1))
+    done = threading.Event()
+    written: dict[str, str] = {}
+
+    def write() -> None:
+        round_ = 0
+        while not done.is_set():
+            for key in keys[::3]:
+                current = rotated.get(key)
+                assert current is not None
+                value = f"round-{round_}"
+                rotated.update(key, secret(key.rsplit("/", 1)[1], value), current)
+                written[key] = value
+            round_ += 1
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        reencrypt.reencrypt(rotated)
+    finally:
+        done.set()
+        writer.join()
+    reencrypt.reencrypt(rotated)  # what the writer logged with its prev under k1 meanwhile is rewritten now
+    only_new = open_store(stores, database_url, keyed("secretbox", "k2", seed=2))
+    for key in keys:
+        stored = only_new.get(key)
+        assert stored is not None
+        expected = written.get(key, VALUE)
+        assert stored.decode()["data"]["p"] == base64.b64encode(expected.encode()).decode()
+        history_of(only_new, key)  # every revision still reads
