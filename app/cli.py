@@ -220,6 +220,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if problem:
         print(f"{PROG}: {problem}", file=sys.stderr)
         return 1
+    from . import secrets_encrypt
+
+    for line in secrets_encrypt.at_start(settings, prepared.encryption_config_made):
+        print(f"{PROG}: {line}", file=sys.stderr, flush=True)
     print(startup_message(settings, prepared.kubeconfig, prepared.serving_cert_from_cluster_ca), flush=True)
     configure_logging()
     from .metrics.multiprocess import prepare_multiprocess_dir

@@ -84,3 +84,30 @@ def main(argv: Sequence[str], parse_settings: Callable[[Sequence[str]], Settings
         return 1 if census.unreadable else 0
     finally:
         storage.dispose()
+
+
+def at_start(settings: Settings, config_made: bool) -> list[str]:
+    """What a start says about encryption at rest. A start that has just made the data dir's key encrypts the
+    values stored before (and scrubs their plain bytes), unless the store holds values under keys it lacks: then
+    another replica has keys this one should share, and nothing is rewritten."""
+    from .storage import reencrypt
+
+    storage = _open_storage(settings)
+    lines = []
+    try:
+        foreign = reencrypt.unreadable_prefixes(storage)
+        for prefix, count in sorted(foreign.items()):
+            lines.append(
+                f"warning: {count} stored values were written with {prefix}, a key not in "
+                f"{settings.encryption_config_file}: they answer 500 until it is (replicas must share that file)"
+            )
+        if config_made and not foreign:
+            census = reencrypt.reencrypt(storage)
+            rewritten = census.rewritten["objects"] + census.rewritten["changes"]
+            lines.append(f"Secrets are encrypted at rest with the key in {settings.encryption_config_file}")
+            if rewritten:
+                scrubbed = reencrypt.scrub(storage)
+                lines.append(f"encrypted {rewritten} values stored before; {scrubbed}")
+    finally:
+        storage.dispose()
+    return lines

@@ -79,6 +79,20 @@ def status(storage: Storage) -> Census:
     return census
 
 
+_SEALED_OBJECTS = "SELECT key, substr(data, 1, :n) FROM objects WHERE data LIKE 'k8s:enc:%'"
+
+
+def unreadable_prefixes(storage: Storage) -> Counter[str]:
+    """Current values per provider prefix no configured provider reads (another replica's key, a lost key)."""
+    found: Counter[str] = Counter()
+    with driver_cursor(storage.engine) as cursor:
+        cursor.execute(storage._statement(_SEALED_OBJECTS), {"n": PREFIX_CHARS})
+        for key, head in cursor.fetchall():
+            if storage.encryption.transformer(key).reader_of(head) is None:
+                found[_prefix_of(storage, head)] += 1
+    return found
+
+
 def reencrypt(storage: Storage, progress: Progress | None = None) -> Census:
     """Rewrite every value not written by its resource's first provider; then scrub the old bytes (`scrub`)."""
     census = Census()

@@ -232,3 +232,23 @@ def test_rotation_across_two_replicas_on_postgresql(tmp_path: Path, kubectl: str
         finally:
             for replica in replicas:
                 replica.stop()
+
+
+def test_turning_encryption_on_for_existing_data_leaves_no_plaintext(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    plain = {**key_config(), "resources": [{"resources": ["secrets"], "providers": [{"identity": {}}]}]}
+    config = write_config(tmp_path / "identity.yaml", plain)
+    server = start_server(data, ["--encryption-provider-config", config])
+    try:
+        assert server.session.post(secrets_path(), json=secret("old")).status_code == 201
+        assert base64.b64encode(VALUE.encode()) in store_bytes(server)  # stored as it is, as asked
+    finally:
+        server.stop()
+    server = start_server(data)  # no flag: the data dir's own key is made, and what was stored is rewritten
+    try:
+        assert "encrypted 2 values stored before" in server.log()
+        got = server.get(secrets_path("old")).json()
+        assert base64.b64decode(got["data"]["password"]).decode() == VALUE
+        assert_not_in_store(server, VALUE)
+    finally:
+        server.stop()
