@@ -9,11 +9,15 @@ PKCS#7 padding, AES-GCM with the storage key as associated data, as the referenc
 
 from __future__ import annotations
 
-import base64
+import binascii
 import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+from cryptography.hazmat.primitives import padding
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from .failures import UnreadableValue
 
@@ -51,23 +55,21 @@ class _Keyed(Provider):
 class AesCbc(_Keyed):
     kind = "aescbc"
 
-    def seal(self, plain: bytes, key: str) -> bytes:
-        from cryptography.hazmat.primitives import padding
-        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+    def __init__(self, name: str, secret: bytes) -> None:
+        super().__init__(name, secret)
+        self._aes = algorithms.AES(secret)
 
+    def seal(self, plain: bytes, key: str) -> bytes:
         iv = os.urandom(16)
         padder = padding.PKCS7(128).padder()
-        encryptor = Cipher(algorithms.AES(self.secret), modes.CBC(iv)).encryptor()
+        encryptor = Cipher(self._aes, modes.CBC(iv)).encryptor()
         padded = padder.update(plain) + padder.finalize()
         return iv + encryptor.update(padded) + encryptor.finalize()
 
     def open(self, sealed: bytes, key: str) -> bytes:
-        from cryptography.hazmat.primitives import padding
-        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
-
         if len(sealed) < 32 or len(sealed) % 16:
             raise ValueError("the stored data is not a whole number of AES blocks")
-        decryptor = Cipher(algorithms.AES(self.secret), modes.CBC(sealed[:16])).decryptor()
+        decryptor = Cipher(self._aes, modes.CBC(sealed[:16])).decryptor()
         padded = decryptor.update(sealed[16:]) + decryptor.finalize()
         unpadder = padding.PKCS7(128).unpadder()
         return unpadder.update(padded) + unpadder.finalize()
@@ -76,30 +78,32 @@ class AesCbc(_Keyed):
 class AesGcm(_Keyed):
     kind = "aesgcm"
 
-    def seal(self, plain: bytes, key: str) -> bytes:
-        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    def __init__(self, name: str, secret: bytes) -> None:
+        super().__init__(name, secret)
+        self._aead = AESGCM(secret)
 
+    def seal(self, plain: bytes, key: str) -> bytes:
         nonce = os.urandom(12)
-        return nonce + AESGCM(self.secret).encrypt(nonce, plain, key.encode())
+        return nonce + self._aead.encrypt(nonce, plain, key.encode())
 
     def open(self, sealed: bytes, key: str) -> bytes:
-        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
-        return AESGCM(self.secret).decrypt(sealed[:12], sealed[12:], key.encode())
+        return self._aead.decrypt(sealed[:12], sealed[12:], key.encode())
 
 
 class SecretBox(_Keyed):
     kind = "secretbox"
 
-    def seal(self, plain: bytes, key: str) -> bytes:
-        from nacl.secret import SecretBox as Box
+    def __init__(self, name: str, secret: bytes) -> None:
+        from nacl.secret import SecretBox as Box  # libsodium is loaded only where a secretbox key is configured
 
-        return bytes(Box(self.secret).encrypt(plain))
+        super().__init__(name, secret)
+        self._box = Box(secret)
+
+    def seal(self, plain: bytes, key: str) -> bytes:
+        return bytes(self._box.encrypt(plain))
 
     def open(self, sealed: bytes, key: str) -> bytes:
-        from nacl.secret import SecretBox as Box
-
-        return Box(self.secret).decrypt(sealed)
+        return self._box.decrypt(sealed)
 
 
 KEY_LENGTHS = {AesCbc.kind: (16, 24, 32), AesGcm.kind: (16, 24, 32), SecretBox.kind: (32,)}
@@ -150,7 +154,7 @@ class Encryption:
         if isinstance(writer, Identity):
             return text
         began = time.perf_counter()
-        sealed = writer.prefix + base64.b64encode(writer.seal(text.encode(), key)).decode()
+        sealed = writer.prefix + binascii.b2a_base64(writer.seal(text.encode(), key), newline=False).decode()
         self._observed(TO_STORAGE, writer.prefix, "OK", began)
         return sealed
 
@@ -174,7 +178,7 @@ class Encryption:
             return text, reader is not transformer.writer
         began = time.perf_counter()
         try:
-            plain = reader.open(base64.b64decode(text[len(reader.prefix) :], validate=True), key).decode()
+            plain = reader.open(binascii.a2b_base64(text[len(reader.prefix) :], strict_mode=True), key).decode()
         except Exception as err:  # noqa: BLE001 - any failure of the cipher means the value cannot be read
             self._observed(FROM_STORAGE, reader.prefix, "Internal", began)
             raise UnreadableValue(key, f"{reader.prefix} {err or type(err).__name__}") from None
