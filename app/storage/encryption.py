@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import binascii
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -129,15 +130,50 @@ class Transformer:
 PLAIN = Transformer((Identity(),))
 
 
+#: bytes of decrypted values a process keeps (what lists and watches read again and again is decrypted once)
+OPENED_CACHE_BYTES = 16 << 20
+
+
+class OpenedCache:
+    """Plain text of recently opened values, by (storage key, stored text), oldest dropped first beyond `budget`
+    bytes. The watch hub keeps plain values in memory too; nothing of this reaches the disk."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self._plain: dict[tuple[str, str], str] = {}
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: str, sealed: str) -> str | None:
+        return self._plain.get((key, sealed)) if self.budget else None
+
+    def put(self, key: str, sealed: str, plain: str) -> None:
+        size = len(sealed) + len(plain)
+        if size > self.budget // 16:
+            return
+        with self._lock:
+            if (key, sealed) in self._plain:
+                return
+            self._plain[key, sealed] = plain
+            self._bytes += size
+            while self._bytes > self.budget:
+                (old_key, old_sealed), old_plain = next(iter(self._plain.items()))
+                del self._plain[old_key, old_sealed]
+                self._bytes -= len(old_sealed) + len(old_plain)
+
+
 class Encryption:
     """Which transformer each storage key gets (`rules`: key prefix -> transformer, the first matching one wins)
     and the transformations themselves, observed for the metrics."""
 
-    def __init__(self, rules: Sequence[tuple[str, Transformer]] = (), source: str = "") -> None:
+    def __init__(
+        self, rules: Sequence[tuple[str, Transformer]] = (), source: str = "", cache_bytes: int = OPENED_CACHE_BYTES
+    ) -> None:
         self.rules = tuple(rules)
         #: the file the rules came from (shown by `secrets-encrypt status`)
         self.source = source
         self.observe: Observer | None = None
+        self._opened = OpenedCache(cache_bytes)
 
     def transformer(self, key: str) -> Transformer:
         for prefix, transformer in self.rules:
@@ -176,6 +212,9 @@ class Encryption:
             raise UnreadableValue(key, why)
         if isinstance(reader, Identity):
             return text, reader is not transformer.writer
+        known = self._opened.get(key, text)
+        if known is not None:
+            return known, reader is not transformer.writer
         began = time.perf_counter()
         try:
             plain = reader.open(binascii.a2b_base64(text[len(reader.prefix) :], strict_mode=True), key).decode()
@@ -183,6 +222,7 @@ class Encryption:
             self._observed(FROM_STORAGE, reader.prefix, "Internal", began)
             raise UnreadableValue(key, f"{reader.prefix} {err or type(err).__name__}") from None
         self._observed(FROM_STORAGE, reader.prefix, "OK", began)
+        self._opened.put(key, text, plain)
         return plain, reader is not transformer.writer
 
     def written_by(self, text: str) -> str:
@@ -197,4 +237,4 @@ class Encryption:
             self.observe(kind, prefix, status, 0.0 if began is None else time.perf_counter() - began)
 
 
-NO_ENCRYPTION = Encryption()
+NO_ENCRYPTION = Encryption(cache_bytes=0)
