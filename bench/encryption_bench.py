@@ -1,6 +1,7 @@
 """What encryption at rest costs a Secret request (issue 53), in process: the Flask app (no gunicorn, no TLS) serving
 create, GET, update and LIST of Secrets with and without an EncryptionConfiguration, as CPU µs per request of this
-process (time.process_time: the database server's CPU is not in it), and the seal/open of one value alone.
+process (time.process_time: the database server's CPU is not in it), and the seal/open of one value alone (open:
+values never opened before; a value read again comes from the process's memory of opened values).
 
     python bench/encryption_bench.py [--backend sqlite|postgresql] [--requests 2000] [--size 1024]
 
@@ -58,6 +59,7 @@ def _app(url: str, data_dir: Path, config: str | None):  # type: ignore[no-untyp
             "DATA_DIR": str(data_dir),
             "TOKEN_AUTH_FILE": str(tokens),
             "ENCRYPTION_PROVIDER_CONFIG": config,
+            "BACKGROUND": False,  # no controllers or watch hub: only the requests' own CPU is counted
         }
     )
 
@@ -96,9 +98,9 @@ def measure(url: str, directory: Path, config: str | None, n: int, value: str) -
     storage = app.extensions["orch"].storage
     key = "/core/secrets/default/s0"
     text = storage.get(key).data
-    sealed = storage.encryption.seal(key, text)
     seal = _cpu_us(n, lambda i: storage.encryption.seal(key, text))
-    opened = _cpu_us(n, lambda i: storage.encryption.open(key, sealed))
+    sealed = [storage.encryption.seal(key, text) for _ in range(n)]  # each one new: no value comes from memory
+    opened = _cpu_us(n, lambda i: storage.encryption.open(key, sealed[i]))
     storage.dispose()
     return create, get, update, listed, seal, opened
 

@@ -26,6 +26,9 @@ ENCRYPTED_MARK = "k8s:enc:"
 #: (transformation_type, transformer_prefix, status, seconds): what the metrics count (app/metrics/storage.py)
 Observer = Callable[[str, str, str, float], None]
 TO_STORAGE, FROM_STORAGE = "to_storage", "from_storage"
+#: a sealed payload starting with it is `<MARKED><mark>\n<JSON with the mark where the revision goes>` (JSON never
+#: starts with it)
+MARKED = "#"
 
 
 class Provider:
@@ -185,18 +188,23 @@ class Encryption:
         """Whether what is written under `key` is encrypted (else stored as it is)."""
         return bool(self.rules) and not isinstance(self.transformer(key).writer, Identity)
 
-    def seal(self, key: str, text: str) -> str:
+    def seal(self, key: str, text: str, mark: str = "") -> str:
+        """`text` sealed by the writing provider. With `mark`: `text` holds `mark` where its revision goes, which
+        the row's revision replaces when it is opened (so PostgreSQL writes it in one statement, the revision
+        unknown until then); a mark is random per value, so no client can place it."""
         writer = self.transformer(key).writer
         if isinstance(writer, Identity):
             return text
         began = time.perf_counter()
-        sealed = writer.prefix + binascii.b2a_base64(writer.seal(text.encode(), key), newline=False).decode()
+        payload = f"{MARKED}{mark}\n{text}" if mark else text
+        sealed = writer.prefix + binascii.b2a_base64(writer.seal(payload.encode(), key), newline=False).decode()
         self._observed(TO_STORAGE, writer.prefix, "OK", began)
         return sealed
 
-    def open(self, key: str, text: str) -> tuple[str, bool]:
+    def open(self, key: str, text: str, rv: int = 0) -> tuple[str, bool]:
         """(the plain JSON of a stored value, whether it is stale: written by a provider that is not the first);
-        UnreadableValue when no configured provider can read it."""
+        UnreadableValue when no configured provider can read it. `rv`: the revision of the row it was read from,
+        for a value sealed with a mark (`seal`)."""
         if not self.rules and not text.startswith(ENCRYPTED_MARK):
             return text, False  # nothing configured, nothing sealed: the common path costs one startswith
         transformer = self.transformer(key)
@@ -222,6 +230,9 @@ class Encryption:
             self._observed(FROM_STORAGE, reader.prefix, "Internal", began)
             raise UnreadableValue(key, f"{reader.prefix} {err or type(err).__name__}") from None
         self._observed(FROM_STORAGE, reader.prefix, "OK", began)
+        if plain.startswith(MARKED):
+            mark, _, body = plain[1:].partition("\n")
+            plain = body.replace(mark, str(rv), 1)
         self._opened.put(key, text, plain)
         return plain, reader is not transformer.writer
 

@@ -27,7 +27,7 @@ _CHANGE_PREFIXES = (
     f"SELECT rv, key, substr(data, 1, {PREFIX_CHARS}), substr(prev, 1, {PREFIX_CHARS}) FROM changes "
     "WHERE rv > :after ORDER BY rv LIMIT :n"
 )
-_OBJECT = "SELECT data FROM objects WHERE key = :key"
+_OBJECT = "SELECT data, rv FROM objects WHERE key = :key"
 _REWRITE_OBJECT = "UPDATE objects SET data = :new WHERE key = :key AND data = :old"
 _CHANGE = "SELECT data, prev FROM changes WHERE rv = :rv"
 _REWRITE_CHANGE = "UPDATE changes SET data = :data, prev = :prev WHERE rv = :rv"
@@ -120,8 +120,9 @@ def reencrypt(storage: Storage, progress: Progress | None = None) -> Census:
     return census
 
 
-def _resealed(storage: Storage, key: str, text: str) -> str:
-    return storage.encryption.seal(key, storage.encryption.open(key, text)[0])
+def _resealed(storage: Storage, key: str, text: str, rv: int = 0) -> str:
+    """The value sealed anew by the first provider, whole (`rv`: its row's revision, for a value sealed marked)."""
+    return storage.encryption.seal(key, storage.encryption.open(key, text, rv)[0])
 
 
 def _rewrite_objects(storage: Storage, keys: list[str], census: Census) -> None:
@@ -133,7 +134,7 @@ def _rewrite_objects(storage: Storage, keys: list[str], census: Census) -> None:
             if row is None:  # deleted meanwhile
                 continue
             try:
-                new = _resealed(storage, key, row[0])
+                new = _resealed(storage, key, row[0], row[1])
             except UnreadableValue:
                 census.unreadable.append(("objects", key))
                 continue
@@ -153,7 +154,7 @@ def _rewrite_changes(storage: Storage, due: list[tuple[int, str]], census: Censu
             try:
                 params = {
                     "rv": rv,
-                    "data": _resealed(storage, key, data),
+                    "data": _resealed(storage, key, data, rv),
                     "prev": None if prev is None else _resealed(storage, key, prev),
                 }
             except UnreadableValue:

@@ -472,7 +472,7 @@ class Storage:
                     prev = self.encryption.open(key, prev)[0]
                     return Stored(key, int(orjson.loads(prev)["metadata"]["resourceVersion"]), prev)
             row = conn.execute(sa.text(_GET), {"key": key}).first()
-        return self._opened(key, row[0], row[1]) if row is not None else None
+        return self._opened(key, row[0], row[1]) if row is not None else None  # prev: sealed whole, no mark
 
     def revision_at(self, at: float) -> int:
         """The newest revision committed at or before time `at` (UTC epoch seconds): the one before the first
@@ -507,7 +507,7 @@ class Storage:
                 rv,
                 k,
                 kind,
-                opened(k, data)[0],
+                opened(k, data, rv)[0],
                 None if prev is None else opened(k, prev)[0],
                 at,
                 user or "",
@@ -525,7 +525,7 @@ class Storage:
         return self._opened(key, row[0], row[1]) if row else None
 
     def _opened(self, key: str, rv: int, text: str) -> Stored:
-        plain, stale = self.encryption.open(key, text)
+        plain, stale = self.encryption.open(key, text, rv)
         return Stored(key, rv, plain, stale)
 
     def list(
@@ -672,7 +672,7 @@ class Storage:
 
     def _opened_change(self, rv: int, key: str, kind: str, data: str, prev: str | None) -> Change:
         opened = self.encryption.open
-        return Change(rv, key, kind, opened(key, data)[0], None if prev is None else opened(key, prev)[0])
+        return Change(rv, key, kind, opened(key, data, rv)[0], None if prev is None else opened(key, prev)[0])
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -713,7 +713,7 @@ class Storage:
         On PostgreSQL one statement (one round trip, the revision row held for no round trip); on SQLite one
         local transaction."""
         try:
-            if self.is_sqlite or self.encryption.encrypts(key):  # sealed after the revision is known: in SQL no more
+            if self.is_sqlite:
                 rv = self._write_in_transaction(kind, key, marked, expected)
             else:
                 rv = self._write_in_one_statement(kind, key, marked, expected)
@@ -724,11 +724,16 @@ class Storage:
         return Stored(key, rv, data)
 
     def _write_in_one_statement(self, kind: str, key: str, marked: str, expected: Stored | None) -> int:
+        data, prev = marked, expected.data if expected is not None else None
+        if self.encryption.encrypts(key):  # sealed with a mark of its own for the revision (SQL's replace: no-op)
+            mark = secrets.token_hex(12)
+            data = self.encryption.seal(key, marked.replace(REVISION_MARK, mark, 1), mark)
+            prev = None if prev is None else self.encryption.seal(key, prev)
         params = {
             "key": key,
-            "data": marked,
+            "data": data,
             "mark": REVISION_MARK,
-            "prev": expected.data if expected is not None else None,
+            "prev": prev,
             "now": self.clock(),
             "expected": expected.rv if expected is not None else None,
             **_attribution_params(),
