@@ -266,3 +266,15 @@ def test_reencrypt_under_writers_loses_nothing(database_url: str, stores: list[S
         expected = written.get(key, VALUE)
         assert stored.decode()["data"]["p"] == base64.b64encode(expected.encode()).decode()
         history_of(only_new, key)  # every revision still reads
+
+
+def test_a_sealed_value_carries_its_revision_whatever_the_data(database_url: str, stores: list[Storage]) -> None:
+    store = open_store(stores, database_url, keyed("aesgcm", "k1"))
+    tricky = secret()
+    tricky["metadata"]["annotations"] = {"a": "#\n{}", "b": "0", "c": "orch-revision-"}
+    created = store.create(SECRET_KEY, tricky)
+    read = store.get(SECRET_KEY)
+    assert read is not None and read.data == created.data
+    assert read.decode()["metadata"]["annotations"] == tricky["metadata"]["annotations"]
+    assert read.decode()["metadata"]["resourceVersion"] == str(created.rv)
+    assert [c.data for c in store.changes_after(created.rv - 1)] == [created.data]
