@@ -90,10 +90,12 @@ def at_start(settings: Settings, config_made: bool) -> list[str]:
     """What a start says about encryption at rest. A start that has just made the data dir's key encrypts the
     values stored before (and scrubs their plain bytes), unless the store holds values under keys it lacks: then
     another replica has keys this one should share, and nothing is rewritten."""
+    from sqlalchemy.exc import SQLAlchemyError
+
     from .storage import reencrypt
 
     storage = _open_storage(settings)
-    lines = []
+    lines: list[str] = []
     try:
         foreign = reencrypt.unreadable_prefixes(storage)
         for prefix, count in sorted(foreign.items()):
@@ -108,6 +110,10 @@ def at_start(settings: Settings, config_made: bool) -> list[str]:
             if rewritten:
                 scrubbed = reencrypt.scrub(storage)
                 lines.append(f"encrypted {rewritten} values stored before; {scrubbed}")
+    except SQLAlchemyError as err:  # the start goes on and meets the database's state itself
+        lines.append(f"warning: encryption at rest not checked: {err.__class__.__name__}: {err.args[0]}")
+        if config_made:
+            lines.append(f"warning: run `{PROG} reencrypt` with the server's flags to encrypt what was stored before")
     finally:
         storage.dispose()
     return lines
