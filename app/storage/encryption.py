@@ -246,6 +246,3 @@ class Encryption:
     def _observed(self, kind: str, prefix: str, status: str, began: float | None) -> None:
         if self.observe is not None:
             self.observe(kind, prefix, status, 0.0 if began is None else time.perf_counter() - began)
-
-
-NO_ENCRYPTION = Encryption(cache_bytes=0)
