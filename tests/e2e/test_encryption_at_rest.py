@@ -4,6 +4,7 @@ across two replicas on one PostgreSQL, `secrets-encrypt reencrypt` under writers
 from __future__ import annotations
 
 import base64
+import json
 import os
 import shutil
 import stat
@@ -93,6 +94,19 @@ def test_secrets_are_encrypted_at_rest_by_default(tmp_path: Path, store: str) ->
             params={"resourceVersion": created["metadata"]["resourceVersion"], "resourceVersionMatch": "Exact"},
         ).json()
         assert base64.b64decode(old["data"]["password"]).decode() == VALUE
+        history = server.get(secrets_path("db"), params={"orch.io/history": "true"}).json()
+        assert VALUE.encode() in base64.b64decode(history["items"][0]["object"]["data"]["password"])
+        watched = server.get(
+            secrets_path(),
+            params={
+                "watch": "true",
+                "resourceVersion": str(int(created["metadata"]["resourceVersion"]) - 1),
+                "timeoutSeconds": "1",
+            },
+        )
+        events = [json.loads(line) for line in watched.text.splitlines() if line]
+        assert [e["type"] for e in events][:2] == ["ADDED", "MODIFIED"]
+        assert base64.b64decode(events[1]["object"]["data"]["password"]).decode() == VALUE + "-changed"
         assert_not_in_store(server, VALUE, VALUE + "-changed", VALUE + "-gone")
         assert server.metric("apiserver_storage_transformation_operations_total", transformation_type="to_storage") > 0
         status = run_cli("secrets-encrypt", "status", "--data-dir", str(server.data_dir), *database_args(server))
