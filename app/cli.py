@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Kubernetes-style API server (orch.io). Every flag can also be set as ORCH_<FLAG_NAME>. "
         "Also: `orch-apiserver pki init [flags]` (prepare the PKI without serving), "
         "`orch-apiserver kubeconfig user NAME [flags]`, `orch-apiserver backup OUT [flags]`, "
-        "`orch-apiserver restore FILE [--replace] [flags]`.",
+        "`orch-apiserver restore FILE [--replace] [flags]`, `orch-apiserver secrets-encrypt status|reencrypt [flags]`.",
         allow_abbrev=False,
     )
     for option in OPTIONS:
@@ -199,6 +199,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from . import kubeconfig_user
 
         return kubeconfig_user.main(args[2:], parse_settings)
+    if args[:1] == ["secrets-encrypt"]:
+        from . import secrets_encrypt
+
+        return secrets_encrypt.main(args[1:], parse_settings)
     if args[:2] == ["pki", "init"]:
         from . import pki_init
 
@@ -221,6 +225,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if problem:
         print(f"{PROG}: {problem}", file=sys.stderr)
         return 1
+    from . import secrets_encrypt
+
+    for line in secrets_encrypt.at_start(settings, prepared.encryption_config_made):
+        print(f"{PROG}: {line}", file=sys.stderr, flush=True)
     print(startup_message(settings, prepared.kubeconfig, prepared.serving_cert_from_cluster_ca), flush=True)
     configure_logging()
     from .metrics.multiprocess import prepare_multiprocess_dir

@@ -72,6 +72,7 @@ FRONT_PROXY_CLIENT_NAME = "front-proxy-client"
 ADMIN_CERT = "admin.crt"
 ADMIN_KEY = "admin.key"
 SERVICE_ACCOUNT_KEY = "sa.key"  # generated signing key of service-account tokens
+ENCRYPTION_CONFIG = "encryption-config.yaml"  # generated EncryptionConfiguration: Secrets encrypted at rest
 
 # Process-level knobs that are not flags.
 GRACEFUL_TIMEOUT = 5  # seconds; watches are cut, clients re-watch

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +30,8 @@ from .registry.service_resolver import service_resolver
 from .registry.store import Registry
 from .resources.crd_cel import GATE as CEL_GATE
 from .resources.custom import types_from_crd
+from .storage.encryption import Encryption
+from .storage.encryption_config import load as load_encryption
 from .storage.hub import WatchHub
 from .storage.store import Compactor, PoolSize, Storage
 from .versions import apply_runtime_config
@@ -49,6 +52,13 @@ DEFAULTS: dict[str, Any] = {
     "MAX_LIST_MEMORY": 0,  # bytes of list responses in flight in this process (0: no limit; flags set a share)
     "ENABLE_PRIORITY_AND_FAIRNESS": False,  # a bare app (tests of other parts) limits nothing; the flag's default is on
 }
+
+
+def encryption_at_rest(path: str | None, naming: Naming) -> Encryption | None:
+    """The EncryptionConfiguration at `path` (checked at start: app/config.py), none when there is no file."""
+    if not path or not os.path.exists(path):
+        return None
+    return load_encryption(path, naming.domain)
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -77,7 +87,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     retention = dict(app.config.get("HISTORY_RETENTION") or ())  # `*`: the rest's window (else --history-window)
     window = float(retention.pop("*", app.config["HISTORY_WINDOW_SECONDS"]))
     rules = retention_rules(tuple(retention.items()), catalog)
-    storage = Storage(app.config["DATABASE_URL"], window, retention=rules, pool=PoolSize(*app.config["DATABASE_POOL"]))
+    storage = Storage(
+        app.config["DATABASE_URL"],
+        window,
+        retention=rules,
+        pool=PoolSize(*app.config["DATABASE_POOL"]),
+        encryption=encryption_at_rest(app.config.get("ENCRYPTION_PROVIDER_CONFIG"), naming),
+    )
     registry = Registry(storage, catalog, naming)
     poll = app.config["WATCH_POLL_INTERVAL"] or (0.05 if storage.is_sqlite else 0.25)
     hub = WatchHub(storage, poll_interval=float(poll))

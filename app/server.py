@@ -21,6 +21,7 @@ from . import defaults, pki
 from .config import Settings, flask_config, split_host_port
 from .metrics.multiprocess import child_exit as metrics_child_exit
 from .naming import Naming
+from .storage import encryption_config
 from .tls import request_client_certificates
 from .user import MASTERS_GROUP
 
@@ -71,6 +72,8 @@ def serving_hosts(settings: Settings) -> list[str]:
 class Prepared:
     kubeconfig: str
     serving_cert_from_cluster_ca: bool
+    #: this start made the data dir's EncryptionConfiguration (encryption at rest turned on now)
+    encryption_config_made: bool = False
 
 
 def prepare(settings: Settings) -> Prepared:
@@ -118,7 +121,10 @@ def prepare(settings: Settings) -> Prepared:
         )
         config = pki.kubeconfig(settings.server_url, ca.cert_pem, admin, naming.product, ADMIN_USER)
         pki.write_kubeconfig(settings.kubeconfig_path, config)
-    return Prepared(settings.kubeconfig_path, pki.signed_by(serving.cert, ca.cert))
+        made = not settings.encryption_provider_config and encryption_config.ensure_default(
+            settings.encryption_config_file, settings.api_domain
+        )  # secure by default: Secrets encrypted with a key of the data dir's own
+    return Prepared(settings.kubeconfig_path, pki.signed_by(serving.cert, ca.cert), made)
 
 
 def gunicorn_options(settings: Settings) -> dict[str, Any]:

@@ -187,11 +187,19 @@ def test_prepare_creates_everything_and_is_idempotent(tmp_path: Path) -> None:
         "front-proxy-ca.key",
         "front-proxy-client.crt",
         "front-proxy-client.key",
+        "encryption-config.yaml",  # Secrets encrypted at rest by default (issue 53)
     }
     assert prepared.serving_cert_from_cluster_ca
     assert all(
         mode(pki_dir / n) == 0o600
-        for n in ("ca.key", "serving.key", "admin.key", "front-proxy-ca.key", "front-proxy-client.key")
+        for n in (
+            "ca.key",
+            "serving.key",
+            "admin.key",
+            "front-proxy-ca.key",
+            "front-proxy-client.key",
+            "encryption-config.yaml",
+        )
     )
     front_proxy = pki.load_pair(pki_dir / "front-proxy-client.crt", pki_dir / "front-proxy-client.key")
     assert front_proxy.cert.subject.rfc4514_string() == "CN=front-proxy-client"

@@ -88,4 +88,6 @@ def install_error_handlers(app: Flask) -> None:
             )
         if failures.is_database_error(error):
             return status_response(InternalError("a storage request failed"))
+        if failures.is_unreadable(error):  # a value no configured key can read: that object's request fails
+            return status_response(InternalError(str(error)))
         return status_response(InternalError(f"{type(error).__name__}: {error}"))

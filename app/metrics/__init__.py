@@ -58,6 +58,8 @@ SIZE_BUCKETS = tuple(1000.0 * 10**i for i in range(8))  # 1 kB .. 10 GB, as the 
 WATCH_LABELS = ("group", "version", "kind")
 WATCH_EVENT_SIZE_BUCKETS = tuple(1024.0 * 2**i for i in range(8))  # 1 KiB .. 128 KiB, as the reference
 ADMISSION_BUCKETS = (0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25)  # the reference's admission buckets
+#: the reference's transformation buckets: 5 us doubling to ~40 s
+TRANSFORMATION_BUCKETS = tuple(5e-6 * 2**i for i in range(24))
 STORAGE_BUCKETS = (
     0.005,
     0.025,
@@ -139,6 +141,8 @@ class ServerMetrics:
     request_terminations: Any = None
     admission_controller_duration: Any = None
     admission_webhook_duration: Any = None
+    transformation_operations: Any = None
+    transformation_duration: Any = None
 
     def add_collector(self, collector: Any) -> None:
         """A collector computed at scrape time (storage objects), outside the multiprocess files."""
@@ -229,6 +233,20 @@ def build_metrics() -> ServerMetrics:
         ("operation", "type"),
         registry=families,
     )
+    transformation_operations = Counter(
+        "apiserver_storage_transformation_operations_total",
+        "Total number of transformations. Successful transformation will have a status 'OK' and a varied status "
+        "string when the transformation fails.",
+        ("transformation_type", "transformer_prefix", "status"),
+        registry=families,
+    )
+    transformation_duration = Histogram(
+        "apiserver_storage_transformation_duration_seconds",
+        "Latencies in seconds of value transformation operations.",
+        ("transformation_type", "transformer_prefix"),
+        buckets=TRANSFORMATION_BUCKETS,
+        registry=families,
+    )
     db_connections = Gauge(
         "apiserver_storage_db_connections",
         "Database connections of the storage pools, by state (in_use, idle).",
@@ -306,6 +324,10 @@ def build_metrics() -> ServerMetrics:
         request_terminations,
         admission_controller_duration,
         admission_webhook_duration,
+    )
+    metrics.transformation_operations, metrics.transformation_duration = (
+        transformation_operations,
+        transformation_duration,
     )
     from .process import ServerProcessCollector
 

@@ -127,7 +127,20 @@ def instrument_storage(storage: Storage, metrics: Any) -> None:
     def closed(*_: Any) -> None:
         idle.dec()
 
+    observe_transformations(storage, metrics)
     sa.event.listen(storage.engine, "checkout", checked_out)
     sa.event.listen(storage.engine, "checkin", checked_in)
     sa.event.listen(storage.engine, "connect", connected)
     sa.event.listen(storage.engine, "close", closed)
+
+
+def observe_transformations(storage: Storage, metrics: Any) -> None:
+    """Count and time every encryption-at-rest transformation, by direction and provider prefix."""
+    operations, durations = metrics.transformation_operations, metrics.transformation_duration
+
+    def observe(kind: str, prefix: str, status: str, seconds: float) -> None:
+        child(operations, kind, prefix, status).inc()
+        if status == "OK":
+            child(durations, kind, prefix).observe(seconds)
+
+    storage.encryption.observe = observe

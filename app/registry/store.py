@@ -773,8 +773,8 @@ class Registry:
             md = metadata_of(new)
         meta.drop_empty(md)
         if isinstance(current, Remembered) and (new == old or dry_run):
-            self._confirm_current(key, current)  # nothing will be written to compare it with the store's
-        if new == old:
+            current = self._confirm_current(key, current)  # nothing will be written to compare it with the store's
+        if new == old and not current.stale:  # stale: stored under an old key, rewritten as rotation expects
             return served_old  # a no-op write: no new revision, no event
         if dry_run:
             return self.served(rt, new)
@@ -786,11 +786,13 @@ class Registry:
         except KeyNotFound:
             raise NotFound(rt.plural, rt.group, md.get("name", "")) from None
 
-    def _confirm_current(self, key: str, remembered: Remembered) -> None:
-        """Unverified unless the store still holds `remembered` (a write that ends without writing relies on it)."""
+    def _confirm_current(self, key: str, remembered: Remembered) -> Stored:
+        """The store's state of `remembered`; Unverified unless it still holds it (a write that ends without
+        writing relies on it)."""
         stored = self.storage.get(key)
         if stored is None or stored.rv != remembered.rv:
             raise Unverified()
+        return stored
 
     # -- delete --------------------------------------------------------------------------------
 

@@ -27,6 +27,8 @@ from sqlalchemy.exc import DisconnectionError, IntegrityError
 
 from ..background import BackgroundThread, OutageLog
 from .dbapi import driver_cursor, driver_errors, for_driver
+from .encryption import Encryption
+from .failures import UnreadableValue
 from .history import DEFAULT_RULE, Attribution, RetentionRule, current_attribution, rules_touching
 from .models import changes, objects, sequence
 from .serving import APPLICATION_NAME, hold_shared
@@ -82,6 +84,8 @@ class Stored:
     key: str
     rv: int
     data: str  # JSON text with metadata.resourceVersion already set
+    #: stored under an encryption provider other than the one that writes now: an update must rewrite it
+    stale: bool = field(default=False, compare=False)
 
     def decode(self) -> dict:
         return orjson.loads(self.data)
@@ -372,6 +376,7 @@ class Storage:
         clock: Callable[[], float] = time.time,
         retention: tuple[RetentionRule, ...] = (),
         pool: PoolSize | None = None,
+        encryption: Encryption | None = None,
     ):
         self.url = url
         self.pool = pool or PoolSize()
@@ -379,6 +384,8 @@ class Storage:
         #: kinds kept longer or shorter than history_window (`--history-retention`); the rest: history_window
         self.retention = retention
         self.clock = clock
+        #: what values are sealed with on their way in and opened with on their way out (app/storage/encryption.py)
+        self.encryption = encryption or Encryption()  # its own: the metrics observe each store's
         self.is_sqlite = url.startswith("sqlite")
         self.engine = self._make_engine(url)
         self._sql: dict[str, str] = {}  # statement with `:name` parameters -> as the driver takes it
@@ -521,9 +528,10 @@ class Storage:
                     kind, prev = first
                     if kind == ADDED or prev is None:
                         return None
+                    prev = self.encryption.open(key, prev)[0]
                     return Stored(key, int(orjson.loads(prev)["metadata"]["resourceVersion"]), prev)
             row = conn.execute(sa.text(_GET), {"key": key}).first()
-        return Stored(key, row[0], row[1]) if row is not None else None
+        return self._opened(key, row[0], row[1]) if row is not None else None  # prev: sealed whole, no mark
 
     def revision_at(self, at: float, prefix: str | None = None) -> int:
         """The newest revision committed at or before time `at` (UTC epoch seconds): the one before the first
@@ -570,8 +578,19 @@ class Storage:
             rows = cursor.fetchall()
             cursor.execute(self._statement(_MARKS_AND_FLOOR))
             mark = self._mark_for(key, cursor.fetchall())
+        opened = self.encryption.open
         revisions = [
-            Revision(rv, k, kind, data, prev, at, user or "", manager or "", verb or "")
+            Revision(
+                rv,
+                k,
+                kind,
+                opened(k, data, rv)[0],
+                None if prev is None else opened(k, prev)[0],
+                at,
+                user or "",
+                manager or "",
+                verb or "",
+            )
             for rv, k, kind, data, prev, at, user, manager, verb in rows
         ]
         return revisions, mark
@@ -580,7 +599,11 @@ class Storage:
         if NUL in key:
             return None  # no stored key holds one (PostgreSQL text cannot), and PostgreSQL refuses the query
         row = self._one(_GET, {"key": key})
-        return Stored(key, row[0], row[1]) if row else None
+        return self._opened(key, row[0], row[1]) if row else None
+
+    def _opened(self, key: str, rv: int, text: str) -> Stored:
+        plain, stale = self.encryption.open(key, text, rv)
+        return Stored(key, rv, plain, stale)
 
     def list(
         self,
@@ -637,7 +660,8 @@ class Storage:
             cursor = dbapi_connection.cursor()  # type: ignore[union-attr]
             try:
                 cursor.execute(self._statement(sql), params)
-                return [Stored(key, rv, data) for key, rv, data in cursor.fetchall()]
+                opened = self._opened
+                return [opened(key, rv, data) for key, rv, data in cursor.fetchall()]
             finally:
                 cursor.close()
 
@@ -660,7 +684,8 @@ class Storage:
     ) -> builtins.list[Stored]:
         unchanged = self._current_rows(conn, lo, lo_inclusive, hi, revision, limit)
         changed = []
-        for key, prev in self._changed_after(conn, revision, lo, lo_inclusive, hi, limit):
+        for key, sealed in self._changed_after(conn, revision, lo, lo_inclusive, hi, limit):
+            prev = self.encryption.open(key, sealed)[0]
             prev_rv = int(orjson.loads(prev)["metadata"]["resourceVersion"])
             changed.append(Stored(key, prev_rv, prev))
         merged = sorted(unchanged + changed, key=lambda s: s.key)
@@ -716,7 +741,19 @@ class Storage:
         compacted = rows[0][5]
         if revision < compacted:
             raise RevisionCompacted(revision, compacted)
-        return [Change(rv, key, kind, data, prev) for rv, key, kind, data, prev, _, _ in rows if rv is not None]
+        found = []
+        for rv, key, kind, data, prev, _, _ in rows:
+            if rv is None:
+                continue
+            try:
+                found.append(self._opened_change(rv, key, kind, data, prev))
+            except UnreadableValue as err:  # left out of watches, not allowed to stop them; reads answer the 500
+                logging.getLogger(__name__).error("change at revision %s left out of watches: %s", rv, err)
+        return found
+
+    def _opened_change(self, rv: int, key: str, kind: str, data: str, prev: str | None) -> Change:
+        opened = self.encryption.open
+        return Change(rv, key, kind, opened(key, data, rv)[0], None if prev is None else opened(key, prev)[0])
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -735,7 +772,9 @@ class Storage:
             cursor.execute("COMMIT")
 
     def _log(self, cursor: Any, rv: int, key: str, kind: str, data: str, prev: str | None) -> None:
-        params = {"rv": rv, "key": key, "type": kind, "data": data, "prev": prev, "now": self.clock()}
+        seal = self.encryption.seal
+        sealed_prev = None if prev is None else seal(key, prev)
+        params = {"rv": rv, "key": key, "type": kind, "data": seal(key, data), "prev": sealed_prev, "now": self.clock()}
         params.update(_attribution_params())
         cursor.execute(self._statement(_INSERT_CHANGE), params)
 
@@ -770,11 +809,16 @@ class Storage:
 
     def _write_in_one_statement(self, kind: str, key: str, marked: str, expected: Stored | None) -> int:
         seen = self._seen  # read before the statement: any revision seen is committed, the counter is at least it
+        data, prev = marked, expected.data if expected is not None else None
+        if self.encryption.encrypts(key):  # sealed with a mark of its own for the revision (SQL's replace: no-op)
+            mark = secrets.token_hex(12)
+            data = self.encryption.seal(key, marked.replace(REVISION_MARK, mark, 1), mark)
+            prev = None if prev is None else self.encryption.seal(key, prev)
         params = {
             "key": key,
-            "data": marked,
+            "data": data,
             "mark": REVISION_MARK,
-            "prev": expected.data if expected is not None else None,
+            "prev": prev,
             "now": self.clock(),
             "expected": expected.rv if expected is not None else None,
             "seen": seen,
@@ -791,7 +835,7 @@ class Storage:
         sql = self._statement
         with self._write_transaction() as cursor:
             rv = self._next_revision(cursor)
-            data = with_revision(marked, rv)
+            data = self.encryption.seal(key, with_revision(marked, rv))
             if kind == ADDED:
                 cursor.execute(sql(_INSERT_OBJECT), {"key": key, "rv": rv, "data": data})
             else:
@@ -803,7 +847,7 @@ class Storage:
                     cursor.execute(sql(_DELETE_OBJECT), {"key": key, "expected": expected.rv})
                 if not cursor.rowcount:
                     raise self._why_not(cursor, key, 0)  # SQLite's counter was checked when taken
-            self._log(cursor, rv, key, kind, data, expected.data if expected is not None else None)
+            self._log(cursor, rv, key, kind, with_revision(marked, rv), expected.data if expected is not None else None)
         return rv
 
     def delete_many(self, expected: builtins.list[Stored]) -> builtins.list[Stored]:
