@@ -20,8 +20,6 @@ from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from .failures import UnreadableValue
-
 ENCRYPTED_MARK = "k8s:enc:"
 #: (transformation_type, transformer_prefix, status, seconds): what the metrics count (app/metrics/storage.py)
 Observer = Callable[[str, str, str, float], None]
@@ -29,6 +27,14 @@ TO_STORAGE, FROM_STORAGE = "to_storage", "from_storage"
 #: a sealed payload starting with it is `<MARKED><mark>\n<JSON with the mark where the revision goes>` (JSON never
 #: starts with it)
 MARKED = "#"
+
+
+class UnreadableValue(Exception):
+    """A stored value no configured encryption provider can read: the reference's 500 for that object."""
+
+    def __init__(self, key: str, why: str) -> None:
+        super().__init__(f'unable to transform key "{key}": {why}')
+        self.key = key
 
 
 class Provider:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError, SQLAlchemyError, TimeoutError
 
+from .encryption import UnreadableValue
 from .store import StoreWentBack
 
 
@@ -22,14 +23,6 @@ def is_unavailable(error: BaseException) -> bool:
     if isinstance(error, (OperationalError, DisconnectionError, TimeoutError, StoreWentBack)):
         return True
     return isinstance(error, DBAPIError) and bool(error.connection_invalidated)
-
-
-class UnreadableValue(Exception):
-    """A stored value no configured encryption provider can read: the reference's 500 for that object."""
-
-    def __init__(self, key: str, why: str) -> None:
-        super().__init__(f'unable to transform key "{key}": {why}')
-        self.key = key
 
 
 def is_unreadable(error: BaseException) -> bool:

@@ -14,8 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .dbapi import driver_cursor
-from .encryption import Identity
-from .failures import UnreadableValue
+from .encryption import Identity, UnreadableValue
 from .store import Storage
 
 #: rows read (and at most rewritten) per transaction

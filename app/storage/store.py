@@ -27,8 +27,7 @@ from sqlalchemy.exc import DisconnectionError, IntegrityError
 
 from ..background import BackgroundThread, OutageLog
 from .dbapi import driver_cursor, driver_errors, for_driver
-from .encryption import Encryption
-from .failures import UnreadableValue
+from .encryption import Encryption, UnreadableValue
 from .history import DEFAULT_RULE, Attribution, RetentionRule, current_attribution, rules_touching
 from .models import changes, objects, sequence
 from .serving import APPLICATION_NAME, hold_shared
