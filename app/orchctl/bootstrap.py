@@ -84,10 +84,10 @@ def _node_kubeconfig(ctx: Context, bootstrap: dict, token: str) -> int:
     cluster = bootstrap["clusters"][0]
     server = cluster["cluster"]["server"]
     ca_pem = base64.b64decode(cluster["cluster"]["certificate-authority-data"])
+    # the server's domain is discovered with the bootstrap credential and the CA cluster-info vouched for
+    ctx.config = ClientConfig.for_server(server, ca_data=ca_pem, token=token)
     try:
-        cert_pem, key_pem = request_node_certificate(
-            ClientConfig.for_server(server, ca_data=ca_pem, token=token), node, ctx.naming, ctx.args.wait
-        )
+        cert_pem, key_pem = request_node_certificate(ctx.config, node, ctx.naming, ctx.args.wait)
     except NodeCertificateError as err:
         raise CommandError(f"{err}; nothing was written") from err
     config = node_kubeconfig(server, ca_pem, cluster["name"], node, cert_pem, key_pem)
