@@ -656,6 +656,15 @@ OPTIONS: tuple[Option, ...] = (
         "Deployments, Jobs, ... move (docs/simulation.md); 0: a plain API server",
     ),
     Option(
+        "simulate_kubelet_events",
+        True,
+        _bool,
+        "BOOL",
+        "with --simulate-nodes: the simulated kubelets record the Events a kubelet does as pods start and stop "
+        "(Pulling, Pulled, Created, Started, Killing); false: fewer writes in a large simulation",
+        "bool",
+    ),
+    Option(
         "cluster_signing_cert_file",
         defaults.CLUSTER_SIGNING_CERT_FILE,
         _existing_file,
@@ -813,6 +822,7 @@ class Settings:
     disable_admission_plugins: tuple[str, ...] | None = None
     controllers: str = defaults.CONTROLLERS
     simulate_nodes: int = defaults.SIMULATE_NODES
+    simulate_kubelet_events: bool = True
     cluster_signing_cert_file: str | None = None
     cluster_signing_key_file: str | None = None
     cluster_signing_duration: float = parse_duration(defaults.CLUSTER_SIGNING_DURATION)
@@ -1009,6 +1019,7 @@ def flask_config(settings: Settings) -> dict[str, Any]:
         "ADMISSION_PLUGINS": settings.admission_plugins,
         "CONTROLLERS": settings.controllers,
         "SIMULATE_NODES": settings.simulate_nodes,
+        "SIMULATE_KUBELET_EVENTS": settings.simulate_kubelet_events,
         "ENABLE_PRIORITY_AND_FAIRNESS": settings.enable_priority_and_fairness,
         "APF_WORKER_SHARE": (
             settings.max_requests_inflight,
