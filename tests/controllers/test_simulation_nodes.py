@@ -312,3 +312,21 @@ def test_pods_of_other_nodes_and_schedulers_are_left_alone(client: Any, cluster:
     agent.sync()
     assert get(client, "elsewhere")["status"]["phase"] == "Pending"
     assert "nodeName" not in get(client, "mine")["spec"]
+
+
+def test_kubelet_events_can_be_turned_off(sim_app: Any, client: Any, clock: FakeClock) -> None:
+    """--simulate-kubelet-events=false: pods run as before, with no kubelet Events (fewer writes)."""
+    ctx = context(sim_app, clock, SIMULATE_KUBELET_EVENTS=False)
+    SimulatedNodes(ctx).sync()
+    scheduler, agent = Scheduler(ctx), PodLifecycle(ctx)
+    create(client, pod("quiet"))
+    scheduler.sync()
+    agent.sync()
+    clock.advance(seconds=1)
+    agent.sync()
+    assert get(client, "quiet")["status"]["phase"] == "Running"
+    client.delete(f"{PODS}/quiet")
+    agent.sync()
+    assert condition(get(client, "quiet"), "Ready")["status"] == "False"
+    listed = client.get("/api/v1/namespaces/default/events").get_json()["items"]
+    assert [e["source"]["component"] for e in listed] == ["default-scheduler"]
