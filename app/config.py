@@ -674,6 +674,15 @@ OPTIONS: tuple[Option, ...] = (
         "bool",
     ),
     Option(
+        "simulate_kubelet_events",
+        True,
+        _bool,
+        "BOOL",
+        "with --simulate-nodes: the simulated kubelets record the Events a kubelet does as pods start and stop "
+        "(Pulling, Pulled, Created, Started, Killing); false: fewer writes in a large simulation",
+        "bool",
+    ),
+    Option(
         "cluster_signing_cert_file",
         defaults.CLUSTER_SIGNING_CERT_FILE,
         _existing_file,
@@ -842,6 +851,7 @@ class Settings:
     simulate_nodes: int = defaults.SIMULATE_NODES
     #: False, True, or "force" (served even on a non-loopback bind address)
     enable_fault_injection: bool | str = False
+    simulate_kubelet_events: bool = True
     cluster_signing_cert_file: str | None = None
     cluster_signing_key_file: str | None = None
     cluster_signing_duration: float = parse_duration(defaults.CLUSTER_SIGNING_DURATION)
@@ -1068,6 +1078,7 @@ def flask_config(settings: Settings) -> dict[str, Any]:
         "CONTROLLERS": settings.controllers,
         "SIMULATE_NODES": settings.simulate_nodes,
         "FAULT_INJECTION": bool(settings.enable_fault_injection),
+        "SIMULATE_KUBELET_EVENTS": settings.simulate_kubelet_events,
         "ENABLE_PRIORITY_AND_FAIRNESS": settings.enable_priority_and_fairness,
         "APF_WORKER_SHARE": (
             settings.max_requests_inflight,

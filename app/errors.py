@@ -247,6 +247,18 @@ class ServiceUnavailable(ApiError):
         super().__init__(503, "ServiceUnavailable", message, {}, {"Retry-After": "1"})
 
 
+class PlainTextError(ApiError):
+    """A failure the reference answers with a line of plain text (Go's http.Error), not a Status."""
+
+
+class APIServiceUnavailable(PlainTextError):
+    """An APIService not Available, or its Service not reachable: the aggregator's `service unavailable`, with no
+    Retry-After (clients would retry every discovery call of that group version)."""
+
+    def __init__(self) -> None:
+        super().__init__(503, "ServiceUnavailable", "service unavailable", {})
+
+
 class InternalError(ApiError):
     def __init__(self, message: str):
         super().__init__(

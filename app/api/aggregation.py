@@ -11,7 +11,7 @@ from flask import Response, current_app, request
 
 from ..context import services
 from ..controllers.aggregation import Aggregation, Remote, sorted_versions
-from ..errors import ServiceUnavailable
+from ..errors import APIServiceUnavailable
 from ..outbound import pool_for
 from ..resources.apiregistration import CRD_PRIORITY, builtin_priorities
 from ..user import current_user
@@ -36,6 +36,14 @@ def aggregated_versions() -> dict[str, list[str]]:
     for remote in found.remotes() if found is not None else []:
         by_group.setdefault(remote.group, []).append((remote.version, remote.version_priority))
     return {group: sorted_versions(versions) for group, versions in by_group.items()}
+
+
+def aggregated_discovery() -> dict[tuple[str, str], tuple[list[dict], bool]]:
+    """(group, version) -> (the APIResources its extension listed at the last good check, whether Available)."""
+    found = aggregation()
+    if found is None:
+        return {}
+    return {(r.group, r.version): (found.resources(r), found.availability(r).available) for r in found.remotes()}
 
 
 def aggregated_v3_paths() -> list[str]:
@@ -72,15 +80,16 @@ def group_priority(group: str) -> int:
 
 
 def proxy(remote: Remote) -> Response:
-    """The request as the extension server answers it (503 while the APIService is not Available)."""
+    """The request as the extension server answers it (503 `service unavailable` while the APIService is not
+    Available)."""
     found = aggregation()
     assert found is not None
     if not found.availability(remote).available:
-        raise ServiceUnavailable("service unavailable")
+        raise APIServiceUnavailable()
     try:
         address, port = found.resolve(remote.namespace, remote.service, remote.port)
     except LookupError:
-        raise ServiceUnavailable("service unavailable") from None
+        raise APIServiceUnavailable() from None
     host = f"[{address}]" if ":" in address else address
     url = f"https://{host}:{port}{request.full_path if request.query_string else request.path}"
     pool = pool_for(remote.ca_bundle, remote.server_name, insecure=remote.insecure, client_cert=found.client_cert)

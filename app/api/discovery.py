@@ -1,8 +1,8 @@
 """Legacy discovery (/api, /apis, group and group-version documents) and /version.
 
 Every document is derived from the catalog; the builders are pure so they can be tested without
-an app. Aggregated discovery (apidiscovery v2) is not served: clients fall back to these legacy
-documents when the response Content-Type is plain JSON.
+an app. `/api` and `/apis` answer the aggregated discovery list instead when the Accept header asks for it
+(discovery_aggregated.py); these legacy documents otherwise.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from flask import Blueprint, Response, request
 from ..catalog import Catalog, ResourceType, Subresource
 from ..context import services
 from ..errors import RouteNotFound
-from .aggregation import aggregated_versions, group_priority, proxy, remote_for
+from .aggregation import aggregated_discovery, aggregated_versions, group_priority, proxy, remote_for
+from .discovery_aggregated import discovery_groups, discovery_response, negotiated_version
 from .render import json_response
 
 bp = Blueprint("discovery", __name__)
@@ -245,6 +246,11 @@ def _respond(doc: dict[str, Any]) -> Response:
     return json_response(doc, headers={"Cache-Control": CACHE_CONTROL})
 
 
+def _respond_varying(doc: dict[str, Any]) -> Response:
+    """A legacy root document, which the aggregated list replaces for clients that ask for it."""
+    return json_response(doc, headers={"Cache-Control": CACHE_CONTROL, "Vary": "Accept"})
+
+
 @bp.get("/version")
 @bp.get("/version/")
 def get_version() -> Response:
@@ -254,14 +260,25 @@ def get_version() -> Response:
 @bp.get("/api")
 @bp.get("/api/")
 def get_api() -> Response:
-    return _respond(api_versions(services().catalog, _server_address()))
+    svc = services()
+    version = negotiated_version(request.headers.get("Accept"), svc.naming)
+    if version is not None:
+        core = {"": svc.catalog.group_versions().get("", [])}
+        return discovery_response(discovery_groups(svc.catalog, core, {}), version, svc.naming)
+    return _respond_varying(api_versions(svc.catalog, _server_address()))
 
 
 @bp.get("/apis")
 @bp.get("/apis/")
 def get_apis() -> Response:
-    services().catalog.catch_up()  # no miss to notice here: a group Established elsewhere must be listed
-    return _respond(api_group_list(services().catalog, aggregated_versions(), group_priority))
+    svc = services()
+    svc.catalog.catch_up()  # no miss to notice here: a group Established elsewhere must be listed
+    doc = api_group_list(svc.catalog, aggregated_versions(), group_priority)
+    version = negotiated_version(request.headers.get("Accept"), svc.naming)
+    if version is not None:
+        groups = {g["name"]: [v["version"] for v in g["versions"]] for g in doc["groups"]}
+        return discovery_response(discovery_groups(svc.catalog, groups, aggregated_discovery()), version, svc.naming)
+    return _respond_varying(doc)
 
 
 @bp.get("/apis/<group>")

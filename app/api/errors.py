@@ -8,7 +8,14 @@ import orjson
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
-from ..errors import ApiError, InternalError, MethodNotAllowed, RequestEntityTooLarge, ServiceUnavailable
+from ..errors import (
+    ApiError,
+    InternalError,
+    MethodNotAllowed,
+    PlainTextError,
+    RequestEntityTooLarge,
+    ServiceUnavailable,
+)
 from ..logs import RepeatedErrors
 from ..storage import failures
 
@@ -17,7 +24,12 @@ repeated = RepeatedErrors(log)  # an outage fails every request alike: one trace
 RESOURCE_PREFIXES = ("/api/", "/apis/")
 
 
+PLAIN_TEXT_HEADERS = {"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}
+
+
 def status_response(error: ApiError) -> Response:
+    if isinstance(error, PlainTextError):
+        return Response(f"{error.message}\n", status=error.code, headers={**PLAIN_TEXT_HEADERS, **error.headers})
     body, media = _status_body(error.status())
     resp = Response(body, status=error.code)
     # exactly application/json: some clients parse Status bodies only then
@@ -57,11 +69,7 @@ def install_error_handlers(app: Flask) -> None:
                 return status_response(
                     ApiError(404, "NotFound", "the server could not find the requested resource", {})
                 )
-            return Response(
-                "404 page not found\n",
-                status=404,
-                headers={"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"},
-            )
+            return Response("404 page not found\n", status=404, headers=PLAIN_TEXT_HEADERS)
         if error.code == 405:
             return status_response(MethodNotAllowed())
         if error.code == 413:

@@ -131,6 +131,7 @@ class Aggregation(BackgroundThread):
         self._feed = ChangeFeed(registry, [resource_prefix(self.apiservices), resource_prefix(self.crds)])
         self._dirty = threading.Event()
         self._openapi_v2: dict[str, dict] = {}  # APIService name -> its extension's /openapi/v2 document
+        self._resources: dict[str, list[dict]] = {}  # APIService name -> the APIResources its last check listed
         self.loaded = threading.Event()
 
     # -- what the HTTP layer asks ------------------------------------------------------------------------
@@ -151,6 +152,10 @@ class Aggregation(BackgroundThread):
             for r in self._remotes.values()
             if r.name in self._openapi_v2 and self.availability(r).available
         }
+
+    def resources(self, remote: Remote) -> list[dict]:
+        """The APIResources of the remote's group version its extension listed at the last good check."""
+        return self._resources.get(remote.name, [])
 
     def states(self) -> dict[str, bool]:
         """APIService name -> whether it is Available (the reference's aggregator_unavailable_apiservice)."""
@@ -367,7 +372,18 @@ class Aggregation(BackgroundThread):
                 "FailedDiscoveryCheck",
                 f"failing or missing response from {url}: bad status from {url}: {reply.status}",
             )
+        self._keep_resources(remote, reply.data)
         return Availability(True, "Passed", "all checks passed")
+
+    def _keep_resources(self, remote: Remote, body: bytes) -> None:
+        """The check's APIResourceList, for aggregated discovery (which lists the group version without asking)."""
+        try:
+            doc = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return
+        listed = doc.get("resources") if isinstance(doc, dict) else None
+        if isinstance(listed, list):
+            self._resources[remote.name] = [r for r in listed if isinstance(r, dict)]
 
     def _fetch_openapi_v2(self, remote: Remote) -> None:
         """Keep the extension's OpenAPI v2 paths and definitions (the last good ones when it fails now)."""

@@ -24,7 +24,21 @@ if TYPE_CHECKING:  # the server is imported only when a test asks for it: plain 
 _LOG_MARK = pytest.StashKey[int]()
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def _rewrite_only_this_module(pluginmanager: pytest.PytestPluginManager) -> None:
+    """pytest marks every top-level package of a pytest11 plugin's distribution for assertion rewriting: all of
+    the server's modules, which hold no test assertions, would be rewritten on import instead of loading the
+    byte-code pip compiled, and with PYTHONDONTWRITEBYTECODE=1 re-compiled at every run (issue 56)."""
+    package = __name__.partition(".")[0]
+    # pytest's set of marked names: it offers a way to add a name (register_assert_rewrite), none to remove one
+    marked = getattr(pluginmanager.rewrite_hook, "_must_rewrite", None)
+    if isinstance(marked, set) and package in marked:
+        marked.discard(package)
+        marked.add(__name__)
+        getattr(pluginmanager.rewrite_hook, "_marked_for_rewrite_cache", {}).clear()
+
+
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    _rewrite_only_this_module(pluginmanager)  # the first hook pytest calls: before any conftest imports the server
     parser.addini("orch_api_domain", "API domain of the test server (k8s.io or orch.io)", default="k8s.io")
     parser.addini("orch_crds", "CRD files or directories to install before tests", type="linelist", default=[])
     parser.addini("orch_server_args", "extra orch-apiserver flags for the test server", type="args", default=[])

@@ -263,3 +263,36 @@ def test_unknown_group_or_version_is_status_404(client, path: str) -> None:
     assert resp.status_code == 404
     body = resp.get_json()
     assert body["kind"] == "Status" and body["reason"] == "NotFound" and body["code"] == 404
+
+
+@pytest.mark.parametrize(
+    ("accept", "expected"),
+    [
+        # client-go 1.26+: the aggregated list in v2, then v2beta1, then the legacy document
+        (
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+            "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json",
+            "v2",
+        ),
+        ("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList", "v2beta1"),
+        # protobuf first: not served here, the JSON list next is
+        (
+            "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+            "v2",
+        ),
+        # a plain type preferred, by order or by q: the legacy document
+        ("application/json,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", None),
+        ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0.5,application/json", None),
+        # another domain's group, an unknown version, a Table: the legacy document
+        ("application/json;g=apidiscovery.orch.io;v=v2;as=APIGroupDiscoveryList", None),
+        ("application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList", None),
+        ("application/json;g=meta.k8s.io;v=v1;as=Table", None),
+        (None, None),
+    ],
+)
+def test_aggregated_discovery_is_what_the_accept_header_prefers(accept: str | None, expected: str | None) -> None:
+    from orch_apiserver.api.discovery_aggregated import negotiated_version
+    from orch_apiserver.naming import Naming
+
+    assert negotiated_version(accept, Naming("k8s.io")) == expected

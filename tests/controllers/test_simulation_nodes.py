@@ -150,6 +150,18 @@ def test_a_pod_is_scheduled_then_runs_with_an_address(client: Any, cluster: Any,
     (container,) = status["containerStatuses"]
     assert container["ready"] and container["started"] and container["state"]["running"]["startedAt"]
     assert container["image"] == "nginx" and container["containerID"].startswith("containerd://")
+    started = [
+        e for e in client.get("/api/v1/namespaces/default/events").get_json()["items"] if e["reason"] != "Scheduled"
+    ]
+    assert sorted((e["reason"], e["message"]) for e in started) == [
+        ("Created", "Created container app"),
+        ("Pulled", 'Successfully pulled image "nginx" in 1s'),
+        ("Pulling", 'Pulling image "nginx"'),
+        ("Started", "Started container app"),
+    ]
+    assert {(e["source"]["component"], e["source"]["host"], e["involvedObject"]["fieldPath"]) for e in started} == {
+        ("kubelet", "sim-node-0", "spec.containers{app}")
+    }
 
     create(client, pod("api"))
     scheduler.sync()
@@ -257,7 +269,36 @@ def test_a_graceful_deletion_is_finished_by_the_node_agent(client: Any, cluster:
     clock.now = datetime.fromisoformat(terminating["deletionTimestamp"]) - timedelta(seconds=30)  # it began then
     agent.sync()
     assert client.get(f"{PODS}/web").status_code == 200
+    assert not events(client, "Killing")  # it never started: nothing to stop
     clock.advance(seconds=0.2)  # SIMULATE_POD_STOP_SECONDS (0.2 s by default) after the deletion began
+    agent.sync()
+    assert client.get(f"{PODS}/web").status_code == 404
+
+
+def test_a_running_pod_is_reported_stopped_before_it_goes(client: Any, cluster: Any, clock: FakeClock) -> None:
+    """As a kubelet: the containers stop (terminated, exit code 0), the pod turns not Ready, then it is deleted."""
+    _, scheduler, agent = cluster
+    create(client, pod("web"))
+    scheduler.sync()
+    agent.sync()
+    clock.advance(seconds=1)
+    agent.sync()
+    assert condition(get(client, "web"), "Ready")["status"] == "True"
+    terminating = client.delete(f"{PODS}/web").get_json()["metadata"]
+    clock.now = datetime.fromisoformat(terminating["deletionTimestamp"]) - timedelta(seconds=30)
+    agent.sync()
+    stopped = get(client, "web")["status"]
+    ready = condition({"status": stopped}, "Ready")
+    assert (ready["status"], ready["reason"], ready["message"]) == (
+        "False",
+        "ContainersNotReady",
+        "containers with unready status: [app]",
+    )
+    (container,) = stopped["containerStatuses"]
+    assert not container["ready"] and container["state"]["terminated"]["exitCode"] == 0
+    assert stopped["phase"] == "Running"  # restartPolicy Always: the kubelet keeps the phase
+    assert [e["message"] for e in events(client, "Killing")] == ["Stopping container app"]
+    clock.advance(seconds=0.2)
     agent.sync()
     assert client.get(f"{PODS}/web").status_code == 404
 
@@ -271,3 +312,21 @@ def test_pods_of_other_nodes_and_schedulers_are_left_alone(client: Any, cluster:
     agent.sync()
     assert get(client, "elsewhere")["status"]["phase"] == "Pending"
     assert "nodeName" not in get(client, "mine")["spec"]
+
+
+def test_kubelet_events_can_be_turned_off(sim_app: Any, client: Any, clock: FakeClock) -> None:
+    """--simulate-kubelet-events=false: pods run as before, with no kubelet Events (fewer writes)."""
+    ctx = context(sim_app, clock, SIMULATE_KUBELET_EVENTS=False)
+    SimulatedNodes(ctx).sync()
+    scheduler, agent = Scheduler(ctx), PodLifecycle(ctx)
+    create(client, pod("quiet"))
+    scheduler.sync()
+    agent.sync()
+    clock.advance(seconds=1)
+    agent.sync()
+    assert get(client, "quiet")["status"]["phase"] == "Running"
+    client.delete(f"{PODS}/quiet")
+    agent.sync()
+    assert condition(get(client, "quiet"), "Ready")["status"] == "False"
+    listed = client.get("/api/v1/namespaces/default/events").get_json()["items"]
+    assert [e["source"]["component"] for e in listed] == ["default-scheduler"]

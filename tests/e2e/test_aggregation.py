@@ -175,7 +175,7 @@ def test_an_apiservice_without_its_service_is_unavailable(kubectl: str, orch: Ru
     ).json()
     assert table["rows"][0]["cells"][1:3] == ["default/nowhere", "False (ServiceNotFound)"]
     refused = orch.get("/apis/missing.example.com/v1beta1/things")
-    assert refused.status_code == 503 and refused.json()["reason"] == "ServiceUnavailable"
+    assert (refused.status_code, refused.text) == (503, "service unavailable\n")  # the aggregator's plain text
     scraped = orch.get("/metrics").text
     assert f'aggregator_unavailable_apiservice{{name="{name}"}} 1.0' in scraped
     assert 'aggregator_unavailable_apiservice{name="v1.apps"} 0.0' in scraped
@@ -315,3 +315,86 @@ def test_two_replicas_serve_an_extension_without_fighting_over_it(ca: pki.CertKe
         finally:
             second.stop()
             first.stop()
+
+
+# ---------------------------------------------------------------------------------------------
+# aggregated discovery and an APIService that is down: kubectl must not crawl (issue 56)
+
+V2 = "application/json;g=apidiscovery.{};v={};as=APIGroupDiscoveryList"
+
+
+def test_aggregated_discovery_is_negotiated_and_derived_from_the_catalog(orch: RunningServer, ca: pki.CertKey):
+    objects = registration("down.example.com", "down", "default", 1, ca, "apiregistration.orch.io")
+    orch.session.post("/apis/apiregistration.orch.io/v1/apiservices", json=objects[2]).raise_for_status()
+    name = "v1beta1.down.example.com"
+    poll(lambda: _condition(orch, name).get("reason") == "ServiceNotFound")
+    try:
+        refused = orch.get("/apis/down.example.com/v1beta1/things")
+        assert (refused.status_code, refused.text) == (503, "service unavailable\n")  # the aggregator's words
+        assert refused.headers["Content-Type"] == "text/plain; charset=utf-8" and "Retry-After" not in refused.headers
+        for version in ("v2", "v2beta1"):
+            accept = f"{V2.format('orch.io', version)},application/json"
+            answer = orch.get("/apis", headers={"Accept": accept})
+            assert answer.headers["Content-Type"] == V2.format("orch.io", version).replace(",", "")
+            assert answer.headers["Vary"] == "Accept"
+            doc = answer.json()
+            assert (doc["kind"], doc["apiVersion"]) == ("APIGroupDiscoveryList", f"apidiscovery.orch.io/{version}")
+            groups = {g["metadata"]["name"]: g["versions"] for g in doc["items"]}
+            legacy = orch.get("/apis").json()["groups"]
+            assert list(groups) == [g["name"] for g in legacy]  # the same groups, in the same order
+            (apps,) = groups["apps"]
+            deployments = next(r for r in apps["resources"] if r["resource"] == "deployments")
+            assert deployments["responseKind"] == {"group": "apps", "version": "v1", "kind": "Deployment"}
+            assert (deployments["scope"], deployments["singularResource"]) == ("Namespaced", "deployment")
+            assert {
+                "subresource": "scale",
+                "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
+                "verbs": ["get", "patch", "update"],
+            } in deployments["subresources"]
+            assert groups["down.example.com"] == [{"version": "v1beta1", "freshness": "Stale"}]
+        core = orch.get("/api", headers={"Accept": V2.format("orch.io", "v2")}).json()
+        (item,) = core["items"]
+        assert item["metadata"] == {"creationTimestamp": None} and [v["version"] for v in item["versions"]] == ["v1"]
+        pods = next(r for r in item["versions"][0]["resources"] if r["resource"] == "pods")
+        assert pods["responseKind"] == {"group": "", "version": "v1", "kind": "Pod"} and "po" in pods["shortNames"]
+        # the reference's spelling of the group asks a server of this domain for nothing: the legacy list
+        legacy = orch.get("/apis", headers={"Accept": f"{V2.format('k8s.io', 'v2')},application/json"})
+        assert legacy.json()["kind"] == "APIGroupList" and legacy.headers["Vary"] == "Accept"
+        first = orch.get("/apis", headers={"Accept": V2.format("orch.io", "v2")})
+        again = orch.get(
+            "/apis", headers={"Accept": V2.format("orch.io", "v2"), "If-None-Match": first.headers["ETag"]}
+        )
+        assert again.status_code == 304
+    finally:
+        orch.session.delete(f"/apis/apiregistration.orch.io/v1/apiservices/{name}")
+
+
+def test_an_unavailable_apiservice_costs_kubectl_no_request(
+    kubectl: str, k8s: RunningServer, ca: pki.CertKey, tmp_path: Path
+):
+    """kubectl 1.26+ reads discovery in two requests and skips a Stale group version; it used to ask for the
+    unavailable one, and retry it on its Retry-After, at every discovery."""
+    version = json.loads(kubectl_run(kubectl, k8s, "version", "--client", "-o", "json").stdout)["clientVersion"]
+    if (int(version["major"]), int(version["minor"].rstrip("+"))) < (1, 26):
+        pytest.skip(f"kubectl {version['gitVersion']} does not read aggregated discovery (1.26+ does)")
+    objects = registration("down.example.com", "down", "default", 1, ca, "apiregistration.k8s.io")
+    kubectl_run(kubectl, k8s, "apply", "-f", "-", stdin=yaml.safe_dump(objects[2]))
+    name = "v1beta1.down.example.com"
+    poll(
+        lambda: (
+            k8s.get(f"/apis/apiregistration.k8s.io/v1/apiservices/{name}")
+            .json()
+            .get("status", {})
+            .get("conditions", [{}])[0]
+            .get("reason")
+            == "ServiceNotFound"
+        )
+    )
+    try:
+        done = kubectl_run(kubectl, k8s, "get", "configmaps", "-n", "default", "-v=6", "--cache-dir", str(tmp_path))
+        sent = [line.split(" GET ", 1)[1] for line in done.stderr.splitlines() if " GET https://" in line]
+        assert not [url for url in sent if "down.example.com" in url], sent
+        discovery = [url.split("?")[0].rsplit("/", 1)[1] for url in sent if "/configmaps" not in url]
+        assert sorted(discovery) == ["api", "apis"], sent
+    finally:
+        kubectl_run(kubectl, k8s, "delete", "apiservice", name)

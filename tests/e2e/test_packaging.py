@@ -294,3 +294,39 @@ def _no_orch_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for key in [k for k in os.environ if k.startswith("ORCH_") and k != "ORCH_TEST_DATABASE_URL"]:
         monkeypatch.delenv(key)
     yield
+
+
+def test_the_plugin_leaves_the_servers_modules_to_their_byte_code(installed: Path, tmp_path: Path):
+    """pytest assertion-rewrites the modules of a pytest11 plugin's distribution: it would recompile all of the
+    server's modules at each run where PYTHONDONTWRITEBYTECODE=1 is set (issue 56). Only the plugin's own module is
+    rewritten; the server's load through Python's own loader, from the byte-code pip compiled."""
+    project = tmp_path / "project"
+    (project / "tests").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    (project / "tests" / "test_loaders.py").write_text(
+        "import sys\n\n\n"
+        "def test_loaders(orch_apiserver):\n"
+        "    loaders = {\n"
+        "        name: type(module.__loader__).__name__\n"
+        "        for name, module in list(sys.modules.items())\n"
+        '        if name.startswith("orch_apiserver.") and getattr(module, "__file__", None)\n'
+        "    }\n"
+        '    assert loaders.pop("orch_apiserver.testing.plugin") == "AssertionRewritingHook"\n'
+        "    loaders.pop(\"orch_apiserver.testing\")  # the plugin's parent: imported before the plugin's hooks run\n"
+        '    assert len(loaders) > 100 and "orch_apiserver.factory" in loaders\n'
+        '    rewritten = sorted(name for name, loader in loaders.items() if loader != "SourceFileLoader")\n'
+        "    assert not rewritten, rewritten\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ORCH_", "PYTEST_", "FLASK_"))}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    run = subprocess.run(
+        [str(installed / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert "1 passed" in run.stdout

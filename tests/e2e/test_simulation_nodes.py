@@ -194,6 +194,57 @@ def test_kubectl_delete_pod_returns_once_the_node_agent_finished_it(
     assert [p.metadata.name for p in api.list_namespaced_pod(ns).items] == []
 
 
+# kr8s warns that a v1.23 server is older than the releases it was tested with
+@pytest.mark.filterwarnings("ignore:Kubernetes version .* is not supported:UserWarning")
+def test_kr8s_waits_for_a_deleted_pod_to_turn_not_ready_then_go(sim: RunningServer, ns: str) -> None:
+    """kr8s's own wait tests: Ready, then (deleted) Ready=False as the kubelet reports it stopped, then gone."""
+    import kr8s
+    from kr8s.objects import Pod
+
+    api = kr8s.api(kubeconfig=str(sim.kubeconfig))
+    spec = {
+        "metadata": {"name": "waited", "namespace": ns},
+        "spec": {"containers": [{"name": "app", "image": "nginx"}]},
+    }
+    pod = Pod(spec, api=api)
+    pod.create()
+    pod.wait("condition=Ready", timeout=30)
+    pod.delete()
+    pod.wait("condition=Ready=False", timeout=30)
+    pod.wait("delete", timeout=30)
+
+
+def test_started_and_stopped_pods_get_the_kubelets_events(api: k8s.CoreV1Api, ns: str) -> None:
+    make_pod(api, ns, "web", init_containers=[{"name": "setup", "image": "busybox:1.36"}])
+    node = phase(api, ns, "web", "Running").spec.node_name
+
+    def kubelet_events() -> list[Any]:
+        events = api.list_namespaced_event(ns, field_selector="involvedObject.name=web").items
+        return [e for e in events if e.source.component == "kubelet"]
+
+    started = poll(lambda: len(found := kubelet_events()) >= 7 and found)  # 3 or 4 per container
+    assert {(e.type, e.source.host, e.reporting_instance) for e in started} == {("Normal", node, node)}
+    by_container: dict[str, list[tuple[str, str]]] = {}
+    for e in sorted(started, key=lambda e: ["Pulling", "Pulled", "Created", "Started"].index(e.reason)):
+        by_container.setdefault(e.involved_object.field_path, []).append((e.reason, e.message))
+    assert by_container["spec.containers{app}"] == [
+        ("Pulling", 'Pulling image "nginx"'),  # no tag: pull policy Always
+        ("Pulled", by_container["spec.containers{app}"][1][1]),
+        ("Created", "Created container app"),
+        ("Started", "Started container app"),
+    ]
+    assert by_container["spec.containers{app}"][1][1].startswith('Successfully pulled image "nginx" in ')
+    assert by_container["spec.initContainers{setup}"][-2:] == [
+        ("Created", "Created container setup"),
+        ("Started", "Started container setup"),
+    ]
+    api.delete_namespaced_pod("web", ns)
+    killing = poll(lambda: [e for e in kubelet_events() if e.reason == "Killing"])
+    assert [(e.message, e.involved_object.field_path) for e in killing] == [
+        ("Stopping container app", "spec.containers{app}")
+    ]
+
+
 def test_a_plain_server_simulates_nothing(server: RunningServer) -> None:
     nodes = server.get("/api/v1/nodes").json()["items"]  # other tests on this shared server make nodes of their own
     assert not [n for n in nodes if n["metadata"]["name"].startswith("sim-node-")]

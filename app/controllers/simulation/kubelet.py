@@ -3,8 +3,10 @@
 A pod bound to `sim-node-<i>` (i < N) becomes Running and Ready `SIMULATE_POD_START_SECONDS` after this agent first
 sees it (container statuses, podIP from the node's range, hostIP, startTime). A pod that runs to completion (owned
 by a Job, or restartPolicy Never/OnFailure) ends `SIMULATE_POD_RUN_SECONDS` after it started: Succeeded, or Failed
-when annotated `sim.<domain>/fail: "true"`. A terminating pod is deleted with grace 0 `SIMULATE_POD_STOP_SECONDS`
-after its deletion began (at most its grace period), as a kubelet finishes a graceful deletion."""
+when annotated `sim.<domain>/fail: "true"`. A terminating pod's containers stop at once: it is reported not Ready,
+its containers terminated (exit code 0), then deleted with grace 0 `SIMULATE_POD_STOP_SECONDS` after its deletion
+began or after that report, whichever is later (at most its grace period), as a kubelet finishes a graceful
+deletion. With `SIMULATE_KUBELET_EVENTS` (default on) the kubelet's Events go with these moves (kubelet_events)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING
 from ...errors import Conflict, NotFound
 from ..base import Context, Controller
 from . import cluster
+from .kubelet_events import KubeletEvents
 from .workload_common import rfc3339
 
 if TYPE_CHECKING:
@@ -52,6 +55,13 @@ class PodLifecycle(Controller):
         self.seen: dict[str, datetime] = {}
         #: pod uid -> when this agent started it (startTime has whole seconds only)
         self.started: dict[str, datetime] = {}
+        #: pod uid -> when this agent reported its containers stopped (the deletion follows a while later)
+        self.stopped: dict[str, datetime] = {}
+        self.events = (
+            KubeletEvents(self.client, self.start_after.total_seconds())
+            if ctx.settings.get("SIMULATE_KUBELET_EVENTS", True)
+            else None
+        )
 
     def watches(self) -> list[ResourceType]:
         return [self.pods]
@@ -68,6 +78,7 @@ class PodLifecycle(Controller):
         pods = [p for p in self.client.list(self.pods) if self.ours(p)]
         self.seen = {uid: self.seen.get(uid, now) for p in pods if (uid := str(p["metadata"].get("uid")))}
         self.started = {uid: at for uid, at in self.started.items() if uid in self.seen}
+        self.stopped = {uid: at for uid, at in self.stopped.items() if uid in self.seen}
         used: dict[str, set[str]] = {}
         for pod in pods:
             ip = (pod.get("status") or {}).get("podIP")
@@ -85,13 +96,7 @@ class PodLifecycle(Controller):
         md, status = pod["metadata"], pod.get("status") or {}
         phase = status.get("phase") or "Pending"
         if md.get("deletionTimestamp"):
-            grace = timedelta(seconds=int(md.get("deletionGracePeriodSeconds") or 0))
-            deadline = cluster.parse_time(md["deletionTimestamp"]) or now
-            due = deadline - grace + min(self.stop_after, grace)  # the deletion began grace before its deadline
-            if now >= due:
-                self._remove(pod)
-                return None
-            return cluster.until(now, due)
+            return self._terminate(pod, now)
         if phase in FINISHED:
             return None
         if phase == "Pending":
@@ -100,6 +105,8 @@ class PodLifecycle(Controller):
                 return cluster.until(now, due)
             if self._write(pod, self._running(pod, now, used)):
                 self.started[md["uid"]] = now
+                if self.events is not None:
+                    self.events.started(pod, now)
             return self.run_for.total_seconds() if self._completes(pod) else None
         if phase == "Running" and self._completes(pod):
             started = self.started.get(md["uid"]) or cluster.parse_time(status.get("startTime")) or now
@@ -108,6 +115,28 @@ class PodLifecycle(Controller):
                 return cluster.until(now, due)
             self._write(pod, self._finished(pod, now))
         return None
+
+    def _terminate(self, pod: dict, now: datetime) -> float | None:
+        """Report the running containers stopped, then delete the pod once it is due."""
+        md = pod["metadata"]
+        grace = timedelta(seconds=int(md.get("deletionGracePeriodSeconds") or 0))
+        deadline = cluster.parse_time(md["deletionTimestamp"]) or now
+        stop = min(self.stop_after, grace)
+        due = deadline - grace + stop  # the deletion began grace before its deadline
+        running = _running_containers(pod)
+        if running and now < deadline:
+            if not self._write(pod, self._stopped(pod, now)):
+                return None  # changed or gone meanwhile: the change wakes the next round
+            self.stopped[md["uid"]] = now
+            if self.events is not None:
+                self.events.stopping(pod, now, running)
+        reported = self.stopped.get(md["uid"])
+        if reported is not None:  # watchers get to see the stopped pod before it goes, up to the grace's end
+            due = min(max(due, reported + stop), deadline)
+        if now >= due:
+            self._remove(pod)
+            return None
+        return cluster.until(now, due)
 
     def _completes(self, pod: dict) -> bool:
         spec = pod.get("spec") or {}
@@ -171,6 +200,36 @@ class PodLifecycle(Controller):
         status["conditions"] = _conditions(status, stamp, ready=True)
         return status
 
+    def _stopped(self, pod: dict, now: datetime) -> dict:
+        """The status once the kubelet stopped a terminating pod's containers: terminated with exit code 0 (they
+        exit on SIGTERM), not ready. The phase is kept: the kubelet (v1.23) keeps a restartPolicy Always pod
+        Running, and a run-to-completion pod stopped by a deletion must not count as Succeeded for its Job."""
+        status = dict(pod.get("status") or {})
+        stamp = rfc3339(now)
+        statuses = []
+        for cs in status.get("containerStatuses") or []:
+            running = (cs.get("state") or {}).get("running")
+            if running is not None:
+                terminated = {
+                    "exitCode": 0,
+                    "reason": "Completed",
+                    "startedAt": running.get("startedAt") or stamp,
+                    "finishedAt": stamp,
+                    "containerID": cs.get("containerID"),
+                }
+                cs = {**cs, "state": {"terminated": terminated}, "started": False}
+            statuses.append({**cs, "ready": False})
+        status["containerStatuses"] = statuses
+        unready = ", ".join(str(cs.get("name")) for cs in statuses)
+        status["conditions"] = _conditions(
+            status,
+            stamp,
+            ready=False,
+            reason="ContainersNotReady",
+            message=f"containers with unready status: [{unready}]",
+        )
+        return status
+
     def _finished(self, pod: dict, now: datetime) -> dict:
         status = dict(pod.get("status") or {})
         stamp = rfc3339(now)
@@ -188,7 +247,9 @@ class PodLifecycle(Controller):
             }
             statuses.append({**cs, "state": {"terminated": terminated}, "ready": False, "started": False})
         status.update(phase="Failed" if failed else "Succeeded", containerStatuses=statuses)
-        status["conditions"] = _conditions(status, stamp, ready=False, reason="PodFailed" if failed else "PodCompleted")
+        status["conditions"] = _conditions(
+            status, stamp, ready=False, reason="PodFailed" if failed else "PodCompleted", initialized_reason=True
+        )
         return status
 
     # -- writes ---------------------------------------------------------------------------------------------
@@ -210,7 +271,15 @@ class PodLifecycle(Controller):
             pass  # already gone, or replaced by a pod of the same name
 
 
-def _conditions(status: dict, stamp: str, ready: bool, reason: str = "") -> list[dict]:
+def _running_containers(pod: dict) -> set[str]:
+    """The names of the pod's containers reported running."""
+    statuses = (pod.get("status") or {}).get("containerStatuses") or []
+    return {str(cs.get("name")) for cs in statuses if "running" in (cs.get("state") or {})}
+
+
+def _conditions(
+    status: dict, stamp: str, ready: bool, reason: str = "", message: str = "", initialized_reason: bool = False
+) -> list[dict]:
     """PodScheduled, Initialized, ContainersReady and Ready; lastTransitionTime moves only with the status."""
     old = {c.get("type"): c for c in status.get("conditions") or [] if isinstance(c, dict)}
     out = []
@@ -229,7 +298,9 @@ def _conditions(status: dict, stamp: str, ready: bool, reason: str = "") -> list
         }
         if kind in ("Ready", "ContainersReady") and not ready and reason:
             condition["reason"] = reason
-        if kind == "Initialized" and reason:
+            if message:
+                condition["message"] = message
+        if kind == "Initialized" and initialized_reason:
             condition["reason"] = reason
         out.append(condition)
     return out

@@ -424,8 +424,11 @@ def record_event(
     *,
     now: datetime | None = None,
     instance: str | None = None,
+    field_path: str | None = None,
+    host: str | None = None,
 ) -> None:
-    """A core v1 Event about `obj` from `component`, as the reference's recorder writes it (best effort)."""
+    """A core v1 Event about `obj` (or its part at `field_path`, e.g. `spec.containers{app}`) from `component`
+    (running on node `host`: a kubelet's), as the reference's recorder writes it (best effort)."""
     md = meta(obj)
     namespace = str(md.get("namespace") or "default")
     stamp = rfc3339(now or client.ctx.clock())
@@ -452,6 +455,10 @@ def record_event(
     }
     if instance is not None:
         event["reportingInstance"] = instance
+    if field_path is not None:
+        event["involvedObject"]["fieldPath"] = field_path
+    if host is not None:
+        event["source"]["host"] = host
     try:
         client.create(client.ctx.kind("", "events"), namespace, event)
     except ApiError as err:  # best effort, as the reference's recorder: e.g. the namespace is terminating
