@@ -116,6 +116,13 @@ class PgPair:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(backend, signal.SIGKILL)
 
+    def stop_standby(self) -> None:
+        """The standby stops receiving: with asynchronous replication the primary goes on acknowledging without it."""
+        self._run("pg_ctl", "stop", "-m", "fast", "-w", "-t", "60", "-D", str(self.standby.data))
+
+    def start_standby(self) -> None:
+        self._pg_ctl_start(self.standby)
+
     def promote(self) -> None:
         """The recipe's config/postgresql/promote.sh, as written: promote the standby, then stop waiting for a
         synchronous standby (the new primary inherited `synchronous_standby_names`)."""

@@ -5,9 +5,11 @@ Retry-After, /readyz is false in it, and a watch either goes on or ends (410 or 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -88,20 +90,27 @@ def _multi_host_url(pair: PgPair, database: str) -> str:
     return f"postgresql+psycopg://postgres@/{database}?{hosts}&target_session_attrs=read-write&connect_timeout=3"
 
 
-def test_failover_with_synchronous_replication_loses_nothing(tmp_path: Path):
+@contextlib.contextmanager
+def server_on_pair(tmp_path: Path, synchronous: bool) -> Iterator[tuple[RunningServer, PgPair]]:
+    """A primary and a standby, a database on them, and a server on the multi-host URL of both."""
     import psycopg
     from orch_apiserver.storage.schema import upgrade
 
-    with pg_pair(synchronous=True) as pair:
+    with pg_pair(synchronous=synchronous) as pair:
         with psycopg.connect(f"host=127.0.0.1 port={pair.primary.port} user=postgres", autocommit=True) as admin:
             admin.execute("CREATE DATABASE orch")
         url = _multi_host_url(pair, "orch")
         upgrade(url)
         server = start_server(tmp_path / "data", SHARED_SERVER_ARGS, database_url=url)
         try:
-            _fail_over(server, pair)
+            yield server, pair
         finally:
             server.stop()
+
+
+def test_failover_with_synchronous_replication_loses_nothing(tmp_path: Path):
+    with server_on_pair(tmp_path, synchronous=True) as (server, pair):
+        _fail_over(server, pair)
 
 
 def _fail_over(server: RunningServer, pair: PgPair) -> None:
