@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import atexit
 import functools
+import gc
 import os
 import shutil
 import tempfile
 import time
 import uuid
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -51,6 +53,16 @@ def app_logger_as_it_was() -> Iterator[None]:
     yield
     logger.handlers[:] = handlers
     logger.setLevel(level)
+
+
+@pytest.fixture
+def kr8s_connections_collected() -> Iterator[None]:
+    """kr8s's sync API leaves its httpx transports to the garbage collector: collect them at the end of the test that
+    made them, quietly, rather than as an unraisable ResourceWarning failing whichever test runs next."""
+    yield
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()
 
 
 @pytest.fixture(autouse=True)

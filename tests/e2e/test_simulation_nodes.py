@@ -195,6 +195,7 @@ def test_kubectl_delete_pod_returns_once_the_node_agent_finished_it(
 
 
 # kr8s warns that a v1.23 server is older than the releases it was tested with
+@pytest.mark.usefixtures("kr8s_connections_collected")
 @pytest.mark.filterwarnings("ignore:Kubernetes version .* is not supported:UserWarning")
 def test_kr8s_waits_for_a_deleted_pod_to_turn_not_ready_then_go(sim: RunningServer, ns: str) -> None:
     """kr8s's own wait tests: Ready, then (deleted) Ready=False as the kubelet reports it stopped, then gone."""

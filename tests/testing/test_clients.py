@@ -70,6 +70,7 @@ def test_lightkube(orch_apiserver: TestServer, orch_namespace: str):
 
 
 # kr8s warns that a v1.23 server is older than the releases it was tested with
+@pytest.mark.usefixtures("kr8s_connections_collected")
 @pytest.mark.filterwarnings("ignore:Kubernetes version .* is not supported:UserWarning")
 def test_kr8s(orch_apiserver: TestServer, orch_namespace: str):
     import kr8s
