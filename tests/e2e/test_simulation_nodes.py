@@ -223,7 +223,10 @@ def test_started_and_stopped_pods_get_the_kubelets_events(api: k8s.CoreV1Api, ns
         events = api.list_namespaced_event(ns, field_selector="involvedObject.name=web").items
         return [e for e in events if e.source.component == "kubelet"]
 
-    started = poll(lambda: len(found := kubelet_events()) >= 7 and found)  # 3 or 4 per container
+    def app_started(events: list[Any]) -> bool:  # the last event of a start: every earlier one is recorded by then
+        return any(e.reason == "Started" and e.involved_object.field_path == "spec.containers{app}" for e in events)
+
+    started = poll(lambda: app_started(found := kubelet_events()) and found)
     assert {(e.type, e.source.host, e.reporting_instance) for e in started} == {("Normal", node, node)}
     by_container: dict[str, list[tuple[str, str]]] = {}
     for e in sorted(started, key=lambda e: ["Pulling", "Pulled", "Created", "Started"].index(e.reason)):
