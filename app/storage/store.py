@@ -56,10 +56,9 @@ class StoreWentBack(StorageError):
     a restore of an older copy): the revision counter was moved on (`Storage.mark_went_back`), the write in flight
     was not made and may be retried."""
 
-    def __init__(self, found: int, seen: int, moved_to: int):
-        super().__init__(
-            f"the store went back in time (revision {found}, {seen} was seen): revisions continue from {moved_to}"
-        )
+    def __init__(self, seen: int, moved_to: int, found: int | None = None):
+        behind = f"revision {found}, {seen} was seen" if found is not None else f"below revision {seen}, which was seen"
+        super().__init__(f"the store went back in time ({behind}): revisions continue from {moved_to}")
         self.found, self.seen, self.moved_to = found, seen, moved_to
 
 
@@ -827,7 +826,7 @@ class Storage:
             cursor.execute(self._statement(_PG_WRITES[kind]), params)
             row = cursor.fetchone()
             if row is None:
-                raise self._why_not(cursor, key, seen)
+                raise self._why_not(cursor, kind, key, seen)
             return row[0]
 
     def _write_in_transaction(self, kind: str, key: str, marked: str, expected: Stored | None) -> int:
@@ -845,7 +844,7 @@ class Storage:
                 else:
                     cursor.execute(sql(_DELETE_OBJECT), {"key": key, "expected": expected.rv})
                 if not cursor.rowcount:
-                    raise self._why_not(cursor, key, 0)  # SQLite's counter was checked when taken
+                    raise self._why_not(cursor, kind, key, 0)  # SQLite's counter was checked when taken
             self._log(cursor, rv, key, kind, with_revision(marked, rv), expected.data if expected is not None else None)
         return rv
 
@@ -887,12 +886,14 @@ class Storage:
             raise _Behind(cursor.fetchone()[0], seen)
         return row[0]
 
-    def _why_not(self, cursor: Any, key: str, seen: int) -> StorageError:
+    def _why_not(self, cursor: Any, kind: str, key: str, seen: int) -> StorageError:
         """Why a write that took no revision wrote nothing (`seen`: what its statement compared the counter with)."""
         cursor.execute(self._statement(_REVISION))
         current = cursor.fetchone()[0]
         if current < seen:  # no revision was taken: the counter is behind
             raise _Behind(current, seen)
+        if kind == ADDED:  # an insert takes no revision only behind the counter: another thread moved it on since
+            return StoreWentBack(seen, current)
         cursor.execute(self._statement(_GET), {"key": key})
         return RevisionMismatch(key) if cursor.fetchone() else KeyNotFound(key)
 
@@ -923,7 +924,7 @@ class Storage:
         """The counter is at `found`, below the `seen` revision: move it past everything that may have been handed
         out (unless another server on the database did first) and refuse the request in flight."""
         moved_to = self._jump(seen, unless_moved=True)
-        raise StoreWentBack(found, seen, moved_to)
+        raise StoreWentBack(seen, moved_to, found)
 
     def mark_went_back(self, handed_out: int = 0) -> int:
         """The store went back in time and no running server may notice (a restore of an older copy, a failover

@@ -117,6 +117,31 @@ def test_another_server_on_the_database_follows_the_first_one_s_jump(
         other.dispose()
 
 
+def test_a_create_refused_while_another_server_moves_the_counter_on_is_a_store_gone_back(
+    database_url: str, storage: Storage, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race the async-failover test met once: a create's statement finds the counter behind, and before it looks
+    at why, another server moves the counter on. That create is a StoreWentBack (503, retried), not KeyNotFound."""
+    if storage.is_sqlite:
+        pytest.skip("PostgreSQL only: SQLite takes a create's revision in a statement of its own, with no such window")
+    handed_out = _handed_out_then_lost(storage, tmp_path)
+    other = Storage(database_url, history_window=60)
+    why_not = storage._why_not
+
+    def the_other_moves_first(*args):  # between the refused statement and the look at why
+        other.mark_went_back(handed_out)
+        return why_not(*args)
+
+    monkeypatch.setattr(storage, "_why_not", the_other_moves_first)
+    try:
+        with pytest.raises(StoreWentBack):
+            _write(storage, "in-flight")
+    finally:
+        other.dispose()
+    monkeypatch.undo()
+    assert _write(storage, "after") > handed_out + REWIND_MARGIN
+
+
 def test_mark_went_back_moves_past_what_was_handed_out(storage: Storage) -> None:
     """What a restore calls: no running server may have seen the newer revisions."""
     early = _write(storage, "a")
