@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import contextvars
 import fcntl
@@ -309,25 +308,9 @@ def write_bundle(path: str, certificates: Sequence[x509.Certificate]) -> None:
 
 def kubeconfig(server_url: str, ca_pem: bytes, user: CertKey, cluster: str, user_name: str) -> dict:
     """A client config (kubectl, client-go, Python clients) with embedded CA and client credentials."""
-    context = f"{user_name}@{cluster}"
+    from .client.config import certificate_kubeconfig
 
-    def b64(data: bytes) -> str:
-        return base64.b64encode(data).decode("ascii")
-
-    return {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": cluster, "cluster": {"server": server_url, "certificate-authority-data": b64(ca_pem)}}],
-        "users": [
-            {
-                "name": user_name,
-                "user": {"client-certificate-data": b64(user.cert_pem), "client-key-data": b64(user.key_pem)},
-            }
-        ],
-        "contexts": [{"name": context, "context": {"cluster": cluster, "user": user_name}}],
-        "current-context": context,
-        "preferences": {},
-    }
+    return certificate_kubeconfig(server_url, ca_pem, cluster, user_name, user.cert_pem, user.key_pem)
 
 
 def write_kubeconfig(path: str, config: dict) -> None:

@@ -258,3 +258,23 @@ def load_config(
     paths = config_paths(kubeconfig, environ)
     document, first = merge_files(paths, explicit=bool(kubeconfig))
     return config_from_document(document, first, context)
+
+
+def certificate_kubeconfig(
+    server: str, ca_pem: bytes, cluster: str, user: str, cert_pem: bytes, key_pem: bytes
+) -> dict:
+    """A kubeconfig (kubectl, client-go, this client) for `user`'s client certificate, the CA embedded."""
+    context = f"{user}@{cluster}"
+
+    def b64(data: bytes) -> str:
+        return base64.b64encode(data).decode("ascii")
+
+    return {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": cluster, "cluster": {"server": server, "certificate-authority-data": b64(ca_pem)}}],
+        "users": [{"name": user, "user": {"client-certificate-data": b64(cert_pem), "client-key-data": b64(key_pem)}}],
+        "contexts": [{"name": context, "context": {"cluster": cluster, "user": user}}],
+        "current-context": context,
+        "preferences": {},
+    }

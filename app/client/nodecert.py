@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from ..naming import Naming
-from .config import ClientConfig
+from .config import ClientConfig, certificate_kubeconfig
 from .rest import Client
 
 NODE_USER_PREFIX, NODES_GROUP = "system:node:", "system:nodes"
@@ -85,21 +85,7 @@ def request_node_certificate(
 
 def node_kubeconfig(server: str, ca_pem: bytes, cluster: str, node: str, cert_pem: bytes, key_pem: bytes) -> dict:
     """A kubeconfig that authenticates as the node with its certificate."""
-    user = NODE_USER_PREFIX + node
-    context = f"{user}@{cluster}"
-
-    def b64(data: bytes) -> str:
-        return base64.b64encode(data).decode("ascii")
-
-    return {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": cluster, "cluster": {"server": server, "certificate-authority-data": b64(ca_pem)}}],
-        "users": [{"name": user, "user": {"client-certificate-data": b64(cert_pem), "client-key-data": b64(key_pem)}}],
-        "contexts": [{"name": context, "context": {"cluster": cluster, "user": user}}],
-        "current-context": context,
-        "preferences": {},
-    }
+    return certificate_kubeconfig(server, ca_pem, cluster, NODE_USER_PREFIX + node, cert_pem, key_pem)
 
 
 def node_of_certificate(cert_pem: bytes) -> str:
