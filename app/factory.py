@@ -30,8 +30,7 @@ from .registry.service_resolver import service_resolver
 from .registry.store import Registry
 from .resources.crd_cel import GATE as CEL_GATE
 from .resources.custom import types_from_crd
-from .storage.encryption import Encryption
-from .storage.encryption_config import load as load_encryption
+from .storage.encryption_config import load_if_present
 from .storage.hub import WatchHub
 from .storage.store import Compactor, PoolSize, Storage
 from .versions import apply_runtime_config
@@ -54,16 +53,8 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-def encryption_at_rest(path: str | None, naming: Naming) -> Encryption | None:
-    """The EncryptionConfiguration at `path` (checked at start: app/config.py), none when there is no file."""
-    if not path or not os.path.exists(path):
-        return None
-    return load_encryption(path, naming.domain)
-
-
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Wire storage, registry, auth and HTTP. Touches no database until the first request."""
-    import os
 
     from .api.wire import ApiRequest
 
@@ -92,7 +83,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         window,
         retention=rules,
         pool=PoolSize(*app.config["DATABASE_POOL"]),
-        encryption=encryption_at_rest(app.config.get("ENCRYPTION_PROVIDER_CONFIG"), naming),
+        encryption=load_if_present(app.config.get("ENCRYPTION_PROVIDER_CONFIG"), naming.domain),
     )
     registry = Registry(storage, catalog, naming)
     poll = app.config["WATCH_POLL_INTERVAL"] or (0.05 if storage.is_sqlite else 0.25)
@@ -259,7 +250,6 @@ def _install_startup(app: Flask, svc: Services, lifecycle: NamespaceLifecycle) -
 def _install_aggregation(app: Flask, svc: Services) -> None:
     """The aggregation layer: every process follows the APIServices, keeps the Local ones and probes the
     extension servers; the front proxy's trust is published for extension servers to read."""
-    import os
 
     from .api.aggregation import EXTENSION_KEY
     from .controllers import aggregation as agg

@@ -5,7 +5,6 @@ the first key of the EncryptionConfiguration (docs/security.md), with the server
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -38,11 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _open_storage(settings: Settings) -> Storage:
     from .naming import Naming
-    from .storage.encryption_config import load
+    from .storage.encryption_config import load_if_present
     from .storage.store import Storage
 
-    path = settings.encryption_config_file
-    encryption = load(path, Naming(settings.api_domain).domain) if os.path.exists(path) else None
+    encryption = load_if_present(settings.encryption_config_file, Naming(settings.api_domain).domain)
     return Storage(settings.resolved_database_url, encryption=encryption)
 
 

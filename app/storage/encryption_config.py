@@ -33,6 +33,11 @@ def api_versions(api_domain: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(("apiserver.config.k8s.io/v1", ours)))
 
 
+def load_if_present(path: str | None, api_domain: str) -> Encryption | None:
+    """The EncryptionConfiguration at `path` (checked at start: app/config.py), none when there is no file."""
+    return load(path, api_domain) if path and os.path.exists(path) else None
+
+
 def load(path: str, api_domain: str) -> Encryption:
     try:
         with open(path, encoding="utf-8") as handle:
